@@ -1,0 +1,31 @@
+package io.zmtp.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code zmtp} command line: {@code java -jar patterns/target/zmtp.jar <command> [options]}.
+ * Each subcommand is a class of this package named after the command.
+ */
+@Command(name = "zmtp", mixinStandardHelpOptions = true, version = "zmtp 0.1.0",
+        description = "ZMTP 3.x sockets and the ZeroMQ guide's reliable request-reply patterns.",
+        subcommands = {CommandLine.HelpCommand.class})
+public final class ZmtpCli implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    /** Builds the command line with every subcommand (also used by tests). */
+    public static CommandLine commandLine() {
+        return new CommandLine(new ZmtpCli());
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what the interop tests and the libzmq benchmark peers need, where it is missing:
+# Debian's libzmq5 with python3-zmq (used through /usr/bin/python3), libzmq3-dev and gcc.
+set -euo pipefail
+
+need=()
+/usr/bin/python3 -c 'import zmq' >/dev/null 2>&1 || need+=(python3 python3-zmq)
+[ -f /usr/include/zmq.h ] || need+=(libzmq3-dev)
+command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq || true
+  $sudo apt-get install -y -qq "${need[@]}"
+fi
+
+/usr/bin/python3 -c 'import zmq; print("libzmq", zmq.zmq_version(), "via pyzmq", zmq.__version__, "curve:", zmq.has("curve"))'

@@ -1,0 +1,36 @@
+package io.zmtp.security;
+
+import io.netty.buffer.ByteBuf;
+import io.zmtp.wire.ZmtpProtocolException;
+
+/**
+ * How a mechanism that encrypts (CURVE) carries frames after its handshake: every ZMTP frame,
+ * data or command, travels as one MESSAGE command whose box holds the frame's flags (MORE,
+ * COMMAND) and body, as libzmq does. Used on the connection's event loop only.
+ */
+public interface FrameCipher {
+
+    /** The most bytes {@link #encrypt} appends for a body of {@code size} bytes. */
+    int wireSize(int size);
+
+    /**
+     * Appends to {@code out} one whole wire frame (header included) carrying a frame with the
+     * given flags ({@code ZmtpWire.FLAG_MORE} and/or {@code FLAG_COMMAND}) and body. Reads the
+     * body's readable bytes without changing its indexes.
+     */
+    void encrypt(int flags, ByteBuf body, ByteBuf out);
+
+    /**
+     * Opens a received command frame. {@code name} is the command name and {@code data} the bytes
+     * after it (not to be released by the cipher). Returns a new buffer whose first byte is the
+     * inner flags and whose remaining bytes are the frame body; the caller releases it.
+     *
+     * @throws ZmtpProtocolException when the command is not a valid MESSAGE, fails authentication,
+     *         or reuses a nonce
+     */
+    ByteBuf decrypt(String name, ByteBuf data) throws ZmtpProtocolException;
+
+    /** Forget keys; called when the connection closes. */
+    default void close() {
+    }
+}

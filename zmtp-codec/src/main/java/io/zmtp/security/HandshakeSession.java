@@ -1,0 +1,56 @@
+package io.zmtp.security;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutor;
+import io.zmtp.wire.ZmtpMetadata;
+import io.zmtp.wire.ZmtpVersion;
+
+import java.net.SocketAddress;
+
+/** What the codec offers a {@link MechanismHandshake} for one connection. */
+public interface HandshakeSession {
+
+    ByteBufAllocator alloc();
+
+    /** The connection's event loop, for an authenticator that answers later. */
+    EventExecutor executor();
+
+    /** The negotiated protocol revision. */
+    ZmtpVersion version();
+
+    /** The as-server flag of the peer's greeting. */
+    boolean peerAsServer();
+
+    /** The peer's address (for authenticators and logs). */
+    SocketAddress remoteAddress();
+
+    /** The properties to announce to the peer (Socket-Type, Identity, Resource, X-...). */
+    ZmtpMetadata localMetadata();
+
+    /**
+     * Sends a command frame and flushes it. The data's readable bytes are copied; the caller keeps
+     * ownership of {@code data} (which may be null for a command with no data).
+     */
+    void sendCommand(String name, ByteBuf data);
+
+    /**
+     * The handshake succeeded.
+     *
+     * @param peerMetadata the peer's properties (from READY or INITIATE)
+     * @param userId the authenticated user id, or null
+     * @param cipher how data frames travel from now on, or null for plaintext framing
+     */
+    void complete(ZmtpMetadata peerMetadata, String userId, FrameCipher cipher);
+
+    /**
+     * The handshake failed: the connection closes and the reason is logged.
+     *
+     * @param reason why, for the log and the monitor (never include secret material)
+     * @param errorReason if not null, sent to the peer in a ZMTP ERROR command first (a ZAP status
+     *        code such as "400" for a refused credential)
+     * @param authentication true when credentials were refused, so a client does not retry with
+     *        the same credentials
+     */
+    void fail(String reason, String errorReason, boolean authentication);
+}

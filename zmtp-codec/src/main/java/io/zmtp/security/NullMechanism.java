@@ -1,0 +1,59 @@
+package io.zmtp.security;
+
+import io.netty.buffer.ByteBuf;
+import io.zmtp.wire.ZmtpCommand;
+import io.zmtp.wire.ZmtpMetadata;
+import io.zmtp.wire.ZmtpProtocolException;
+import io.zmtp.wire.ZmtpWire;
+
+/**
+ * The NULL mechanism: no security. Each peer sends READY with its properties as soon as the
+ * greetings are exchanged (libzmq does so in both roles, which serves 23/ZMTP's symmetric and
+ * 37/ZMTP's client-first handshakes alike) and the handshake ends on the peer's READY.
+ */
+public final class NullMechanism implements Mechanism {
+    public static final NullMechanism INSTANCE = new NullMechanism();
+
+    private NullMechanism() {
+    }
+
+    @Override
+    public String name() {
+        return "NULL";
+    }
+
+    @Override
+    public boolean asServer() {
+        return false;
+    }
+
+    @Override
+    public MechanismHandshake newHandshake(HandshakeSession session) {
+        return new MechanismHandshake() {
+            @Override
+            public void start() {
+                ZmtpMetadata local = session.localMetadata();
+                ByteBuf data = session.alloc().buffer(local.encodedSize());
+                try {
+                    local.encode(data);
+                    session.sendCommand(ZmtpWire.READY, data);
+                } finally {
+                    data.release();
+                }
+            }
+
+            @Override
+            public void onCommand(ZmtpCommand command) throws ZmtpProtocolException {
+                if (!command.is(ZmtpWire.READY)) {
+                    throw new ZmtpProtocolException("NULL handshake: expected READY, got " + command.name());
+                }
+                session.complete(ZmtpMetadata.decode(command.data()), null, null);
+            }
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "NULL";
+    }
+}

@@ -1,0 +1,79 @@
+package io.zmtp.wire;
+
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The ZeroMQ socket types that ZMTP 3.x peers announce in the {@code Socket-Type} property,
+ * with the table of valid pairs from 23/ZMTP.
+ */
+public enum SocketType {
+    PAIR, PUB, SUB, REQ, REP, DEALER, ROUTER, PULL, PUSH, XPUB, XSUB;
+
+    private final byte[] wireName = name().getBytes(StandardCharsets.US_ASCII);
+
+    /** The name as it travels in the Socket-Type property. */
+    public byte[] wireName() {
+        return wireName.clone();
+    }
+
+    /** Whether a peer of type {@code peer} may talk to a socket of this type (23/ZMTP's table). */
+    public boolean isCompatibleWith(SocketType peer) {
+        return validPeers().contains(peer);
+    }
+
+    /** The peer types this type accepts. */
+    public Set<SocketType> validPeers() {
+        switch (this) {
+            case REQ: return EnumSet.of(REP, ROUTER);
+            case REP: return EnumSet.of(REQ, DEALER);
+            case DEALER: return EnumSet.of(REP, DEALER, ROUTER);
+            case ROUTER: return EnumSet.of(REQ, DEALER, ROUTER);
+            case PUB: case XPUB: return EnumSet.of(SUB, XSUB);
+            case SUB: case XSUB: return EnumSet.of(PUB, XPUB);
+            case PUSH: return EnumSet.of(PULL);
+            case PULL: return EnumSet.of(PUSH);
+            case PAIR: return EnumSet.of(PAIR);
+            default: throw new AssertionError(this);
+        }
+    }
+
+    /** Whether this type sends its routing identity to peers (only REQ, DEALER and ROUTER do). */
+    public boolean sendsIdentity() {
+        return this == REQ || this == DEALER || this == ROUTER;
+    }
+
+    /** Whether this type sends subscriptions upstream. */
+    public boolean isSubscriber() {
+        return this == SUB || this == XSUB;
+    }
+
+    /** Whether this type filters outgoing messages by its peers' subscriptions. */
+    public boolean isPublisher() {
+        return this == PUB || this == XPUB;
+    }
+
+    /**
+     * Parses a Socket-Type property value; returns null for a name that is not one of ours
+     * (ZMTP 3.1's thread-safe types, or garbage).
+     */
+    public static SocketType fromWireName(byte[] value) {
+        if (value == null || value.length == 0 || value.length > 6) {
+            return null;
+        }
+        String name = new String(value, StandardCharsets.US_ASCII);
+        for (SocketType t : values()) {
+            if (t.name().equals(name)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** Parses a type name given by a user, case-insensitively. */
+    public static SocketType parse(String name) {
+        return valueOf(name.trim().toUpperCase(Locale.ROOT));
+    }
+}

@@ -1,0 +1,859 @@
+package io.zmtp.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandler;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.zmtp.security.FrameCipher;
+import io.zmtp.security.HandshakeSession;
+import io.zmtp.security.MechanismHandshake;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * ZMTP 3.0/3.1 on one Netty channel: greeting, security handshake, framing and the connection
+ * commands (READY, ERROR, PING/PONG, SUBSCRIBE/CANCEL).
+ *
+ * <p>Put one in a pipeline (a new instance per channel) and, after it, a handler of your own.
+ * Once the handshake succeeds the codec fires a {@link HandshakeCompleted} user event, then reads
+ * {@link ZmtpMessage}s (and {@link ZmtpSubscription}s from subscribers). It accepts
+ * {@link ZmtpMessage}, {@link ZmtpSubscription} and {@link ZmtpCommand} writes; writes made before
+ * the handshake completes wait for it. Writes are batched until {@code flush()}.
+ *
+ * <p>When it closes a connection for a reason of its own (a malformed frame, a refused handshake,
+ * an ERROR from the peer, a heartbeat timeout) it logs why, sends ZMTP ERROR where the protocol
+ * says so, and fires {@link ConnectionFailed} before closing. PING and PONG never reach the
+ * application.
+ *
+ * <p>The greeting is sent in two parts as libzmq does: signature and major version first, the
+ * rest once the peer's major version is known (this is where a ZMTP 2.0 downgrade would branch).
+ */
+public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
+    private static final Logger log = LoggerFactory.getLogger(ZmtpCodec.class);
+
+    /** Room for a command name and CURVE's box around a frame, above the message size limit. */
+    private static final int COMMAND_OVERHEAD = 512;
+
+    private enum State { SIGNATURE, MAJOR, GREETING_REST, HANDSHAKE, ACTIVE, CLOSED }
+
+    private final ZmtpOptions options;
+    private State state = State.SIGNATURE;
+    private ChannelHandlerContext ctx;
+    private FrameWriter writer;
+    private ZmtpVersion version;
+    private boolean peerAsServer;
+    private MechanismHandshake handshake;
+    private FrameCipher cipher;
+    private ZmtpMetadata peerMetadata = ZmtpMetadata.EMPTY;
+
+    private ZmtpMessage partial;
+    private long partialBytes;
+    /** The decoder's output list while decode() runs: fired before any event, to keep order. */
+    private List<Object> currentOut;
+
+    private ArrayDeque<Object[]> writesBeforeReady;
+    private ScheduledFuture<?> handshakeTimer;
+    private ScheduledFuture<?> pingTimer;
+    private ScheduledFuture<?> pingTimeoutTimer;
+    private ScheduledFuture<?> ttlTimer;
+    /** Counts every received frame: the heartbeat timers compare snapshots of it. */
+    private long framesReceived;
+    private long framesAtPing;
+    private long framesAtTtl;
+
+    public ZmtpCodec(ZmtpOptions options) {
+        this.options = options;
+    }
+
+    /** The options this codec was made with. */
+    public ZmtpOptions options() {
+        return options;
+    }
+
+    /** The negotiated version, or null before the greeting is read. */
+    public ZmtpVersion version() {
+        return version;
+    }
+
+    /** The peer's properties once the handshake has completed (empty before). */
+    public ZmtpMetadata peerMetadata() {
+        return peerMetadata;
+    }
+
+    /** Whether the handshake has completed and the connection is open. */
+    public boolean isActive() {
+        return state == State.ACTIVE;
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+        this.ctx = ctx;
+        this.writer = new FrameWriter(ctx);
+        if (ctx.channel().isActive()) {
+            start();
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        start();
+        super.channelActive(ctx);
+    }
+
+    private void start() {
+        if (handshakeTimer != null || state != State.SIGNATURE) {
+            return;
+        }
+        long ms = options.handshakeTimeout().toMillis();
+        handshakeTimer = ctx.executor().schedule(() -> {
+            if (state != State.ACTIVE && state != State.CLOSED) {
+                fail(ConnectionFailed.Kind.HANDSHAKE_TIMEOUT,
+                        "handshake not completed within " + ms + " ms", null);
+            }
+        }, ms, TimeUnit.MILLISECONDS);
+        ByteBuf start = ctx.alloc().buffer(ZmtpWire.GREETING_FIRST_PART);
+        ZmtpWire.writeGreetingStart(start);
+        writer.writeRaw(start);
+        start.release();
+        writer.flush();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        cleanup(new ClosedChannelException());
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        cleanup(new ClosedChannelException());
+    }
+
+    private void cleanup(Throwable cause) {
+        if (state != State.CLOSED) {
+            state = State.CLOSED;
+        }
+        cancelTimers();
+        if (partial != null) {
+            partial.release();
+            partial = null;
+        }
+        failWritesBeforeReady(cause);
+        if (writer != null) {
+            writer.discard(cause);
+        }
+        if (handshake != null) {
+            handshake.close();
+            handshake = null;
+        }
+        if (cipher != null) {
+            cipher.close();
+            cipher = null;
+        }
+    }
+
+    private void cancelTimers() {
+        handshakeTimer = cancel(handshakeTimer);
+        pingTimer = cancel(pingTimer);
+        pingTimeoutTimer = cancel(pingTimeoutTimer);
+        ttlTimer = cancel(ttlTimer);
+    }
+
+    private static ScheduledFuture<?> cancel(ScheduledFuture<?> f) {
+        if (f != null) {
+            f.cancel(false);
+        }
+        return null;
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        if (cause instanceof java.io.IOException) {
+            log.debug("{} I/O error, closing: {}", ctx.channel(), cause.toString());
+        } else {
+            log.warn("{} unexpected error, closing", ctx.channel(), cause);
+        }
+        ctx.fireExceptionCaught(cause);
+        ctx.close();
+    }
+
+    // ---------------------------------------------------------------- inbound
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        currentOut = out;
+        try {
+            decodeFrames(in, out);
+        } catch (ZmtpProtocolException e) {
+            in.skipBytes(in.readableBytes());
+            ConnectionFailed.Kind kind = state == State.ACTIVE ? ConnectionFailed.Kind.PROTOCOL
+                    : ConnectionFailed.Kind.HANDSHAKE;
+            fail(kind, e.getMessage(), e.errorReason());
+        } finally {
+            currentOut = null;
+        }
+        if (state == State.CLOSED) {
+            in.skipBytes(in.readableBytes());
+        }
+    }
+
+    @Override
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (state != State.CLOSED) {
+            decode(ctx, in, out);
+        }
+        in.skipBytes(in.readableBytes());
+    }
+
+    private void decodeFrames(ByteBuf in, List<Object> out) throws ZmtpProtocolException {
+        for (;;) {
+            switch (state) {
+                case SIGNATURE:
+                    if (!readSignature(in)) {
+                        return;
+                    }
+                    break;
+                case MAJOR:
+                    if (!readMajor(in)) {
+                        return;
+                    }
+                    break;
+                case GREETING_REST:
+                    if (!readGreetingRest(in)) {
+                        return;
+                    }
+                    break;
+                case HANDSHAKE:
+                case ACTIVE:
+                    if (!readFrame(in, out)) {
+                        return;
+                    }
+                    break;
+                default:
+                    return;
+            }
+        }
+    }
+
+    private boolean readSignature(ByteBuf in) throws ZmtpProtocolException {
+        int n = in.readableBytes();
+        int ri = in.readerIndex();
+        if (n >= 1 && in.getUnsignedByte(ri) != 0xFF) {
+            throw new ZmtpProtocolException("not a ZMTP peer: bad greeting signature (first byte 0x"
+                    + Integer.toHexString(in.getUnsignedByte(ri)) + ")");
+        }
+        if (n < 10) {
+            return false;
+        }
+        if ((in.getByte(ri + 9) & 0x01) == 0) {
+            // A ZMTP 1.0 peer: bytes 1-8 were a length and byte 9 its flags.
+            throw new ZmtpProtocolException("peer speaks ZMTP 1.0, which is not supported");
+        }
+        in.skipBytes(10);
+        state = State.MAJOR;
+        return true;
+    }
+
+    private boolean readMajor(ByteBuf in) throws ZmtpProtocolException {
+        if (!in.isReadable()) {
+            return false;
+        }
+        int major = in.readUnsignedByte();
+        if (major < 3) {
+            onLegacyPeer(major);
+        }
+        // Our greeting's second part goes out once the peer is known to speak 3.x.
+        ByteBuf rest = ctx.alloc().buffer(ZmtpWire.GREETING_SIZE - ZmtpWire.GREETING_FIRST_PART);
+        ZmtpWire.writeGreetingRest(rest, options.version().minor(), options.mechanism().name(),
+                options.mechanism().asServer());
+        writer.writeRaw(rest);
+        rest.release();
+        writer.flush();
+        state = State.GREETING_REST;
+        return true;
+    }
+
+    /** The peer announced ZMTP 1.x or 2.x. A downgrade to ZMTP 2.0 framing would start here. */
+    private void onLegacyPeer(int major) throws ZmtpProtocolException {
+        String which = major <= 1 ? "ZMTP 2.0 (revision 1)" : "ZMTP 2.x (revision " + major + ")";
+        throw new ZmtpProtocolException("peer speaks " + which + "; only ZMTP 3.x is supported");
+    }
+
+    private boolean readGreetingRest(ByteBuf in) throws ZmtpProtocolException {
+        if (in.readableBytes() < ZmtpWire.GREETING_SIZE - ZmtpWire.GREETING_FIRST_PART) {
+            return false;
+        }
+        int minor = in.readUnsignedByte();
+        String mechanism = readMechanismName(in);
+        peerAsServer = in.readByte() != 0;
+        in.skipBytes(31);
+        version = ZmtpVersion.negotiate(options.version(), 3, minor);
+        if (!mechanism.equals(options.mechanism().name())) {
+            throw new ZmtpProtocolException("security mechanism mismatch: we use "
+                    + options.mechanism().name() + ", the peer uses " + printable(mechanism));
+        }
+        state = State.HANDSHAKE;
+        handshake = options.mechanism().newHandshake(new Session());
+        handshake.start();
+        return true;
+    }
+
+    private static String readMechanismName(ByteBuf in) {
+        int start = in.readerIndex();
+        int len = 0;
+        while (len < ZmtpWire.MECHANISM_FIELD_SIZE && in.getByte(start + len) != 0) {
+            len++;
+        }
+        String name = in.toString(start, len, StandardCharsets.US_ASCII);
+        in.skipBytes(ZmtpWire.MECHANISM_FIELD_SIZE);
+        return name;
+    }
+
+    private boolean readFrame(ByteBuf in, List<Object> out) throws ZmtpProtocolException {
+        int avail = in.readableBytes();
+        if (avail < 2) {
+            return false;
+        }
+        int ri = in.readerIndex();
+        int flags = in.getUnsignedByte(ri);
+        if ((flags & ZmtpWire.FLAGS_RESERVED) != 0) {
+            throw new ZmtpProtocolException("frame with reserved flag bits set (flags 0x"
+                    + Integer.toHexString(flags) + ")");
+        }
+        boolean command = (flags & ZmtpWire.FLAG_COMMAND) != 0;
+        if (command && (flags & ZmtpWire.FLAG_MORE) != 0) {
+            throw new ZmtpProtocolException("command frame with the MORE flag");
+        }
+        long size;
+        int header;
+        if ((flags & ZmtpWire.FLAG_LONG) != 0) {
+            if (avail < 9) {
+                return false;
+            }
+            size = in.getLong(ri + 1);
+            header = 9;
+            if (size < 0) {
+                throw new ZmtpProtocolException("frame size above 2^63-1");
+            }
+        } else {
+            size = in.getUnsignedByte(ri + 1);
+            header = 2;
+        }
+        checkSize(command, size);
+        if (avail - header < size) {
+            return false;
+        }
+        in.skipBytes(header);
+        ByteBuf body = size == 0 ? Unpooled.EMPTY_BUFFER : in.readRetainedSlice((int) size);
+        framesReceived++;
+        if (command) {
+            try {
+                onCommand(body, out);
+            } finally {
+                body.release();
+            }
+        } else if (state != State.ACTIVE) {
+            body.release();
+            throw new ZmtpProtocolException("message frame before the handshake completed");
+        } else if (cipher != null) {
+            body.release();
+            throw new ZmtpProtocolException("plaintext message frame on an encrypted connection");
+        } else {
+            onDataFrame((flags & ZmtpWire.FLAG_MORE) != 0, body, out);
+        }
+        return true;
+    }
+
+    /** Checked on the frame header, before any byte of the body is buffered. */
+    private void checkSize(boolean command, long size) throws ZmtpProtocolException {
+        if (command) {
+            long max = state == State.ACTIVE
+                    ? (cipher != null ? options.maxMessageSize() : options.maxMetadataSize()) + COMMAND_OVERHEAD
+                    : options.maxMetadataSize() + COMMAND_OVERHEAD;
+            if (size > max) {
+                throw new ZmtpProtocolException("command frame of " + size + " bytes exceeds the limit of "
+                        + max + " bytes");
+            }
+        } else if (partialBytes + size > options.maxMessageSize()) {
+            throw new ZmtpProtocolException("message of at least " + (partialBytes + size)
+                    + " bytes exceeds maxMessageSize " + options.maxMessageSize());
+        }
+    }
+
+    private void onDataFrame(boolean more, ByteBuf body, List<Object> out) throws ZmtpProtocolException {
+        if (partial == null) {
+            partial = ZmtpMessage.newMessage();
+        }
+        partialBytes += body.readableBytes();
+        partial.add(body);
+        if (partialBytes > options.maxMessageSize()) {
+            throw new ZmtpProtocolException("message of " + partialBytes
+                    + " bytes exceeds maxMessageSize " + options.maxMessageSize());
+        }
+        if (!more) {
+            ZmtpMessage m = partial;
+            partial = null;
+            partialBytes = 0;
+            m.properties(peerMetadata);
+            out.add(m);
+        }
+    }
+
+    private void onCommand(ByteBuf body, List<Object> out) throws ZmtpProtocolException {
+        if (!body.isReadable()) {
+            throw new ZmtpProtocolException("command frame without a name");
+        }
+        int nameLen = body.readUnsignedByte();
+        if (nameLen == 0 || nameLen > body.readableBytes()) {
+            throw new ZmtpProtocolException("command with a truncated or empty name");
+        }
+        for (int i = 0; i < nameLen; i++) {
+            byte c = body.getByte(body.readerIndex() + i);
+            if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
+                throw new ZmtpProtocolException("command name with a character that is not a letter");
+            }
+        }
+        String name = body.readCharSequence(nameLen, StandardCharsets.US_ASCII).toString();
+        if (ZmtpWire.ERROR.equals(name)) {
+            onError(body);
+            return;
+        }
+        if (state == State.HANDSHAKE) {
+            ZmtpCommand cmd = new ZmtpCommand(name, body.retain());
+            try {
+                handshake.onCommand(cmd);
+            } finally {
+                cmd.release();
+            }
+            return;
+        }
+        if (cipher != null) {
+            ByteBuf plain = cipher.decrypt(name, body);
+            try {
+                if (!plain.isReadable()) {
+                    throw new ZmtpProtocolException("encrypted frame without flags");
+                }
+                int innerFlags = plain.readUnsignedByte();
+                if ((innerFlags & ZmtpWire.FLAG_COMMAND) != 0) {
+                    onClearCommand(plain, out);
+                } else {
+                    checkSize(false, plain.readableBytes());
+                    onDataFrame((innerFlags & ZmtpWire.FLAG_MORE) != 0, plain.retain(), out);
+                }
+            } finally {
+                plain.release();
+            }
+            return;
+        }
+        onActiveCommand(name, body, out);
+    }
+
+    /** A command that arrived inside an encrypted MESSAGE box. */
+    private void onClearCommand(ByteBuf body, List<Object> out) throws ZmtpProtocolException {
+        if (!body.isReadable()) {
+            throw new ZmtpProtocolException("command frame without a name");
+        }
+        int nameLen = body.readUnsignedByte();
+        if (nameLen == 0 || nameLen > body.readableBytes()) {
+            throw new ZmtpProtocolException("command with a truncated or empty name");
+        }
+        String name = body.readCharSequence(nameLen, StandardCharsets.US_ASCII).toString();
+        if (ZmtpWire.ERROR.equals(name)) {
+            onError(body);
+        } else {
+            onActiveCommand(name, body, out);
+        }
+    }
+
+    private void onActiveCommand(String name, ByteBuf data, List<Object> out) throws ZmtpProtocolException {
+        switch (name) {
+            case ZmtpWire.PING:
+                onPing(data);
+                break;
+            case ZmtpWire.PONG:
+                break; // any traffic is a sign of life; nothing else to do
+            case ZmtpWire.SUBSCRIBE:
+            case ZmtpWire.CANCEL:
+                out.add(new ZmtpSubscription(ZmtpWire.SUBSCRIBE.equals(name), data.readRetainedSlice(data.readableBytes())));
+                break;
+            case ZmtpWire.READY:
+                throw new ZmtpProtocolException("READY after the handshake");
+            default:
+                log.debug("{} ignoring unknown command {}", ctx.channel(), printable(name));
+        }
+    }
+
+    private void onError(ByteBuf data) {
+        String reason = "";
+        if (data.isReadable()) {
+            int len = Math.min(data.readUnsignedByte(), data.readableBytes());
+            reason = data.toString(data.readerIndex(), len, StandardCharsets.US_ASCII);
+        }
+        fail(ConnectionFailed.Kind.PEER_ERROR, "peer sent ERROR \"" + printable(reason) + "\"", null);
+    }
+
+    private void onPing(ByteBuf data) {
+        int ttl = data.readableBytes() >= 2 ? data.readUnsignedShort() : 0;
+        int ctxLen = Math.min(ZmtpWire.MAX_PING_CONTEXT, data.readableBytes());
+        writer.writeCommand(ZmtpWire.PONG, data.slice(data.readerIndex(), ctxLen));
+        pongPending = true;
+        if (ttl > 0 && ttlTimer == null) {
+            framesAtTtl = framesReceived;
+            long ms = ttl * 100L;
+            ttlTimer = ctx.executor().schedule(() -> {
+                ttlTimer = null;
+                if (framesReceived == framesAtTtl && state == State.ACTIVE) {
+                    fail(ConnectionFailed.Kind.HEARTBEAT_TIMEOUT,
+                            "nothing received within the peer's heartbeat TTL of " + ms + " ms", null);
+                }
+            }, ms, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private boolean pongPending;
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        super.channelReadComplete(ctx);
+        if (pongPending) {
+            pongPending = false;
+            writer.flush();
+        }
+    }
+
+    private void fireOut(List<Object> out) {
+        for (int i = 0; i < out.size(); i++) {
+            ctx.fireChannelRead(out.get(i));
+        }
+        out.clear();
+    }
+
+    // ---------------------------------------------------------------- handshake
+
+    private final class Session implements HandshakeSession {
+        @Override
+        public ByteBufAllocator alloc() {
+            return ctx.alloc();
+        }
+
+        @Override
+        public EventExecutor executor() {
+            return ctx.executor();
+        }
+
+        @Override
+        public ZmtpVersion version() {
+            return version;
+        }
+
+        @Override
+        public boolean peerAsServer() {
+            return peerAsServer;
+        }
+
+        @Override
+        public SocketAddress remoteAddress() {
+            return ctx.channel().remoteAddress();
+        }
+
+        @Override
+        public ZmtpMetadata localMetadata() {
+            return options.localMetadata();
+        }
+
+        @Override
+        public void sendCommand(String name, ByteBuf data) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            writer.writeCommand(name, data);
+            writer.flush();
+        }
+
+        @Override
+        public void complete(ZmtpMetadata metadata, String userId, FrameCipher frameCipher) {
+            if (state != State.HANDSHAKE) {
+                return;
+            }
+            onHandshakeComplete(metadata, userId, frameCipher);
+        }
+
+        @Override
+        public void fail(String reason, String errorReason, boolean authentication) {
+            ZmtpCodec.this.fail(authentication ? ConnectionFailed.Kind.AUTHENTICATION
+                    : ConnectionFailed.Kind.HANDSHAKE, reason, errorReason);
+        }
+    }
+
+    private void onHandshakeComplete(ZmtpMetadata metadata, String userId, FrameCipher frameCipher) {
+        byte[] typeName = metadata.get(ZmtpMetadata.SOCKET_TYPE);
+        SocketType peerType = SocketType.fromWireName(typeName);
+        if (peerType == null) {
+            fail(ConnectionFailed.Kind.HANDSHAKE, typeName == null ? "peer sent no Socket-Type"
+                    : "peer's Socket-Type " + printable(new String(typeName, StandardCharsets.US_ASCII))
+                    + " is unknown", "Invalid socket type");
+            return;
+        }
+        if (!options.socketType().isCompatibleWith(peerType)) {
+            fail(ConnectionFailed.Kind.HANDSHAKE, "socket types " + options.socketType() + " and "
+                    + peerType + " cannot talk", "Invalid socket type");
+            return;
+        }
+        byte[] identity = metadata.get(ZmtpMetadata.IDENTITY);
+        if (identity != null && identity.length > 255) {
+            fail(ConnectionFailed.Kind.HANDSHAKE, "peer identity longer than 255 bytes", null);
+            return;
+        }
+        ZmtpMetadata.Builder b = metadata.toBuilder();
+        if (userId != null) {
+            b.put(ZmtpMetadata.USER_ID, userId);
+        }
+        SocketAddress remote = ctx.channel().remoteAddress();
+        if (remote != null) {
+            b.put(ZmtpMetadata.PEER_ADDRESS, remote.toString());
+        }
+        peerMetadata = b.build();
+        state = State.ACTIVE;
+        cipher = frameCipher;
+        writer.cipher(frameCipher);
+        handshakeTimer = cancel(handshakeTimer);
+        if (handshake != null) {
+            handshake.close();
+            handshake = null;
+        }
+        log.debug("{} handshake complete: {} {} peer {}", ctx.channel(), version,
+                options.mechanism().name(), peerMetadata);
+        ctx.fireUserEventTriggered(new HandshakeCompleted(version, options.mechanism().name(), peerMetadata));
+        startHeartbeats();
+        if (writesBeforeReady != null) {
+            Object[] w;
+            while ((w = writesBeforeReady.poll()) != null) {
+                encode(w[0], (ChannelPromise) w[1]);
+            }
+            writesBeforeReady = null;
+            writer.flush();
+        }
+    }
+
+    // ---------------------------------------------------------------- heartbeats
+
+    private void startHeartbeats() {
+        HeartbeatPolicy hb = options.heartbeat();
+        if (!hb.enabled() || !version.hasCommands31()) {
+            return;
+        }
+        long ivl = hb.interval().toMillis();
+        pingTimer = ctx.executor().scheduleAtFixedRate(this::sendPing, ivl, ivl, TimeUnit.MILLISECONDS);
+    }
+
+    private void sendPing() {
+        if (state != State.ACTIVE) {
+            return;
+        }
+        HeartbeatPolicy hb = options.heartbeat();
+        ByteBuf data = ctx.alloc().buffer(2);
+        data.writeShort(hb.ttlDeciseconds());
+        writer.writeCommand(ZmtpWire.PING, data);
+        data.release();
+        writer.flush();
+        if (pingTimeoutTimer == null) {
+            framesAtPing = framesReceived;
+            long ms = hb.timeout().toMillis();
+            pingTimeoutTimer = ctx.executor().schedule(() -> {
+                pingTimeoutTimer = null;
+                if (framesReceived == framesAtPing && state == State.ACTIVE) {
+                    fail(ConnectionFailed.Kind.HEARTBEAT_TIMEOUT,
+                            "no traffic within " + ms + " ms of our PING", null);
+                }
+            }, ms, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    // ---------------------------------------------------------------- failure
+
+    /**
+     * Closes this connection for a protocol reason: logs it, sends ERROR when {@code errorReason}
+     * is given, fires {@link ConnectionFailed}, and releases everything the connection holds.
+     */
+    private void fail(ConnectionFailed.Kind kind, String reason, String errorReason) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        boolean beforeHandshake = state != State.ACTIVE;
+        state = State.CLOSED;
+        if (currentOut != null) {
+            fireOut(currentOut);
+        }
+        if (kind == ConnectionFailed.Kind.HEARTBEAT_TIMEOUT || kind == ConnectionFailed.Kind.PEER_ERROR) {
+            log.info("{} closing: {}", ctx.channel(), reason);
+        } else {
+            log.warn("{} closing: {}", ctx.channel(), reason);
+        }
+        cancelTimers();
+        if (partial != null) {
+            partial.release();
+            partial = null;
+            partialBytes = 0;
+        }
+        ZmtpProtocolException cause = new ZmtpProtocolException(reason);
+        failWritesBeforeReady(cause);
+        if (errorReason != null) {
+            writer.cipher(null);   // ERROR is always a plaintext command
+            writer.writeCommand(ZmtpWire.ERROR, errorBody(errorReason));
+        }
+        ctx.fireUserEventTriggered(new ConnectionFailed(kind, reason, beforeHandshake));
+        writer.flushThen(ChannelFutureListener.CLOSE);
+    }
+
+    private ByteBuf errorBody(String reason) {
+        byte[] r = reason.getBytes(StandardCharsets.US_ASCII);
+        int len = Math.min(255, r.length);
+        ByteBuf b = Unpooled.buffer(1 + len);
+        b.writeByte(len);
+        b.writeBytes(r, 0, len);
+        return b;
+    }
+
+    private void failWritesBeforeReady(Throwable cause) {
+        if (writesBeforeReady == null) {
+            return;
+        }
+        Object[] w;
+        while ((w = writesBeforeReady.poll()) != null) {
+            ReferenceCountUtil.release(w[0]);
+            ((ChannelPromise) w[1]).tryFailure(cause);
+        }
+        writesBeforeReady = null;
+    }
+
+    private static String printable(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length() && i < 64; i++) {
+            char c = s.charAt(i);
+            sb.append(c >= 0x20 && c < 0x7f ? c : '?');
+        }
+        return sb.toString();
+    }
+
+    // ---------------------------------------------------------------- outbound
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        switch (state) {
+            case ACTIVE:
+                encode(msg, promise);
+                return;
+            case CLOSED:
+                ReferenceCountUtil.release(msg);
+                promise.tryFailure(new ClosedChannelException());
+                return;
+            default:
+                if (!(msg instanceof ZmtpMessage || msg instanceof ZmtpSubscription || msg instanceof ZmtpCommand)) {
+                    ctx.write(msg, promise);
+                    return;
+                }
+                if (writesBeforeReady == null) {
+                    writesBeforeReady = new ArrayDeque<>();
+                }
+                writesBeforeReady.add(new Object[] {msg, promise});
+        }
+    }
+
+    private void encode(Object msg, ChannelPromise promise) {
+        try {
+            if (msg instanceof ZmtpMessage) {
+                writer.writeMessage((ZmtpMessage) msg, promise);
+            } else if (msg instanceof ZmtpSubscription) {
+                writeSubscription((ZmtpSubscription) msg);
+                writer.endWrite(promise);
+            } else if (msg instanceof ZmtpCommand) {
+                ZmtpCommand c = (ZmtpCommand) msg;
+                writer.writeCommand(c.name(), c.data());
+                writer.endWrite(promise);
+            } else {
+                writer.writeOther(msg, promise);
+                return;
+            }
+        } catch (RuntimeException e) {
+            promise.tryFailure(e);
+        } finally {
+            if (msg instanceof ZmtpMessage || msg instanceof ZmtpSubscription || msg instanceof ZmtpCommand) {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+    }
+
+    /** A 3.1 peer gets SUBSCRIBE/CANCEL commands; a 3.0 peer the message form (0x01/0x00 + topic). */
+    private void writeSubscription(ZmtpSubscription sub) {
+        if (version.hasCommands31()) {
+            writer.writeCommand(sub.isSubscribe() ? ZmtpWire.SUBSCRIBE : ZmtpWire.CANCEL, sub.topic());
+        } else {
+            ByteBuf body = ctx.alloc().buffer(1 + sub.topic().readableBytes());
+            try {
+                body.writeByte(sub.isSubscribe() ? 1 : 0);
+                body.writeBytes(sub.topic(), sub.topic().readerIndex(), sub.topic().readableBytes());
+                writer.writeFrame(0, body);
+            } finally {
+                body.release();
+            }
+        }
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        writer.flush();
+    }
+
+    @Override
+    public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, ChannelPromise promise) {
+        ctx.bind(localAddress, promise);
+    }
+
+    @Override
+    public void connect(ChannelHandlerContext ctx, SocketAddress remoteAddress, SocketAddress localAddress,
+                        ChannelPromise promise) {
+        ctx.connect(remoteAddress, localAddress, promise);
+    }
+
+    @Override
+    public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ctx.disconnect(promise);
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        if (state != State.CLOSED) {
+            writer.flush();
+        }
+        ctx.close(promise);
+    }
+
+    @Override
+    public void deregister(ChannelHandlerContext ctx, ChannelPromise promise) {
+        ctx.deregister(promise);
+    }
+
+    @Override
+    public void read(ChannelHandlerContext ctx) {
+        ctx.read();
+    }
+}

@@ -1,0 +1,350 @@
+package io.zmtp.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.util.AbstractReferenceCounted;
+import io.netty.util.Recycler;
+import io.netty.util.ReferenceCounted;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A ZeroMQ message: an ordered sequence of frames, sent and received atomically.
+ *
+ * <p>Frames are {@link ByteBuf}s owned by the message: a received message holds slices of the
+ * buffers that were read (no copy), and releasing the message releases every frame. Message
+ * objects are pooled, so a message must not be touched after its last {@link #release()}.
+ *
+ * <p>The front of the frame list has spare room, so pushing and popping envelope frames (a
+ * ROUTER's routing id, a REQ's empty delimiter) costs no copy. A message is not thread-safe; it
+ * belongs to one thread at a time, as a {@code ByteBuf} does.
+ */
+public final class ZmtpMessage extends AbstractReferenceCounted {
+
+    private static final int HEADROOM = 4;
+    private static final int INITIAL_CAPACITY = 8;
+
+    private static final Recycler<ZmtpMessage> RECYCLER = new Recycler<ZmtpMessage>() {
+        @Override
+        protected ZmtpMessage newObject(Handle<ZmtpMessage> handle) {
+            return new ZmtpMessage(handle);
+        }
+    };
+
+    private final Recycler.Handle<ZmtpMessage> handle;
+    private ByteBuf[] frames = new ByteBuf[INITIAL_CAPACITY];
+    private int head = HEADROOM;
+    private int tail = HEADROOM;
+    private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
+
+    private ZmtpMessage(Recycler.Handle<ZmtpMessage> handle) {
+        this.handle = handle;
+    }
+
+    /** A new message with no frames; the caller owns it. */
+    public static ZmtpMessage newMessage() {
+        ZmtpMessage m = RECYCLER.get();
+        m.setRefCnt(1);
+        return m;
+    }
+
+    /** A message of the given frames, whose ownership passes to the message. */
+    public static ZmtpMessage of(ByteBuf... frames) {
+        ZmtpMessage m = newMessage();
+        for (ByteBuf f : frames) {
+            m.add(f);
+        }
+        return m;
+    }
+
+    /** A message whose frames wrap the given arrays (no copy; do not change them afterwards). */
+    public static ZmtpMessage of(byte[]... frames) {
+        ZmtpMessage m = newMessage();
+        for (byte[] f : frames) {
+            m.add(f.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(f));
+        }
+        return m;
+    }
+
+    /** A message of UTF-8 encoded strings, one frame each. */
+    public static ZmtpMessage ofStrings(String... frames) {
+        ZmtpMessage m = newMessage();
+        for (String f : frames) {
+            m.add(f);
+        }
+        return m;
+    }
+
+    /** The number of frames. */
+    public int size() {
+        return tail - head;
+    }
+
+    public boolean isEmpty() {
+        return tail == head;
+    }
+
+    /** Frame {@code i}, still owned by the message (retain it to keep it past the message). */
+    public ByteBuf frame(int i) {
+        checkIndex(i);
+        return frames[head + i];
+    }
+
+    /** The first frame, or null if there is none. */
+    public ByteBuf first() {
+        return isEmpty() ? null : frames[head];
+    }
+
+    /** The last frame, or null if there is none. */
+    public ByteBuf last() {
+        return isEmpty() ? null : frames[tail - 1];
+    }
+
+    /** Frame {@code i} decoded as UTF-8. */
+    public String frameString(int i) {
+        return frame(i).toString(StandardCharsets.UTF_8);
+    }
+
+    /** A copy of the bytes of frame {@code i}. */
+    public byte[] frameBytes(int i) {
+        return ByteBufUtil.getBytes(frame(i));
+    }
+
+    /** Whether frame {@code i} is empty (an envelope delimiter, say). */
+    public boolean isFrameEmpty(int i) {
+        return !frame(i).isReadable();
+    }
+
+    /** The frames, in order, still owned by the message. */
+    public List<ByteBuf> frames() {
+        return new ArrayList<>(Arrays.asList(frames).subList(head, tail));
+    }
+
+    /** The total number of payload bytes in all frames. */
+    public long byteSize() {
+        long n = 0;
+        for (int i = head; i < tail; i++) {
+            n += frames[i].readableBytes();
+        }
+        return n;
+    }
+
+    /** Appends a frame whose ownership passes to the message. */
+    public ZmtpMessage add(ByteBuf frame) {
+        if (frame == null) {
+            throw new NullPointerException("frame");
+        }
+        if (tail == frames.length) {
+            grow();
+        }
+        frames[tail++] = frame;
+        return this;
+    }
+
+    /** Appends a UTF-8 string frame. */
+    public ZmtpMessage add(String frame) {
+        return add(frame.isEmpty() ? Unpooled.EMPTY_BUFFER
+                : Unpooled.wrappedBuffer(frame.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Appends a frame that wraps {@code frame} (no copy). */
+    public ZmtpMessage add(byte[] frame) {
+        return add(frame.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(frame));
+    }
+
+    /** Appends an empty frame. */
+    public ZmtpMessage addEmpty() {
+        return add(Unpooled.EMPTY_BUFFER);
+    }
+
+    /** Puts a frame in front of the others (an envelope push); ownership passes to the message. */
+    public ZmtpMessage addFirst(ByteBuf frame) {
+        if (frame == null) {
+            throw new NullPointerException("frame");
+        }
+        if (head == 0) {
+            int n = size();
+            int room = Math.max(HEADROOM, frames.length - n - HEADROOM);
+            ByteBuf[] next = tail + HEADROOM > frames.length ? new ByteBuf[n + HEADROOM + room] : frames;
+            System.arraycopy(frames, 0, next, HEADROOM, n);
+            if (next == frames) {
+                Arrays.fill(frames, 0, HEADROOM, null);
+            }
+            frames = next;
+            head = HEADROOM;
+            tail = HEADROOM + n;
+        }
+        frames[--head] = frame;
+        return this;
+    }
+
+    /** Removes and returns the first frame, whose ownership passes to the caller. */
+    public ByteBuf removeFirst() {
+        if (isEmpty()) {
+            throw new IndexOutOfBoundsException("no frame to remove");
+        }
+        ByteBuf f = frames[head];
+        frames[head++] = null;
+        return f;
+    }
+
+    /** Removes and releases the first frame. */
+    public ZmtpMessage dropFirst() {
+        removeFirst().release();
+        return this;
+    }
+
+    /** Removes and returns the last frame, whose ownership passes to the caller. */
+    public ByteBuf removeLast() {
+        if (isEmpty()) {
+            throw new IndexOutOfBoundsException("no frame to remove");
+        }
+        ByteBuf f = frames[--tail];
+        frames[tail] = null;
+        return f;
+    }
+
+    /**
+     * Moves the first {@code n} frames into a new message (an envelope split, as REP does);
+     * ownership of those frames passes to the returned message.
+     */
+    public ZmtpMessage takeFirst(int n) {
+        if (n < 0 || n > size()) {
+            throw new IndexOutOfBoundsException("cannot remove " + n + " of " + size() + " frames");
+        }
+        ZmtpMessage env = newMessage();
+        for (int i = 0; i < n; i++) {
+            env.add(removeFirst());
+        }
+        return env;
+    }
+
+    /**
+     * Puts all frames of {@code envelope} in front of this message's frames, and releases the
+     * envelope message object (its frames now belong to this message).
+     */
+    public ZmtpMessage prepend(ZmtpMessage envelope) {
+        for (int i = envelope.size() - 1; i >= 0; i--) {
+            addFirst(envelope.frames[envelope.head + i]);
+            envelope.frames[envelope.head + i] = null;
+        }
+        envelope.tail = envelope.head;
+        envelope.release();
+        return this;
+    }
+
+    /**
+     * The peer's connection properties (Socket-Type, Identity, User-Id, X- properties...) of the
+     * connection this message arrived on; empty for a message built locally.
+     */
+    public ZmtpMetadata properties() {
+        return properties;
+    }
+
+    /** Sets the properties returned by {@link #properties()}; the codec does this on receipt. */
+    public ZmtpMessage properties(ZmtpMetadata properties) {
+        this.properties = properties == null ? ZmtpMetadata.EMPTY : properties;
+        return this;
+    }
+
+    /**
+     * A new message with the same frames, each a retained duplicate (independent indexes, shared
+     * content): what to hand to another owner that may change its envelope.
+     */
+    public ZmtpMessage retainedCopy() {
+        ZmtpMessage m = newMessage();
+        for (int i = head; i < tail; i++) {
+            ByteBuf f = frames[i];
+            m.add(f.isReadable() ? f.retainedDuplicate() : Unpooled.EMPTY_BUFFER);
+        }
+        m.properties = properties;
+        return m;
+    }
+
+    /** A deep copy into unpooled heap buffers (for tests and for keeping data long). */
+    public ZmtpMessage copy() {
+        ZmtpMessage m = newMessage();
+        for (int i = head; i < tail; i++) {
+            m.add(ByteBufUtil.getBytes(frames[i]));
+        }
+        m.properties = properties;
+        return m;
+    }
+
+    private void checkIndex(int i) {
+        if (i < 0 || i >= size()) {
+            throw new IndexOutOfBoundsException("frame " + i + " of " + size());
+        }
+    }
+
+    private void grow() {
+        frames = Arrays.copyOf(frames, frames.length * 2);
+    }
+
+    @Override
+    public ZmtpMessage retain() {
+        super.retain();
+        return this;
+    }
+
+    @Override
+    public ZmtpMessage retain(int increment) {
+        super.retain(increment);
+        return this;
+    }
+
+    @Override
+    public ZmtpMessage touch() {
+        return this;
+    }
+
+    @Override
+    public ZmtpMessage touch(Object hint) {
+        for (int i = head; i < tail; i++) {
+            frames[i].touch(hint);
+        }
+        return this;
+    }
+
+    @Override
+    protected void deallocate() {
+        for (int i = head; i < tail; i++) {
+            frames[i].release();
+            frames[i] = null;
+        }
+        if (frames.length > 64) {
+            frames = new ByteBuf[INITIAL_CAPACITY];
+        }
+        head = HEADROOM;
+        tail = HEADROOM;
+        properties = ZmtpMetadata.EMPTY;
+        handle.recycle(this);
+    }
+
+    /** Releases {@code o} if it is reference counted; null-safe. */
+    static void releaseQuietly(Object o) {
+        if (o instanceof ReferenceCounted && ((ReferenceCounted) o).refCnt() > 0) {
+            ((ReferenceCounted) o).release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("ZmtpMessage[");
+        if (refCnt() == 0) {
+            return sb.append("released]").toString();
+        }
+        for (int i = head; i < tail; i++) {
+            if (i > head) {
+                sb.append(", ");
+            }
+            ByteBuf f = frames[i];
+            sb.append(FrameText.describe(f));
+        }
+        return sb.append(']').toString();
+    }
+}

@@ -1,0 +1,231 @@
+package io.zmtp.wire;
+
+import io.zmtp.security.Mechanism;
+import io.zmtp.security.NullMechanism;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of one ZMTP connection: who we are (socket type, identity, properties), how we secure
+ * it, and the limits that protect us from a peer. Immutable; build with {@link #builder}.
+ *
+ * <p>Defaults: no maximum beyond {@value #DEFAULT_MAX_MESSAGE_SIZE} bytes per message, a 30 s
+ * handshake timeout (as libzmq's ZMQ_HANDSHAKE_IVL), {@value #DEFAULT_MAX_METADATA_SIZE} bytes of
+ * handshake metadata, heartbeats off, NULL security, ZMTP 3.1 announced.
+ */
+public final class ZmtpOptions {
+    /** 64 MiB: a message whose frames add up to more closes the connection. */
+    public static final long DEFAULT_MAX_MESSAGE_SIZE = 64L * 1024 * 1024;
+    /** 64 KiB: the largest handshake command body (READY, INITIATE and their metadata). */
+    public static final int DEFAULT_MAX_METADATA_SIZE = 64 * 1024;
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);
+
+    private final SocketType socketType;
+    private final byte[] identity;
+    private final String resource;
+    private final ZmtpMetadata properties;
+    private final Mechanism mechanism;
+    private final long maxMessageSize;
+    private final int maxMetadataSize;
+    private final Duration handshakeTimeout;
+    private final HeartbeatPolicy heartbeat;
+    private final ZmtpVersion version;
+    private final ZmtpMetadata localMetadata;
+
+    private ZmtpOptions(Builder b) {
+        this.socketType = Objects.requireNonNull(b.socketType, "socketType");
+        this.identity = b.identity;
+        this.resource = b.resource;
+        this.properties = b.properties;
+        this.mechanism = b.mechanism;
+        this.maxMessageSize = b.maxMessageSize;
+        this.maxMetadataSize = b.maxMetadataSize;
+        this.handshakeTimeout = b.handshakeTimeout;
+        this.heartbeat = b.heartbeat;
+        this.version = b.version;
+        ZmtpMetadata.Builder m = ZmtpMetadata.builder().put(ZmtpMetadata.SOCKET_TYPE, socketType.wireName());
+        if (socketType.sendsIdentity()) {
+            m.put(ZmtpMetadata.IDENTITY, identity);
+        }
+        if (resource != null && version == ZmtpVersion.V3_1) {
+            m.put(ZmtpMetadata.RESOURCE, resource);
+        }
+        m.putAll(properties);
+        this.localMetadata = m.build();
+    }
+
+    public static Builder builder(SocketType type) {
+        return new Builder().socketType(type);
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.socketType = socketType;
+        b.identity = identity;
+        b.resource = resource;
+        b.properties = properties;
+        b.mechanism = mechanism;
+        b.maxMessageSize = maxMessageSize;
+        b.maxMetadataSize = maxMetadataSize;
+        b.handshakeTimeout = handshakeTimeout;
+        b.heartbeat = heartbeat;
+        b.version = version;
+        return b;
+    }
+
+    public SocketType socketType() {
+        return socketType;
+    }
+
+    /** Our routing identity (empty: the peer generates one). */
+    public byte[] identity() {
+        return identity.clone();
+    }
+
+    public String resource() {
+        return resource;
+    }
+
+    /** Application (X-) properties sent in READY. */
+    public ZmtpMetadata properties() {
+        return properties;
+    }
+
+    public Mechanism mechanism() {
+        return mechanism;
+    }
+
+    public long maxMessageSize() {
+        return maxMessageSize;
+    }
+
+    public int maxMetadataSize() {
+        return maxMetadataSize;
+    }
+
+    public Duration handshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    public HeartbeatPolicy heartbeat() {
+        return heartbeat;
+    }
+
+    /** The version we announce (3.1 unless told to behave as a 3.0 peer). */
+    public ZmtpVersion version() {
+        return version;
+    }
+
+    /** Everything we announce in READY: Socket-Type, Identity, Resource and the X- properties. */
+    public ZmtpMetadata localMetadata() {
+        return localMetadata;
+    }
+
+    @Override
+    public String toString() {
+        return "ZmtpOptions{" + socketType + ", " + mechanism.name() + ", " + version
+                + ", maxMessageSize=" + maxMessageSize + ", " + heartbeat + "}";
+    }
+
+    public static final class Builder {
+        private SocketType socketType;
+        private byte[] identity = new byte[0];
+        private String resource;
+        private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
+        private Mechanism mechanism = NullMechanism.INSTANCE;
+        private long maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
+        private int maxMetadataSize = DEFAULT_MAX_METADATA_SIZE;
+        private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
+        private HeartbeatPolicy heartbeat = HeartbeatPolicy.OFF;
+        private ZmtpVersion version = ZmtpVersion.V3_1;
+
+        private Builder() {
+        }
+
+        public Builder socketType(SocketType type) {
+            this.socketType = Objects.requireNonNull(type);
+            return this;
+        }
+
+        /**
+         * Our routing identity, 0-255 bytes, not starting with a zero byte (libzmq reserves those
+         * for generated ids). Sent only by REQ, DEALER and ROUTER.
+         */
+        public Builder identity(byte[] id) {
+            if (id.length > 255) {
+                throw new IllegalArgumentException("identity longer than 255 bytes");
+            }
+            if (id.length > 0 && id[0] == 0) {
+                throw new IllegalArgumentException("identity must not start with a zero byte");
+            }
+            this.identity = id.clone();
+            return this;
+        }
+
+        public Builder identity(String id) {
+            return identity(id.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+
+        /** The ZMTP 3.1 Resource property (several services on one port). */
+        public Builder resource(String r) {
+            this.resource = r;
+            return this;
+        }
+
+        /** Application properties; names must start with "X-". */
+        public Builder properties(ZmtpMetadata props) {
+            for (String n : props.names()) {
+                if (!n.regionMatches(true, 0, "X-", 0, 2)) {
+                    throw new IllegalArgumentException("application property names start with X-: " + n);
+                }
+            }
+            this.properties = props;
+            return this;
+        }
+
+        public Builder mechanism(Mechanism m) {
+            this.mechanism = Objects.requireNonNull(m);
+            return this;
+        }
+
+        public Builder maxMessageSize(long bytes) {
+            if (bytes <= 0) {
+                throw new IllegalArgumentException("maxMessageSize must be positive");
+            }
+            this.maxMessageSize = bytes;
+            return this;
+        }
+
+        public Builder maxMetadataSize(int bytes) {
+            if (bytes < 256) {
+                throw new IllegalArgumentException("maxMetadataSize must be at least 256");
+            }
+            this.maxMetadataSize = bytes;
+            return this;
+        }
+
+        public Builder handshakeTimeout(Duration d) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("handshakeTimeout must be positive");
+            }
+            this.handshakeTimeout = d;
+            return this;
+        }
+
+        public Builder heartbeat(HeartbeatPolicy h) {
+            this.heartbeat = Objects.requireNonNull(h);
+            return this;
+        }
+
+        /** Announce ZMTP 3.0 instead of 3.1 (to behave as an older peer; mostly for tests). */
+        public Builder version(ZmtpVersion v) {
+            this.version = Objects.requireNonNull(v);
+            return this;
+        }
+
+        public ZmtpOptions build() {
+            return new ZmtpOptions(this);
+        }
+    }
+}

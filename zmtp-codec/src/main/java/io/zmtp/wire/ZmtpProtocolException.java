@@ -1,0 +1,30 @@
+package io.zmtp.wire;
+
+/**
+ * A peer broke the protocol: a malformed greeting, frame, command or handshake. The connection
+ * it arrived on is closed; no other connection is affected.
+ */
+public class ZmtpProtocolException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    private final String errorReason;
+
+    /** A violation that closes the connection without sending ZMTP ERROR. */
+    public ZmtpProtocolException(String message) {
+        this(message, null);
+    }
+
+    /**
+     * A violation answered with a ZMTP ERROR command carrying {@code errorReason}
+     * (at most 255 ASCII characters) before the connection closes.
+     */
+    public ZmtpProtocolException(String message, String errorReason) {
+        super(message, null, false, false);
+        this.errorReason = errorReason;
+    }
+
+    /** The reason to send in a ZMTP ERROR command, or null to close without one. */
+    public String errorReason() {
+        return errorReason;
+    }
+}
