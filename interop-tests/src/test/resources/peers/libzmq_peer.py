@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+"""Scripts real libzmq sockets for the interop tests (Debian's libzmq5 through python3-zmq).
+
+Reads one command per line on stdin and answers each with one line on stdout:
+"ok [words...]" or "err <message>". Frames travel hex-encoded; "-" is an empty frame.
+
+  socket ID TYPE                 create a socket (DEALER, ROUTER, REQ, ...)
+  opt ID NAME VALUE              set an option: integer, "hex:<hex>" bytes, or "z85:<key>" text
+  getopt ID NAME                 read an integer or bytes option (bytes come back hex)
+  bind ID ENDPOINT               answers "ok <last endpoint>" (tcp port * is resolved)
+  connect ID ENDPOINT
+  unbind ID ENDPOINT / disconnect ID ENDPOINT
+  send ID FRAME...               send one multi-frame message
+  recv ID TIMEOUT_MS             answers "ok FRAME..." or "err timeout"
+  subscribe ID HEX / unsubscribe ID HEX   (SUB sockets; "-" is the empty prefix)
+  echo ID COUNT TIMEOUT_MS       receive COUNT messages, send each back unchanged, answer "ok N"
+  drain ID TIMEOUT_MS            receive until TIMEOUT_MS of silence, answer "ok N"
+  monitor ID                     start recording events of the socket
+  events ID                      answer "ok EVENT..." (names of the events seen so far)
+  keypair                        answer "ok PUBLIC SECRET" (Z85, from zmq_curve_keypair)
+  public SECRET                  answer "ok PUBLIC" (zmq_curve_public)
+  close ID [LINGER_MS]
+  version                        answer "ok <libzmq version>"
+  quit
+"""
+import binascii
+import sys
+import threading
+import time
+
+import zmq
+
+ctx = zmq.Context.instance()
+sockets = {}
+monitors = {}
+
+
+def frames_out(parts):
+    return " ".join(binascii.hexlify(p).decode() if p else "-" for p in parts)
+
+
+def frames_in(words):
+    return [b"" if w == "-" else binascii.unhexlify(w) for w in words]
+
+
+def option_value(text):
+    if text.startswith("hex:"):
+        return binascii.unhexlify(text[4:])
+    if text.startswith("z85:"):
+        return text[4:].encode()
+    if text.startswith("str:"):
+        return text[4:].encode()
+    return int(text)
+
+
+EVENT_NAMES = {getattr(zmq, n): n[6:] for n in dir(zmq) if n.startswith("EVENT_") and n != "EVENT_ALL"}
+
+
+def watch(sid, sock):
+    mon = sock.get_monitor_socket()
+    seen = monitors[sid]
+    while True:
+        try:
+            msg = mon.recv_multipart()
+        except zmq.ZMQError:
+            return
+        event = int.from_bytes(msg[0][:2], "little")
+        seen.append(EVENT_NAMES.get(event, str(event)))
+        if event == zmq.EVENT_MONITOR_STOPPED:
+            return
+
+
+def handle(words):
+    op = words[0]
+    if op == "version":
+        return "ok " + zmq.zmq_version()
+    if op == "keypair":
+        pub, sec = zmq.curve_keypair()
+        return "ok %s %s" % (pub.decode(), sec.decode())
+    if op == "public":
+        return "ok " + zmq.curve_public(words[1].encode()).decode()
+    sid = words[1]
+    if op == "socket":
+        sockets[sid] = ctx.socket(getattr(zmq, words[2]))
+        return "ok"
+    s = sockets[sid]
+    if op == "opt":
+        s.setsockopt(getattr(zmq, words[2]), option_value(words[3]))
+        return "ok"
+    if op == "getopt":
+        v = s.getsockopt(getattr(zmq, words[2]))
+        return "ok " + (binascii.hexlify(v).decode() or "-" if isinstance(v, bytes) else str(v))
+    if op == "bind":
+        s.bind(words[2])
+        return "ok " + s.getsockopt(zmq.LAST_ENDPOINT).decode()
+    if op == "connect":
+        s.connect(words[2])
+        return "ok"
+    if op == "unbind":
+        s.unbind(words[2])
+        return "ok"
+    if op == "disconnect":
+        s.disconnect(words[2])
+        return "ok"
+    if op == "send":
+        s.send_multipart(frames_in(words[2:]))
+        return "ok"
+    if op == "recv":
+        if s.poll(int(words[2])) == 0:
+            return "err timeout"
+        return ("ok " + frames_out(s.recv_multipart())).rstrip()
+    if op in ("subscribe", "unsubscribe"):
+        topic = b"" if words[2] == "-" else binascii.unhexlify(words[2])
+        s.setsockopt(zmq.SUBSCRIBE if op == "subscribe" else zmq.UNSUBSCRIBE, topic)
+        return "ok"
+    if op == "echo":
+        n, timeout = int(words[2]), int(words[3])
+        for i in range(n):
+            if s.poll(timeout) == 0:
+                return "err timeout after %d" % i
+            s.send_multipart(s.recv_multipart())
+        return "ok %d" % n
+    if op == "drain":
+        timeout, n = int(words[2]), 0
+        while s.poll(timeout):
+            s.recv_multipart()
+            n += 1
+        return "ok %d" % n
+    if op == "monitor":
+        monitors[sid] = []
+        threading.Thread(target=watch, args=(sid, s), daemon=True).start()
+        time.sleep(0.05)
+        return "ok"
+    if op == "events":
+        return ("ok " + " ".join(monitors.get(sid, []))).rstrip()
+    if op == "close":
+        linger = int(words[2]) if len(words) > 2 else 0
+        sockets.pop(sid).close(linger)
+        return "ok"
+    return "err unknown command " + op
+
+
+def main():
+    print("ok ready " + zmq.zmq_version(), flush=True)
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "quit":
+            break
+        try:
+            reply = handle(words)
+        except Exception as e:  # every failure becomes one answer line
+            reply = "err %s: %s" % (type(e).__name__, str(e).replace("\n", " "))
+        print(reply, flush=True)
+    for s in sockets.values():
+        s.close(0)
+    ctx.term()
+
+
+if __name__ == "__main__":
+    main()
