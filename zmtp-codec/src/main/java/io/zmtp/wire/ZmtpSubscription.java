@@ -27,6 +27,43 @@ public final class ZmtpSubscription extends DefaultByteBufHolder {
         return new ZmtpSubscription(false, topic.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(topic));
     }
 
+    /**
+     * Reads the message form of a subscription (23/ZMTP, used by ZMTP 3.0 peers and by XSUB/XPUB
+     * applications): one frame whose first byte is 1 (subscribe) or 0 (cancel), then the topic.
+     * Returns null for any other message. The message is not released.
+     */
+    public static ZmtpSubscription fromMessage(ZmtpMessage m) {
+        if (m.size() != 1) {
+            return null;
+        }
+        ByteBuf f = m.frame(0);
+        if (!f.isReadable()) {
+            return null;
+        }
+        byte kind = f.getByte(f.readerIndex());
+        if (kind != 0 && kind != 1) {
+            return null;
+        }
+        return new ZmtpSubscription(kind == 1, f.retainedSlice(f.readerIndex() + 1, f.readableBytes() - 1));
+    }
+
+    /** The message form: one frame, 1 or 0 and then the topic (what XPUB hands its application). */
+    public ZmtpMessage toMessage() {
+        byte[] t = new byte[1 + content().readableBytes()];
+        t[0] = (byte) (subscribe ? 1 : 0);
+        content().getBytes(content().readerIndex(), t, 1, t.length - 1);
+        return ZmtpMessage.of(t);
+    }
+
+    /** {@link #toMessage()}, then releases this subscription. */
+    public ZmtpMessage toMessageAndRelease() {
+        try {
+            return toMessage();
+        } finally {
+            release();
+        }
+    }
+
     /** True for SUBSCRIBE, false for CANCEL. */
     public boolean isSubscribe() {
         return subscribe;

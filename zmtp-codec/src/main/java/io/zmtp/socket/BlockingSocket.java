@@ -1,0 +1,372 @@
+package io.zmtp.socket;
+
+import io.netty.util.concurrent.Future;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import org.jctools.queues.SpscArrayQueue;
+import org.jctools.queues.SpscUnboundedArrayQueue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A blocking facade over a {@link ZmtpSocket}, for a user thread: send and receive with
+ * timeouts, as with libzmq's zmq_send/zmq_recv. Like a ZeroMQ socket it is used by one thread
+ * at a time.
+ *
+ * <p>Messages cross between the user thread and the socket's event loop through
+ * single-producer queues. A burst of sends costs one task on the loop (scheduled when the
+ * outgoing queue turns non-empty), and the loop wakes the user thread only when it is parked
+ * waiting, so a busy path pays no wake-up per message. Sending blocks when the outgoing queue
+ * (the send high-water mark) is full because no peer can take more; receiving pauses reading
+ * from peers once the receive high-water mark of messages waits unconsumed.
+ */
+public final class BlockingSocket implements AutoCloseable {
+    private static final int SPINS = 64;
+
+    private final ZmtpSocket socket;
+    private final SpscArrayQueue<ZmtpMessage> outbox;
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainTask = this::drainOutbox;
+    private volatile Thread blockedSender;
+
+    private final SpscUnboundedArrayQueue<ZmtpMessage> inbox = new SpscUnboundedArrayQueue<>(1024);
+    private final AtomicInteger inboxCount = new AtomicInteger();
+    private final AtomicBoolean consumerPaused = new AtomicBoolean();
+    private volatile Thread receiver;
+    private final CopyOnWriteArrayList<ZmtpPoller> pollers = new CopyOnWriteArrayList<>();
+
+    /** Request-reply alternation checked on the user's thread (REQ and REP). */
+    private boolean awaitingReply;
+    private boolean mustReply;
+
+    BlockingSocket(ZmtpSocket socket) {
+        this.socket = socket;
+        this.outbox = new SpscArrayQueue<>(Math.max(16, socket.options().sendHwm()));
+        socket.onMessage(this::onMessage);
+    }
+
+    /** Wraps an existing socket, which must have no message handler of its own. */
+    public static BlockingSocket wrap(ZmtpSocket socket) {
+        return new BlockingSocket(socket);
+    }
+
+    /** The reactor socket underneath (bind, connect, monitor, options). */
+    public ZmtpSocket socket() {
+        return socket;
+    }
+
+    public SocketType type() {
+        return socket.type();
+    }
+
+    /** Binds and waits for the result: the endpoint bound (with the port chosen for port 0). */
+    public String bind(String endpoint) {
+        return await(socket.bind(endpoint), Duration.ofSeconds(30));
+    }
+
+    /** Starts connecting (in the background; sends wait for a peer). */
+    public BlockingSocket connect(String endpoint) {
+        await(socket.connect(endpoint), Duration.ofSeconds(30));
+        return this;
+    }
+
+    public void disconnect(String endpoint) {
+        await(socket.disconnect(endpoint), Duration.ofSeconds(30));
+    }
+
+    /** SUB only: subscribes to a prefix. */
+    public BlockingSocket subscribe(byte[] prefix) {
+        await(((SubSocket) socket).subscribe(prefix), Duration.ofSeconds(30));
+        return this;
+    }
+
+    public BlockingSocket subscribe(String prefix) {
+        return subscribe(prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    public BlockingSocket unsubscribe(byte[] prefix) {
+        await(((SubSocket) socket).unsubscribe(prefix), Duration.ofSeconds(30));
+        return this;
+    }
+
+    // ------------------------------------------------------------------ sending
+
+    /** Sends, waiting as long as the socket's send timeout allows (forever by default). */
+    public void send(ZmtpMessage msg) {
+        Duration t = socket.options().sendTimeout();
+        if (!send(msg, t == null ? null : t)) {
+            msg.release();
+            throw new SendTimeoutException("send timed out at the high-water mark");
+        }
+    }
+
+    public void send(String... frames) {
+        send(ZmtpMessage.ofStrings(frames));
+    }
+
+    /**
+     * Sends, waiting at most {@code timeout} (null: forever) for room. Returns false on timeout,
+     * and the caller still owns the message.
+     */
+    public boolean send(ZmtpMessage msg, Duration timeout) {
+        checkAlternation();
+        if (msg.isEmpty()) {
+            throw new IllegalArgumentException("a message has at least one frame");
+        }
+        if (socket.isClosing()) {
+            throw new SocketClosedException("socket is closed");
+        }
+        if (socket.options().routerMandatory()) {
+            // Unroutable messages must fail this call, so wait for the loop's verdict.
+            await(socket.send(msg), timeout == null ? Duration.ofDays(365) : timeout);
+            afterSend();
+            return true;
+        }
+        if (!outbox.offer(msg)) {
+            long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+            blockedSender = Thread.currentThread();
+            try {
+                while (!outbox.offer(msg)) {
+                    scheduleDrain();
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    LockSupport.parkNanos(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+                    if (socket.isClosing()) {
+                        throw new SocketClosedException("socket is closed");
+                    }
+                }
+            } finally {
+                blockedSender = null;
+            }
+        }
+        scheduleDrain();
+        afterSend();
+        return true;
+    }
+
+    private void checkAlternation() {
+        if (socket.type() == SocketType.REQ && awaitingReply && !socket.options().reqRelaxed()) {
+            throw new IllegalStateException("REQ cannot send again before the reply to its last request");
+        }
+        if (socket.type() == SocketType.REP && !mustReply) {
+            throw new IllegalStateException("REP can only send a reply to the request it received");
+        }
+    }
+
+    private void afterSend() {
+        if (socket.type() == SocketType.REQ) {
+            awaitingReply = true;
+        } else if (socket.type() == SocketType.REP) {
+            mustReply = false;
+        }
+    }
+
+    private void scheduleDrain() {
+        if (drainScheduled.compareAndSet(false, true)) {
+            socket.eventLoop().execute(drainTask);
+        }
+    }
+
+    /** On the loop: hand queued messages to the socket while peers take them. */
+    private void drainOutbox() {
+        drainScheduled.set(false);
+        ZmtpMessage m;
+        boolean took = false;
+        while ((m = outbox.peek()) != null) {
+            if (socket.isClosing()) {
+                return;
+            }
+            boolean taken;
+            try {
+                taken = socket.trySend(m);
+            } catch (RuntimeException e) {
+                outbox.poll();
+                m.release();
+                org.slf4j.LoggerFactory.getLogger(BlockingSocket.class).warn("{} send failed", socket, e);
+                continue;
+            }
+            if (!taken) {
+                socket.whenRoom(this::scheduleDrain);
+                break;
+            }
+            outbox.poll();
+            took = true;
+        }
+        Thread s = blockedSender;
+        if (took && s != null) {
+            LockSupport.unpark(s);
+        }
+    }
+
+    // ------------------------------------------------------------------ receiving
+
+    /** On the loop: a message for the user thread. */
+    private void onMessage(ZmtpMessage m) {
+        inbox.offer(m);
+        int n = inboxCount.incrementAndGet();
+        if (n >= limit() && consumerPaused.compareAndSet(false, true)) {
+            socket.fairQueue.pause(FairQueue.CONSUMER);
+        }
+        Thread r = receiver;
+        if (r != null) {
+            LockSupport.unpark(r);
+        }
+        for (ZmtpPoller p : pollers) {
+            p.signal();
+        }
+    }
+
+    private int limit() {
+        return socket.options().receiveHwm() * Math.max(1, socket.fairQueue.size());
+    }
+
+    /** Receives a message, waiting for it as long as needed. */
+    public ZmtpMessage receive() {
+        return receive(null);
+    }
+
+    /** Receives a message, or returns null after {@code timeout} (null: wait forever). */
+    public ZmtpMessage receive(Duration timeout) {
+        ZmtpMessage m = take();
+        if (m != null) {
+            return m;
+        }
+        for (int i = 0; i < SPINS; i++) {
+            Thread.onSpinWait();
+            if ((m = take()) != null) {
+                return m;
+            }
+        }
+        long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+        receiver = Thread.currentThread();
+        try {
+            while ((m = take()) == null) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                if (socket.isClosed()) {
+                    throw new SocketClosedException("socket is closed");
+                }
+                LockSupport.parkNanos(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+            }
+            return m;
+        } finally {
+            receiver = null;
+        }
+    }
+
+    /** Receives a message if one is waiting, without blocking. */
+    public ZmtpMessage tryReceive() {
+        return take();
+    }
+
+    /** Receives and returns the frames as UTF-8 strings (and releases the message); null on timeout. */
+    public List<String> receiveStrings(Duration timeout) {
+        ZmtpMessage m = receive(timeout);
+        if (m == null) {
+            return null;
+        }
+        try {
+            List<String> l = new ArrayList<>(m.size());
+            for (int i = 0; i < m.size(); i++) {
+                l.add(m.frameString(i));
+            }
+            return l;
+        } finally {
+            m.release();
+        }
+    }
+
+    private ZmtpMessage take() {
+        ZmtpMessage m = inbox.poll();
+        if (m == null) {
+            return null;
+        }
+        int left = inboxCount.decrementAndGet();
+        if (consumerPaused.get() && left <= limit() / 2 && consumerPaused.compareAndSet(true, false)) {
+            socket.inLoop(() -> socket.fairQueue.resume(FairQueue.CONSUMER));
+        }
+        if (socket.type() == SocketType.REQ) {
+            awaitingReply = false;
+        } else if (socket.type() == SocketType.REP) {
+            mustReply = true;
+        }
+        return m;
+    }
+
+    /** Whether a message is waiting. */
+    public boolean hasMessage() {
+        return inboxCount.get() > 0;
+    }
+
+    void addPoller(ZmtpPoller p) {
+        pollers.addIfAbsent(p);
+    }
+
+    void removePoller(ZmtpPoller p) {
+        pollers.remove(p);
+    }
+
+    // ------------------------------------------------------------------ closing
+
+    /** Closes with the socket's linger and waits for it. */
+    @Override
+    public void close() {
+        close(socket.options().linger());
+    }
+
+    /** Closes, flushing for at most {@code linger}, and waits until the socket has closed. */
+    public void close(Duration linger) {
+        Future<Void> f = socket.close(linger);
+        f.awaitUninterruptibly(linger.toMillis() + 5000);
+        socket.inLoop(() -> {
+            ZmtpMessage m;
+            while ((m = outbox.poll()) != null) {
+                m.release();
+            }
+        });
+        ZmtpMessage m;
+        while ((m = inbox.poll()) != null) {
+            inboxCount.decrementAndGet();
+            m.release();
+        }
+    }
+
+    static <T> T await(Future<T> f, Duration timeout) {
+        try {
+            return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException) {
+                throw (RuntimeException) c;
+            }
+            throw new IllegalStateException(c.getMessage(), c);
+        } catch (TimeoutException e) {
+            throw new SendTimeoutException("timed out after " + timeout.toMillis() + " ms");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Blocking" + socket;
+    }
+}

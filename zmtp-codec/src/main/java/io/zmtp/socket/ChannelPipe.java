@@ -1,0 +1,118 @@
+package io.zmtp.socket;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.ReferenceCountUtil;
+import io.zmtp.wire.ZmtpMetadata;
+import io.zmtp.wire.ZmtpVersion;
+
+import java.util.ArrayDeque;
+
+/**
+ * A peer reached over a Netty channel whose pipeline holds a {@link io.zmtp.wire.ZmtpCodec}.
+ * Messages go straight into the channel while it is writable; when Netty's write buffer is full
+ * they wait in a backlog of at most the send high-water mark, and drain as the channel drains.
+ */
+final class ChannelPipe extends Pipe {
+    private final ChannelHandlerContext ctx;
+    private final ArrayDeque<Object> backlog = new ArrayDeque<>();
+    private final int sendHwm;
+
+    ChannelPipe(ZmtpSocket socket, ChannelHandlerContext ctx, ZmtpMetadata peer, ZmtpVersion version, String endpoint) {
+        super(socket, peer, version, endpoint);
+        this.ctx = ctx;
+        this.sendHwm = socket.options().sendHwm();
+    }
+
+    ChannelHandlerContext context() {
+        return ctx;
+    }
+
+    @Override
+    boolean hasRoom() {
+        return backlog.size() < sendHwm;
+    }
+
+    @Override
+    void write(Object msg) {
+        if (backlog.isEmpty() && ctx.channel().isWritable()) {
+            ctx.write(msg, ctx.voidPromise());
+            socket.markDirty(this);
+        } else if (ctx.channel().isActive()) {
+            backlog.add(msg);
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    /** The channel drained below Netty's low water mark: move the backlog into it. */
+    void onWritable() {
+        if (backlog.isEmpty()) {
+            return;
+        }
+        boolean wasFull = !hasRoom();
+        Object m;
+        while (ctx.channel().isWritable() && (m = backlog.poll()) != null) {
+            ctx.write(m, ctx.voidPromise());
+        }
+        socket.markDirty(this);
+        if (wasFull && hasRoom()) {
+            socket.pipeHasRoom(this);
+        }
+    }
+
+    @Override
+    void flush() {
+        ctx.flush();
+    }
+
+    @Override
+    void setReading(boolean on) {
+        ctx.channel().config().setAutoRead(on);
+    }
+
+    @Override
+    int queued() {
+        return backlog.size();
+    }
+
+    void releaseBacklog() {
+        Object m;
+        while ((m = backlog.poll()) != null) {
+            ReferenceCountUtil.release(m);
+        }
+    }
+
+    @Override
+    void close() {
+        releaseBacklog();
+        ctx.close();
+    }
+
+    @Override
+    void closeAfterFlush(Runnable done) {
+        ctx.channel().closeFuture().addListener(f -> done.run());
+        if (!ctx.channel().isActive()) {
+            releaseBacklog();
+            return;
+        }
+        if (backlog.isEmpty()) {
+            // An empty buffer written after everything else completes once all before it is written.
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            lingering = true;
+            ctx.flush();
+        }
+    }
+
+    private boolean lingering;
+
+    /** Called after a backlog drain: finish a pending closeAfterFlush. */
+    void afterDrain() {
+        if (lingering && backlog.isEmpty()) {
+            lingering = false;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.zmtp.socket;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.zmtp.transport.Endpoint;
+import io.zmtp.transport.IoTransport;
+import io.zmtp.wire.ConnectionFailed;
+import io.zmtp.wire.ZmtpCodec;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A connected tcp:// or ipc:// endpoint: keeps one connection to it, and reconnects after every
+ * failure or disconnect with exponential backoff (the reconnect interval, doubling up to its
+ * maximum; reset once a handshake succeeds). A peer that sends ZMTP ERROR (refused credentials,
+ * incompatible socket type) is not reconnected to: ERROR is fatal for these settings.
+ */
+final class ConnectEndpoint {
+    private final ZmtpSocket socket;
+    private final Endpoint endpoint;
+    private Duration nextDelay;
+    private Channel channel;
+    private ScheduledFuture<?> timer;
+    private boolean stopped;
+    private boolean suppressed;
+
+    ConnectEndpoint(ZmtpSocket socket, Endpoint endpoint) {
+        this.socket = socket;
+        this.endpoint = endpoint;
+        this.nextDelay = socket.options().reconnectInterval();
+    }
+
+    void start() {
+        attempt();
+    }
+
+    private void attempt() {
+        timer = null;
+        if (stopped) {
+            return;
+        }
+        IoTransport io = socket.context.transport();
+        Bootstrap b = new Bootstrap().group(socket.loop)
+                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) socket.options().connectTimeout().toMillis())
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new ZmtpCodec(socket.zmtpOptions()),
+                                new PeerHandler(socket, endpoint.toString(), ConnectEndpoint.this));
+                    }
+                });
+        SocketAddress address;
+        if (endpoint.transport() == Endpoint.Transport.TCP) {
+            b.channel(io.tcpChannel()).option(ChannelOption.TCP_NODELAY, true);
+            address = InetSocketAddress.createUnresolved(endpoint.host(), endpoint.port());
+            try {
+                address = endpoint.connectAddress();
+            } catch (RuntimeException e) {
+                failedAttempt(e.getMessage());
+                return;
+            }
+        } else {
+            b.channel(io.ipcChannel());
+            address = io.ipcAddress(endpoint.address());
+        }
+        ChannelFuture f = b.connect(address);
+        channel = f.channel();
+        socket.channelOpened(channel);
+        f.addListener((ChannelFuture cf) -> {
+            if (!cf.isSuccess()) {
+                channel = null;
+                failedAttempt(cf.cause().getMessage());
+                return;
+            }
+            socket.event(SocketEvent.Type.CONNECTED, endpoint.toString(), String.valueOf(cf.channel().remoteAddress()),
+                    null, null);
+            cf.channel().closeFuture().addListener(c -> closed(cf.channel()));
+        });
+    }
+
+    private void failedAttempt(String reason) {
+        if (stopped) {
+            return;
+        }
+        socket.event(SocketEvent.Type.CONNECT_FAILED, endpoint.toString(), null, reason, null);
+        scheduleReconnect();
+    }
+
+    private void closed(Channel ch) {
+        if (channel == ch) {
+            channel = null;
+        }
+        if (!stopped && !suppressed && !socket.isClosing()) {
+            scheduleReconnect();
+        }
+    }
+
+    private void scheduleReconnect() {
+        if (timer != null || stopped) {
+            return;
+        }
+        Duration d = nextDelay;
+        Duration doubled = d.multipliedBy(2);
+        Duration max = socket.options().reconnectIntervalMax();
+        nextDelay = doubled.compareTo(max) > 0 ? max : doubled;
+        socket.event(SocketEvent.Type.RECONNECT_SCHEDULED, endpoint.toString(), null, null, d);
+        timer = socket.loop.schedule(this::attempt, d.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The handshake succeeded: the next disconnect reconnects after the initial interval. */
+    void handshakeSucceeded() {
+        nextDelay = socket.options().reconnectInterval();
+    }
+
+    /** The codec is closing the connection for a reason of its own. */
+    void connectionFailed(ConnectionFailed f) {
+        if (f.suppressesReconnect() && !suppressed) {
+            suppressed = true;
+            socket.event(SocketEvent.Type.RECONNECT_STOPPED, endpoint.toString(), null, f.reason(), null);
+        }
+    }
+
+    /** Stops reconnecting; with {@code closeChannel}, closes the current connection too. */
+    void stop(boolean closeChannel) {
+        stopped = true;
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+        if (closeChannel && channel != null) {
+            channel.close();
+        }
+    }
+}

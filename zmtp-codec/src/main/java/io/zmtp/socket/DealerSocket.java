@@ -1,0 +1,42 @@
+package io.zmtp.socket;
+
+import io.netty.channel.EventLoop;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+
+/** DEALER: round-robin out over peers with room, fair-queued in; messages pass unchanged. */
+public final class DealerSocket extends ZmtpSocket {
+    private final LoadBalancer out = new LoadBalancer();
+
+    DealerSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
+        super(context, SocketType.DEALER, options, loop);
+    }
+
+    @Override
+    SendResult route(ZmtpMessage msg) {
+        Pipe p = out.select();
+        if (p == null) {
+            return SendResult.WOULD_BLOCK;
+        }
+        p.write(msg);
+        return SendResult.SENT;
+    }
+
+    @Override
+    boolean pipeAttached(Pipe pipe) {
+        out.attach(pipe);
+        fairQueue.attach(pipe);
+        return true;
+    }
+
+    @Override
+    void pipeDetached(Pipe pipe) {
+        out.detach(pipe);
+        fairQueue.detach(pipe);
+    }
+
+    @Override
+    void received(Pipe pipe, ZmtpMessage msg) {
+        deliver(msg);
+    }
+}

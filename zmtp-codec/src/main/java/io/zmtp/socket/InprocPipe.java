@@ -1,0 +1,217 @@
+package io.zmtp.socket;
+
+import io.netty.util.ReferenceCountUtil;
+import io.zmtp.wire.ZmtpMessage;
+import io.zmtp.wire.ZmtpMetadata;
+import io.zmtp.wire.ZmtpSubscription;
+import io.zmtp.wire.ZmtpVersion;
+import org.jctools.queues.SpscUnboundedArrayQueue;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One end of an inproc:// connection: message objects pass to the other socket's event loop
+ * as they are, with no encoding. Each end owns the queue of what it receives; the writer adds
+ * to it from its own loop and schedules one drain task per batch (at flush), not per message.
+ * The high-water mark is the writer's send mark plus the reader's receive mark, as in libzmq.
+ *
+ * <p>Closing is a two-step hand-shake so every queued message is delivered or released exactly
+ * once: the closing end detaches, the other end delivers what it holds and detaches, then the
+ * closing end releases what is left in its own queue.
+ */
+final class InprocPipe extends Pipe {
+    private static final int DRAIN_BATCH = 1024;
+
+    private InprocPipe peer;
+    private final SpscUnboundedArrayQueue<Object> inbound = new SpscUnboundedArrayQueue<>(256);
+    private final AtomicInteger inboundCount = new AtomicInteger();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final int capacity;
+    private volatile boolean writerWaiting;
+    private boolean paused;
+    private boolean closed;
+    private final Runnable drainTask = this::drain;
+
+    private InprocPipe(ZmtpSocket socket, ZmtpMetadata peerMetadata, String endpoint, int capacity) {
+        super(socket, peerMetadata, ZmtpVersion.V3_1, endpoint);
+        this.capacity = capacity;
+    }
+
+    /** Connects {@code connector} to {@code binder} (any thread). */
+    static void link(ZmtpSocket connector, ZmtpSocket binder, String endpoint) {
+        if (!connector.type().isCompatibleWith(binder.type())) {
+            String reason = "socket types " + connector.type() + " and " + binder.type() + " cannot talk";
+            connector.inLoop(() -> connector.event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, null, reason, null));
+            binder.inLoop(() -> binder.event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, null, reason, null));
+            return;
+        }
+        ZmtpMetadata binderMeta = binder.zmtpOptions().localMetadata();
+        ZmtpMetadata connectorMeta = connector.zmtpOptions().localMetadata();
+        InprocPipe c = new InprocPipe(connector, binderMeta, endpoint,
+                binder.options().sendHwm() + connector.options().receiveHwm());
+        InprocPipe b = new InprocPipe(binder, connectorMeta, endpoint,
+                connector.options().sendHwm() + binder.options().receiveHwm());
+        c.peer = b;
+        b.peer = c;
+        binder.inLoop(() -> {
+            binder.event(SocketEvent.Type.ACCEPTED, endpoint, null, null, null);
+            binder.event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null);
+            binder.attach(b);
+        });
+        connector.inLoop(() -> {
+            connector.event(SocketEvent.Type.CONNECTED, endpoint, null, null, null);
+            connector.event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null);
+            connector.attach(c);
+        });
+    }
+
+    // ---------------------------------------------------------------- writer side (our loop)
+
+    @Override
+    boolean hasRoom() {
+        if (peer.inboundCount.get() < peer.capacity) {
+            return true;
+        }
+        peer.writerWaiting = true;
+        return peer.inboundCount.get() < peer.capacity;
+    }
+
+    @Override
+    void write(Object msg) {
+        if (closed) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        Object m = msg;
+        if (msg instanceof ZmtpMessage && ((ZmtpMessage) msg).refCnt() > 1) {
+            // Shared with other peers (a PUB's fan-out): the reader gets a message of its own.
+            ZmtpMessage shared = (ZmtpMessage) msg;
+            m = shared.retainedCopy();
+            shared.release();
+        }
+        peer.inbound.offer(m);
+        peer.inboundCount.incrementAndGet();
+        socket.markDirty(this);
+    }
+
+    @Override
+    void flush() {
+        peer.scheduleDrain();
+    }
+
+    @Override
+    int queued() {
+        return peer.inboundCount.get();
+    }
+
+    // ---------------------------------------------------------------- reader side (our loop)
+
+    private void scheduleDrain() {
+        if (drainScheduled.compareAndSet(false, true)) {
+            socket.loop.execute(drainTask);
+        }
+    }
+
+    private void drain() {
+        drainScheduled.set(false);
+        if (paused || closed) {
+            return;
+        }
+        int n = 0;
+        Object m;
+        while (!paused && n < DRAIN_BATCH && (m = inbound.poll()) != null) {
+            n++;
+            deliver(m);
+        }
+        afterTaking(n);
+        if (!paused && !inbound.isEmpty()) {
+            scheduleDrain();
+        }
+    }
+
+    private void deliver(Object m) {
+        if (!attached) {
+            ReferenceCountUtil.release(m);
+        } else if (m instanceof ZmtpMessage) {
+            socket.received(this, ((ZmtpMessage) m).properties(peerMetadata()));
+        } else if (m instanceof ZmtpSubscription) {
+            socket.subscriptionReceived(this, (ZmtpSubscription) m);
+        } else {
+            ReferenceCountUtil.release(m);
+        }
+    }
+
+    private void afterTaking(int n) {
+        if (n == 0) {
+            return;
+        }
+        int left = inboundCount.addAndGet(-n);
+        if (writerWaiting && left < capacity) {
+            writerWaiting = false;
+            InprocPipe w = peer;
+            w.socket.inLoop(() -> {
+                if (w.attached) {
+                    w.socket.pipeHasRoom(w);
+                }
+            });
+        }
+    }
+
+    @Override
+    void setReading(boolean on) {
+        paused = !on;
+        if (on && !inbound.isEmpty()) {
+            scheduleDrain();
+        }
+    }
+
+    // ---------------------------------------------------------------- closing
+
+    @Override
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        socket.detach(this);
+        socket.event(SocketEvent.Type.DISCONNECTED, endpoint(), null, "closed", null);
+        InprocPipe p = peer;
+        p.socket.inLoop(p::peerClosed);
+    }
+
+    @Override
+    void closeAfterFlush(Runnable done) {
+        // What we wrote is already in the peer's queue; the peer delivers it before it detaches.
+        close();
+        done.run();
+    }
+
+    /** The other end closed: deliver what it sent, detach, and let it release what we sent. */
+    private void peerClosed() {
+        if (!closed) {
+            int n = 0;
+            Object m;
+            while ((m = inbound.poll()) != null) {
+                n++;
+                deliver(m);
+            }
+            afterTaking(n);
+            closed = true;
+            socket.detach(this);
+            socket.event(SocketEvent.Type.DISCONNECTED, endpoint(), null, "peer closed", null);
+        } else {
+            releaseInbound();
+        }
+        InprocPipe p = peer;
+        p.socket.inLoop(p::releaseInbound);
+    }
+
+    private void releaseInbound() {
+        Object m;
+        while ((m = inbound.poll()) != null) {
+            inboundCount.decrementAndGet();
+            ReferenceCountUtil.release(m);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package io.zmtp.socket;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The inproc:// names of one context. A connect to a name not yet bound waits for the bind,
+ * as in libzmq. Only binds and connects come here (never messages), so a lock is fine.
+ */
+final class InprocRegistry {
+    private final Map<String, ZmtpSocket> bound = new HashMap<>();
+    private final Map<String, List<ZmtpSocket>> pending = new HashMap<>();
+
+    synchronized void bind(String name, ZmtpSocket socket) {
+        if (bound.containsKey(name)) {
+            throw new IllegalStateException("address already in use: inproc://" + name);
+        }
+        bound.put(name, socket);
+        List<ZmtpSocket> waiting = pending.remove(name);
+        if (waiting != null) {
+            for (ZmtpSocket c : waiting) {
+                InprocPipe.link(c, socket, "inproc://" + name);
+            }
+        }
+    }
+
+    synchronized void connect(String name, ZmtpSocket socket) {
+        ZmtpSocket b = bound.get(name);
+        if (b != null) {
+            InprocPipe.link(socket, b, "inproc://" + name);
+        } else {
+            pending.computeIfAbsent(name, k -> new ArrayList<>()).add(socket);
+        }
+    }
+
+    synchronized void unbind(String name, ZmtpSocket socket) {
+        bound.remove(name, socket);
+    }
+
+    synchronized void cancelPending(ZmtpSocket socket) {
+        for (List<ZmtpSocket> l : pending.values()) {
+            l.remove(socket);
+        }
+        pending.values().removeIf(List::isEmpty);
+    }
+}

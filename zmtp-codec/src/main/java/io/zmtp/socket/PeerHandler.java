@@ -1,0 +1,145 @@
+package io.zmtp.socket;
+
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.ReferenceCountUtil;
+import io.zmtp.wire.ConnectionFailed;
+import io.zmtp.wire.HandshakeCompleted;
+import io.zmtp.wire.ZmtpMessage;
+import io.zmtp.wire.ZmtpSubscription;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Joins one Netty channel to a socket: put it in the pipeline right after a
+ * {@link io.zmtp.wire.ZmtpCodec}. Once the codec's handshake completes, the channel becomes a
+ * {@link Pipe} of the socket: its messages go through the socket's type logic (routing,
+ * fair queuing, subscriptions) and the socket may send to it.
+ *
+ * <p>The channel must be registered on the socket's event loop (one thread per socket).
+ * Get one from {@link ZmtpSocket#newPeerHandler()} to attach channels of your own.
+ */
+public final class PeerHandler extends ChannelDuplexHandler {
+    private static final Logger log = LoggerFactory.getLogger(PeerHandler.class);
+
+    private final ZmtpSocket socket;
+    private final String endpoint;
+    private final ConnectEndpoint owner;
+    private ChannelPipe pipe;
+    private String failure;
+    private ConnectionFailed failedEvent;
+
+    PeerHandler(ZmtpSocket socket, String endpoint, ConnectEndpoint owner) {
+        this.socket = socket;
+        this.endpoint = endpoint;
+        this.owner = owner;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (ctx.channel().isRegistered() && ctx.channel().eventLoop() != socket.eventLoop()) {
+            throw new IllegalStateException("a socket's channels must be registered on its event loop");
+        }
+    }
+
+    @Override
+    public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().eventLoop() != socket.eventLoop()) {
+            ctx.close();
+            throw new IllegalStateException("a socket's channels must be registered on its event loop");
+        }
+        super.channelRegistered(ctx);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof HandshakeCompleted) {
+            HandshakeCompleted hc = (HandshakeCompleted) evt;
+            socket.event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null);
+            if (owner != null) {
+                owner.handshakeSucceeded();
+            }
+            if (socket.isClosing()) {
+                ctx.close();
+                return;
+            }
+            pipe = new ChannelPipe(socket, ctx, hc.peerMetadata(), hc.version(), endpoint);
+            socket.attach(pipe);
+        } else if (evt instanceof ConnectionFailed) {
+            ConnectionFailed f = (ConnectionFailed) evt;
+            failure = f.reason();
+            failedEvent = f;
+            if (f.beforeHandshake()) {
+                socket.event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, remote(ctx), f.reason(), null);
+            }
+            if (owner != null) {
+                owner.connectionFailed(f);
+            }
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (pipe == null || !pipe.attached) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof ZmtpMessage) {
+            socket.received(pipe, (ZmtpMessage) msg);
+        } else if (msg instanceof ZmtpSubscription) {
+            socket.subscriptionReceived(pipe, (ZmtpSubscription) msg);
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        socket.readComplete();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (pipe != null && ctx.channel().isWritable()) {
+            pipe.onWritable();
+            pipe.afterDrain();
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (pipe != null) {
+            ChannelPipe p = pipe;
+            pipe = null;
+            p.releaseBacklog();
+            socket.detach(p);
+            socket.event(SocketEvent.Type.DISCONNECTED, endpoint, remote(ctx),
+                    failure != null ? failure : "connection closed", null);
+        }
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (failure == null) {
+            failure = cause.getMessage() != null ? cause.getMessage() : cause.toString();
+        }
+        if (cause instanceof java.io.IOException) {
+            log.debug("{} {}: {}", socket, ctx.channel(), cause.toString());
+        } else {
+            log.warn("{} {}: unexpected error, closing the connection", socket, ctx.channel(), cause);
+        }
+        ctx.close();
+    }
+
+    /** The failure the codec reported before closing, or null. */
+    ConnectionFailed failedEvent() {
+        return failedEvent;
+    }
+
+    private static String remote(ChannelHandlerContext ctx) {
+        return ctx.channel().remoteAddress() == null ? null : ctx.channel().remoteAddress().toString();
+    }
+}

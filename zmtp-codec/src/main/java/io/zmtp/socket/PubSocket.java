@@ -1,0 +1,62 @@
+package io.zmtp.socket;
+
+import io.netty.channel.EventLoop;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import io.zmtp.wire.ZmtpSubscription;
+
+/**
+ * PUB: each message goes to every subscriber with a subscription that is a prefix of its first
+ * frame; a subscriber at its high-water mark misses it. Subscriptions arrive as SUBSCRIBE/CANCEL
+ * commands (ZMTP 3.1) or as 0x01/0x00-prefixed messages (ZMTP 3.0); both are understood.
+ */
+public final class PubSocket extends ZmtpSocket {
+    private final Distributor out = new Distributor();
+
+    PubSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
+        super(context, SocketType.PUB, options, loop);
+    }
+
+    @Override
+    SendResult route(ZmtpMessage msg) {
+        out.send(msg);
+        return SendResult.SENT;
+    }
+
+    @Override
+    boolean pipeAttached(Pipe pipe) {
+        return true;
+    }
+
+    @Override
+    void pipeDetached(Pipe pipe) {
+        out.removeAll(pipe, null);
+    }
+
+    @Override
+    void subscriptionReceived(Pipe pipe, ZmtpSubscription sub) {
+        try {
+            if (sub.isSubscribe()) {
+                out.subscribe(pipe, sub.topicBytes());
+            } else {
+                out.cancel(pipe, sub.topicBytes());
+            }
+        } finally {
+            sub.release();
+        }
+    }
+
+    @Override
+    void received(Pipe pipe, ZmtpMessage msg) {
+        ZmtpSubscription sub = ZmtpSubscription.fromMessage(msg);
+        msg.release();
+        if (sub != null) {
+            subscriptionReceived(pipe, sub);
+        }
+    }
+
+    /** How many distinct prefixes subscribers have subscribed to. Call on the event loop. */
+    public int subscriptionCount() {
+        return out.prefixCount();
+    }
+}

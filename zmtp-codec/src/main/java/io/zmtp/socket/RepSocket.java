@@ -1,0 +1,132 @@
+package io.zmtp.socket;
+
+import io.netty.channel.EventLoop;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.Iterator;
+
+/**
+ * REP: one request at a time. A request's envelope (every frame up to and including the first
+ * empty delimiter, so a chain of DEALERs and ROUTERs in front is fine) is saved and the body
+ * delivered; the reply goes back to the same peer with the envelope restored. Requests that
+ * arrive while one is being answered wait, in order, until the reply is sent.
+ */
+public final class RepSocket extends ZmtpSocket {
+    private static final Logger log = LoggerFactory.getLogger(RepSocket.class);
+
+    private final ArrayDeque<Object[]> waiting = new ArrayDeque<>();
+    private Pipe replyPipe;
+    private ZmtpMessage envelope;
+    private boolean answering;
+    private boolean nextScheduled;
+
+    RepSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
+        super(context, SocketType.REP, options, loop);
+    }
+
+    @Override
+    SendResult route(ZmtpMessage reply) {
+        if (!answering) {
+            throw new IllegalStateException("REP can only send a reply to the request it received");
+        }
+        Pipe p = replyPipe;
+        ZmtpMessage env = envelope;
+        answering = false;
+        replyPipe = null;
+        envelope = null;
+        scheduleNext();
+        if (p == null || !p.attached || !p.hasRoom()) {
+            env.release();
+            reply.release();
+            return SendResult.DROPPED;
+        }
+        p.write(reply.prepend(env));
+        return SendResult.SENT;
+    }
+
+    @Override
+    boolean pipeAttached(Pipe pipe) {
+        fairQueue.attach(pipe);
+        return true;
+    }
+
+    @Override
+    void pipeDetached(Pipe pipe) {
+        fairQueue.detach(pipe);
+        if (pipe == replyPipe) {
+            replyPipe = null;
+        }
+        for (Iterator<Object[]> it = waiting.iterator(); it.hasNext(); ) {
+            Object[] w = it.next();
+            if (w[0] == pipe) {
+                ((ZmtpMessage) w[1]).release();
+                it.remove();
+            }
+        }
+    }
+
+    @Override
+    void received(Pipe pipe, ZmtpMessage msg) {
+        if (answering || !waiting.isEmpty()) {
+            waiting.add(new Object[] {pipe, msg});
+            if (waiting.size() >= (long) options().receiveHwm() * Math.max(1, fairQueue.size())) {
+                fairQueue.pause(FairQueue.TYPE_QUEUE);
+            }
+            return;
+        }
+        accept(pipe, msg);
+    }
+
+    private void accept(Pipe pipe, ZmtpMessage msg) {
+        int delimiter = -1;
+        for (int i = 0; i < msg.size(); i++) {
+            if (msg.isFrameEmpty(i)) {
+                delimiter = i;
+                break;
+            }
+        }
+        if (delimiter < 0 || delimiter == msg.size() - 1) {
+            log.debug("{} discarding a request without an envelope delimiter or body", this);
+            msg.release();
+            return;
+        }
+        envelope = msg.takeFirst(delimiter + 1);
+        replyPipe = pipe;
+        answering = true;
+        deliver(msg);
+    }
+
+    private void scheduleNext() {
+        if (!nextScheduled && !waiting.isEmpty()) {
+            nextScheduled = true;
+            eventLoop().execute(this::next);
+        }
+    }
+
+    private void next() {
+        nextScheduled = false;
+        Object[] w;
+        while (!answering && !isClosing() && (w = waiting.poll()) != null) {
+            accept((Pipe) w[0], (ZmtpMessage) w[1]);
+        }
+        if (waiting.isEmpty()) {
+            fairQueue.resume(FairQueue.TYPE_QUEUE);
+        }
+    }
+
+    @Override
+    void beforeClose() {
+        Object[] w;
+        while ((w = waiting.poll()) != null) {
+            ((ZmtpMessage) w[1]).release();
+        }
+        if (envelope != null) {
+            envelope.release();
+            envelope = null;
+        }
+    }
+}

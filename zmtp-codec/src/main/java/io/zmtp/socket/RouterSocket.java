@@ -1,0 +1,85 @@
+package io.zmtp.socket;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoop;
+import io.zmtp.wire.FrameText;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+
+/**
+ * ROUTER: every received message is prefixed with its peer's routing id (the Identity the peer
+ * announced, or one generated for it); an outgoing message goes to the peer named by its first
+ * frame, which is removed. An unroutable message is dropped, or fails with
+ * {@link UnroutableMessageException} when the mandatory option is on. A peer announcing an
+ * identity already in use is ignored (the first keeps it) unless handover is on, in which case
+ * the new peer takes the id and the old connection is closed.
+ */
+public final class RouterSocket extends ZmtpSocket {
+    private final RoutingTable table = new RoutingTable();
+
+    RouterSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
+        super(context, SocketType.ROUTER, options, loop);
+    }
+
+    @Override
+    SendResult route(ZmtpMessage msg) {
+        ByteBuf id = msg.first();
+        Pipe p = table.get(id);
+        if (p == null) {
+            if (options().routerMandatory()) {
+                throw new UnroutableMessageException("no peer with routing id " + FrameText.describe(id));
+            }
+            msg.release();
+            return SendResult.DROPPED;
+        }
+        if (!p.hasRoom()) {
+            if (options().routerMandatory()) {
+                return SendResult.WOULD_BLOCK;
+            }
+            msg.release();
+            return SendResult.DROPPED;
+        }
+        msg.dropFirst();
+        if (msg.isEmpty()) {
+            msg.release();
+            return SendResult.DROPPED;
+        }
+        p.write(msg);
+        return SendResult.SENT;
+    }
+
+    @Override
+    boolean pipeAttached(Pipe pipe) {
+        Pipe displaced = table.add(pipe, options().routerHandover());
+        if (displaced == pipe) {
+            return false;
+        }
+        if (displaced != null) {
+            displaced.close();
+        }
+        fairQueue.attach(pipe);
+        return true;
+    }
+
+    @Override
+    void pipeDetached(Pipe pipe) {
+        table.remove(pipe);
+        fairQueue.detach(pipe);
+    }
+
+    @Override
+    void received(Pipe pipe, ZmtpMessage msg) {
+        if (pipe.routingKey == null) {
+            msg.release();
+            return;
+        }
+        msg.addFirst(Unpooled.wrappedBuffer(pipe.routingKey.bytes()));
+        deliver(msg);
+    }
+
+    /** Whether a peer with this routing id is connected. Call on the event loop. */
+    public boolean hasPeer(byte[] routingId) {
+        return table.get(routingId) != null;
+    }
+}

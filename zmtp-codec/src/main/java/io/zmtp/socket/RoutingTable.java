@@ -1,0 +1,140 @@
+package io.zmtp.socket;
+
+import io.netty.buffer.ByteBuf;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * ROUTER's table of peers by routing id: the Identity a peer announced, or an id generated for it
+ * when it announced none (5 bytes: a zero byte, then a counter starting at a random value, as
+ * libzmq does). Lookups by a frame's bytes allocate nothing.
+ */
+final class RoutingTable {
+
+    /** A routing id; also used as a lookup probe over a frame's bytes. */
+    static final class Key {
+        private byte[] bytes;
+        private ByteBuf buf;
+        private int hash;
+
+        private Key(byte[] bytes) {
+            this.bytes = bytes;
+            this.hash = hashOf(bytes);
+        }
+
+        private Key() {
+        }
+
+        byte[] bytes() {
+            return bytes;
+        }
+
+        private static int hashOf(byte[] b) {
+            return Arrays.hashCode(b);
+        }
+
+        private static int hashOf(ByteBuf b) {
+            int h = 1;
+            for (int i = b.readerIndex(); i < b.writerIndex(); i++) {
+                h = 31 * h + b.getByte(i);
+            }
+            return h;
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Key)) {
+                return false;
+            }
+            Key k = (Key) o;
+            if (k.hash != hash) {
+                return false;
+            }
+            if (buf == null && k.buf == null) {
+                return Arrays.equals(bytes, k.bytes);
+            }
+            byte[] stored = buf == null ? bytes : k.bytes;
+            ByteBuf probe = buf == null ? k.buf : buf;
+            if (stored == null || probe.readableBytes() != stored.length) {
+                return false;
+            }
+            for (int i = 0; i < stored.length; i++) {
+                if (probe.getByte(probe.readerIndex() + i) != stored[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    private final HashMap<Key, Pipe> byId = new HashMap<>();
+    private final Key probe = new Key();
+    private int nextGenerated = ThreadLocalRandom.current().nextInt();
+
+    /**
+     * Gives {@code pipe} its routing id. Returns the pipe that held that id before and was
+     * displaced (handover), or null. Returns {@code pipe} itself when the id is taken and
+     * handover is off: the new peer then gets no id and is ignored, as in libzmq.
+     */
+    Pipe add(Pipe pipe, boolean handover) {
+        byte[] id = pipe.peerMetadata().identity();
+        if (id.length == 0) {
+            id = generate();
+        }
+        Key key = new Key(id);
+        Pipe old = byId.get(key);
+        if (old != null && !handover) {
+            return pipe;
+        }
+        if (old != null) {
+            old.routingKey = null;
+        }
+        pipe.routingKey = key;
+        byId.put(key, pipe);
+        return old;
+    }
+
+    /** The peer whose routing id equals {@code id}'s readable bytes, or null. */
+    Pipe get(ByteBuf id) {
+        probe.buf = id;
+        probe.hash = Key.hashOf(id);
+        try {
+            return byId.get(probe);
+        } finally {
+            probe.buf = null;
+        }
+    }
+
+    /** The peer with this routing id, or null. */
+    Pipe get(byte[] id) {
+        return byId.get(new Key(id));
+    }
+
+    void remove(Pipe pipe) {
+        if (pipe.routingKey != null) {
+            byId.remove(pipe.routingKey, pipe);
+            pipe.routingKey = null;
+        }
+    }
+
+    int size() {
+        return byId.size();
+    }
+
+    private byte[] generate() {
+        for (;;) {
+            int n = nextGenerated++;
+            byte[] id = {0, (byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n};
+            if (!byId.containsKey(new Key(id))) {
+                return id;
+            }
+        }
+    }
+}

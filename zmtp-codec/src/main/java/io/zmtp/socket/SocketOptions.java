@@ -1,0 +1,366 @@
+package io.zmtp.socket;
+
+import io.zmtp.security.Mechanism;
+import io.zmtp.security.NullMechanism;
+import io.zmtp.wire.HeartbeatPolicy;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMetadata;
+import io.zmtp.wire.ZmtpOptions;
+import io.zmtp.wire.ZmtpVersion;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything configurable about a socket: its connections' ZMTP settings and the socket's own
+ * behaviour. Immutable; {@code SocketOptions.builder()...build()}. The defaults follow libzmq
+ * 4.3 except where libzmq has no bound:
+ *
+ * <table>
+ *   <caption>Defaults</caption>
+ *   <tr><td>send / receive high-water mark</td><td>1000 messages per peer (ZMQ_SNDHWM, ZMQ_RCVHWM)</td></tr>
+ *   <tr><td>linger</td><td>30 s (libzmq waits forever)</td></tr>
+ *   <tr><td>reconnect interval</td><td>100 ms, doubling on each failed attempt up to 5 s
+ *       (libzmq: 100 ms, no doubling)</td></tr>
+ *   <tr><td>send timeout</td><td>none: a send at the high-water mark waits (ZMQ_SNDTIMEO -1)</td></tr>
+ *   <tr><td>handshake timeout</td><td>30 s (ZMQ_HANDSHAKE_IVL)</td></tr>
+ *   <tr><td>maximum message size</td><td>64 MiB (libzmq: unlimited)</td></tr>
+ *   <tr><td>heartbeats</td><td>off (ZMQ_HEARTBEAT_IVL 0)</td></tr>
+ * </table>
+ */
+public final class SocketOptions {
+    public static final SocketOptions DEFAULTS = builder().build();
+
+    private final byte[] identity;
+    private final String resource;
+    private final ZmtpMetadata properties;
+    private final Mechanism mechanism;
+    private final long maxMessageSize;
+    private final int maxMetadataSize;
+    private final Duration handshakeTimeout;
+    private final HeartbeatPolicy heartbeat;
+    private final ZmtpVersion version;
+    private final int sendHwm;
+    private final int receiveHwm;
+    private final Duration linger;
+    private final Duration reconnectInterval;
+    private final Duration reconnectIntervalMax;
+    private final Duration sendTimeout;
+    private final Duration connectTimeout;
+    private final boolean routerMandatory;
+    private final boolean routerHandover;
+    private final boolean reqRelaxed;
+    private final boolean reqCorrelate;
+    private final boolean xpubVerbose;
+
+    private SocketOptions(Builder b) {
+        identity = b.identity;
+        resource = b.resource;
+        properties = b.properties;
+        mechanism = b.mechanism;
+        maxMessageSize = b.maxMessageSize;
+        maxMetadataSize = b.maxMetadataSize;
+        handshakeTimeout = b.handshakeTimeout;
+        heartbeat = b.heartbeat;
+        version = b.version;
+        sendHwm = b.sendHwm;
+        receiveHwm = b.receiveHwm;
+        linger = b.linger;
+        reconnectInterval = b.reconnectInterval;
+        reconnectIntervalMax = b.reconnectIntervalMax;
+        sendTimeout = b.sendTimeout;
+        connectTimeout = b.connectTimeout;
+        routerMandatory = b.routerMandatory;
+        routerHandover = b.routerHandover;
+        reqRelaxed = b.reqRelaxed;
+        reqCorrelate = b.reqCorrelate;
+        xpubVerbose = b.xpubVerbose;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.identity = identity;
+        b.resource = resource;
+        b.properties = properties;
+        b.mechanism = mechanism;
+        b.maxMessageSize = maxMessageSize;
+        b.maxMetadataSize = maxMetadataSize;
+        b.handshakeTimeout = handshakeTimeout;
+        b.heartbeat = heartbeat;
+        b.version = version;
+        b.sendHwm = sendHwm;
+        b.receiveHwm = receiveHwm;
+        b.linger = linger;
+        b.reconnectInterval = reconnectInterval;
+        b.reconnectIntervalMax = reconnectIntervalMax;
+        b.sendTimeout = sendTimeout;
+        b.connectTimeout = connectTimeout;
+        b.routerMandatory = routerMandatory;
+        b.routerHandover = routerHandover;
+        b.reqRelaxed = reqRelaxed;
+        b.reqCorrelate = reqCorrelate;
+        b.xpubVerbose = xpubVerbose;
+        return b;
+    }
+
+    /** The ZMTP settings of this socket's connections. */
+    public ZmtpOptions zmtpOptions(SocketType type) {
+        ZmtpOptions.Builder b = ZmtpOptions.builder(type).mechanism(mechanism).maxMessageSize(maxMessageSize)
+                .maxMetadataSize(maxMetadataSize).handshakeTimeout(handshakeTimeout).heartbeat(heartbeat)
+                .version(version).properties(properties).identity(identity);
+        if (resource != null) {
+            b.resource(resource);
+        }
+        return b.build();
+    }
+
+    public byte[] identity() {
+        return identity.clone();
+    }
+
+    public Mechanism mechanism() {
+        return mechanism;
+    }
+
+    public HeartbeatPolicy heartbeat() {
+        return heartbeat;
+    }
+
+    public long maxMessageSize() {
+        return maxMessageSize;
+    }
+
+    public Duration handshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    public int sendHwm() {
+        return sendHwm;
+    }
+
+    public int receiveHwm() {
+        return receiveHwm;
+    }
+
+    public Duration linger() {
+        return linger;
+    }
+
+    public Duration reconnectInterval() {
+        return reconnectInterval;
+    }
+
+    public Duration reconnectIntervalMax() {
+        return reconnectIntervalMax;
+    }
+
+    /** How long a send may wait at the high-water mark; null waits forever. */
+    public Duration sendTimeout() {
+        return sendTimeout;
+    }
+
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    public boolean routerMandatory() {
+        return routerMandatory;
+    }
+
+    public boolean routerHandover() {
+        return routerHandover;
+    }
+
+    public boolean reqRelaxed() {
+        return reqRelaxed;
+    }
+
+    public boolean reqCorrelate() {
+        return reqCorrelate;
+    }
+
+    public boolean xpubVerbose() {
+        return xpubVerbose;
+    }
+
+    public static final class Builder {
+        private byte[] identity = new byte[0];
+        private String resource;
+        private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
+        private Mechanism mechanism = NullMechanism.INSTANCE;
+        private long maxMessageSize = ZmtpOptions.DEFAULT_MAX_MESSAGE_SIZE;
+        private int maxMetadataSize = ZmtpOptions.DEFAULT_MAX_METADATA_SIZE;
+        private Duration handshakeTimeout = ZmtpOptions.DEFAULT_HANDSHAKE_TIMEOUT;
+        private HeartbeatPolicy heartbeat = HeartbeatPolicy.OFF;
+        private ZmtpVersion version = ZmtpVersion.V3_1;
+        private int sendHwm = 1000;
+        private int receiveHwm = 1000;
+        private Duration linger = Duration.ofSeconds(30);
+        private Duration reconnectInterval = Duration.ofMillis(100);
+        private Duration reconnectIntervalMax = Duration.ofSeconds(5);
+        private Duration sendTimeout;
+        private Duration connectTimeout = Duration.ofSeconds(10);
+        private boolean routerMandatory;
+        private boolean routerHandover;
+        private boolean reqRelaxed;
+        private boolean reqCorrelate;
+        private boolean xpubVerbose;
+
+        private Builder() {
+        }
+
+        /** The routing identity announced to peers (ZMQ_ROUTING_ID); 0-255 bytes, not starting with 0. */
+        public Builder identity(byte[] id) {
+            ZmtpOptions.builder(SocketType.DEALER).identity(id); // validates
+            this.identity = id.clone();
+            return this;
+        }
+
+        public Builder identity(String id) {
+            return identity(id.getBytes(StandardCharsets.UTF_8));
+        }
+
+        public Builder resource(String r) {
+            this.resource = r;
+            return this;
+        }
+
+        /** Application properties (names start with X-) sent in READY. */
+        public Builder properties(ZmtpMetadata p) {
+            this.properties = Objects.requireNonNull(p);
+            return this;
+        }
+
+        /** The security mechanism (NULL by default). */
+        public Builder mechanism(Mechanism m) {
+            this.mechanism = Objects.requireNonNull(m);
+            return this;
+        }
+
+        public Builder maxMessageSize(long bytes) {
+            this.maxMessageSize = bytes;
+            return this;
+        }
+
+        public Builder maxMetadataSize(int bytes) {
+            this.maxMetadataSize = bytes;
+            return this;
+        }
+
+        public Builder handshakeTimeout(Duration d) {
+            this.handshakeTimeout = Objects.requireNonNull(d);
+            return this;
+        }
+
+        public Builder heartbeat(HeartbeatPolicy h) {
+            this.heartbeat = Objects.requireNonNull(h);
+            return this;
+        }
+
+        /** Announce ZMTP 3.0 (behave as an older peer); 3.1 by default. */
+        public Builder version(ZmtpVersion v) {
+            this.version = Objects.requireNonNull(v);
+            return this;
+        }
+
+        /** Messages queued per peer before a send blocks or drops (ZMQ_SNDHWM); at least 1. */
+        public Builder sendHwm(int messages) {
+            if (messages < 1) {
+                throw new IllegalArgumentException("sendHwm must be at least 1");
+            }
+            this.sendHwm = messages;
+            return this;
+        }
+
+        /** Messages received per peer and not yet consumed before reading pauses (ZMQ_RCVHWM). */
+        public Builder receiveHwm(int messages) {
+            if (messages < 1) {
+                throw new IllegalArgumentException("receiveHwm must be at least 1");
+            }
+            this.receiveHwm = messages;
+            return this;
+        }
+
+        /** Both high-water marks. */
+        public Builder hwm(int messages) {
+            return sendHwm(messages).receiveHwm(messages);
+        }
+
+        /** How long close() keeps flushing queued messages before dropping them (ZMQ_LINGER). */
+        public Builder linger(Duration d) {
+            if (d.isNegative()) {
+                throw new IllegalArgumentException("linger must not be negative");
+            }
+            this.linger = d;
+            return this;
+        }
+
+        /** The first reconnect delay (ZMQ_RECONNECT_IVL). */
+        public Builder reconnectInterval(Duration d) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("reconnectInterval must be positive");
+            }
+            this.reconnectInterval = d;
+            return this;
+        }
+
+        /** The longest reconnect delay the doubling reaches (ZMQ_RECONNECT_IVL_MAX). */
+        public Builder reconnectIntervalMax(Duration d) {
+            this.reconnectIntervalMax = Objects.requireNonNull(d);
+            return this;
+        }
+
+        /** How long a send may wait at the high-water mark before failing; null waits forever. */
+        public Builder sendTimeout(Duration d) {
+            this.sendTimeout = d;
+            return this;
+        }
+
+        public Builder connectTimeout(Duration d) {
+            this.connectTimeout = Objects.requireNonNull(d);
+            return this;
+        }
+
+        /** ROUTER: fail an unroutable send instead of dropping it (ZMQ_ROUTER_MANDATORY). */
+        public Builder routerMandatory(boolean on) {
+            this.routerMandatory = on;
+            return this;
+        }
+
+        /** ROUTER: a new peer with a known identity takes over from the old one (ZMQ_ROUTER_HANDOVER). */
+        public Builder routerHandover(boolean on) {
+            this.routerHandover = on;
+            return this;
+        }
+
+        /** REQ: allow a new request before the reply to the last one (ZMQ_REQ_RELAXED). */
+        public Builder reqRelaxed(boolean on) {
+            this.reqRelaxed = on;
+            return this;
+        }
+
+        /** REQ: tag requests with an id and accept only the matching reply (ZMQ_REQ_CORRELATE). */
+        public Builder reqCorrelate(boolean on) {
+            this.reqCorrelate = on;
+            return this;
+        }
+
+        /** XPUB: pass every subscription to the application, not only new ones (ZMQ_XPUB_VERBOSE). */
+        public Builder xpubVerbose(boolean on) {
+            this.xpubVerbose = on;
+            return this;
+        }
+
+        public SocketOptions build() {
+            if (reconnectIntervalMax.compareTo(reconnectInterval) < 0) {
+                reconnectIntervalMax = reconnectInterval;
+            }
+            return new SocketOptions(this);
+        }
+    }
+}

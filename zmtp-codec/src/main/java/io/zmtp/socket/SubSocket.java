@@ -1,0 +1,88 @@
+package io.zmtp.socket;
+
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import io.zmtp.wire.ZmtpSubscription;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * SUB: receives the messages of its publishers whose first frame starts with one of its
+ * subscriptions (binary prefixes; the empty prefix matches all). Subscriptions may change at
+ * any time; they are sent to every publisher in the form its ZMTP version expects, and sent
+ * again to a publisher that reconnects. Subscribing twice needs two unsubscribes.
+ */
+public final class SubSocket extends ZmtpSocket {
+    private final SubscriptionSet subscriptions = new SubscriptionSet();
+
+    SubSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
+        super(context, SocketType.SUB, options, loop);
+    }
+
+    /** Subscribes to messages starting with {@code prefix}. */
+    public Future<Void> subscribe(byte[] prefix) {
+        byte[] p = prefix.clone();
+        Promise<Void> done = eventLoop().newPromise();
+        inLoop(() -> {
+            subscriptions.add(p);
+            Distributor.sendToAll(pipes(), ZmtpSubscription.subscribe(p), true);
+            done.trySuccess(null);
+        });
+        return done;
+    }
+
+    public Future<Void> subscribe(String prefix) {
+        return subscribe(prefix.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Removes one subscription to {@code prefix}. */
+    public Future<Void> unsubscribe(byte[] prefix) {
+        byte[] p = prefix.clone();
+        Promise<Void> done = eventLoop().newPromise();
+        inLoop(() -> {
+            if (subscriptions.remove(p)) {
+                Distributor.sendToAll(pipes(), ZmtpSubscription.cancel(p), true);
+            }
+            done.trySuccess(null);
+        });
+        return done;
+    }
+
+    public Future<Void> unsubscribe(String prefix) {
+        return unsubscribe(prefix.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The number of distinct prefixes subscribed to. Call on the event loop. */
+    public int subscriptionCount() {
+        return subscriptions.size();
+    }
+
+    @Override
+    SendResult route(ZmtpMessage msg) {
+        throw new UnsupportedOperationException("a SUB socket cannot send; use subscribe()");
+    }
+
+    @Override
+    boolean pipeAttached(Pipe pipe) {
+        fairQueue.attach(pipe);
+        subscriptions.forEach(prefix -> pipe.write(ZmtpSubscription.subscribe(prefix)));
+        return true;
+    }
+
+    @Override
+    void pipeDetached(Pipe pipe) {
+        fairQueue.detach(pipe);
+    }
+
+    @Override
+    void received(Pipe pipe, ZmtpMessage msg) {
+        if (subscriptions.matches(msg.frame(0))) {
+            deliver(msg);
+        } else {
+            msg.release();
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.zmtp.socket;
+
+import io.netty.channel.EventLoop;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import io.zmtp.wire.ZmtpSubscription;
+
+/**
+ * XSUB: a SUB driven by messages, as a proxy needs. The application subscribes by sending a
+ * one-frame message of byte 1 and the prefix (byte 0 to cancel); they reach every publisher in
+ * its ZMTP version's form and are sent again to a publisher that reconnects. Other messages go
+ * upstream to every publisher. Everything received is delivered, unfiltered.
+ */
+public final class XSubSocket extends ZmtpSocket {
+    private final SubscriptionSet subscriptions = new SubscriptionSet();
+
+    XSubSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
+        super(context, SocketType.XSUB, options, loop);
+    }
+
+    @Override
+    SendResult route(ZmtpMessage msg) {
+        ZmtpSubscription sub = ZmtpSubscription.fromMessage(msg);
+        if (sub == null) {
+            Distributor.sendToAll(pipes(), msg, false);
+            return SendResult.SENT;
+        }
+        msg.release();
+        byte[] prefix = sub.topicBytes();
+        boolean forward = true;
+        if (sub.isSubscribe()) {
+            subscriptions.add(prefix);
+        } else {
+            forward = subscriptions.remove(prefix);
+        }
+        if (forward) {
+            Distributor.sendToAll(pipes(), sub, true);
+        } else {
+            sub.release();
+        }
+        return SendResult.SENT;
+    }
+
+    @Override
+    boolean pipeAttached(Pipe pipe) {
+        fairQueue.attach(pipe);
+        subscriptions.forEach(prefix -> pipe.write(ZmtpSubscription.subscribe(prefix)));
+        return true;
+    }
+
+    @Override
+    void pipeDetached(Pipe pipe) {
+        fairQueue.detach(pipe);
+    }
+
+    @Override
+    void received(Pipe pipe, ZmtpMessage msg) {
+        deliver(msg);
+    }
+}

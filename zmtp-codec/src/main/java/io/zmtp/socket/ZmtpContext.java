@@ -1,0 +1,155 @@
+package io.zmtp.socket;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import io.zmtp.transport.IoTransport;
+import io.zmtp.wire.SocketType;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Where sockets live: a group of Netty event loops (epoll where available, NIO otherwise) and
+ * the registry of inproc:// endpoints. Each socket is pinned to one loop; sockets that must share
+ * state without locks (a broker's frontend and backend) are created on the same loop with
+ * {@link #socket(SocketType, SocketOptions, EventLoop)}.
+ */
+public final class ZmtpContext implements AutoCloseable {
+    private final EventLoopGroup group;
+    private final boolean ownsGroup;
+    private final IoTransport transport;
+    private final InprocRegistry inproc = new InprocRegistry();
+    private final Set<ZmtpSocket> sockets = ConcurrentHashMap.newKeySet();
+
+    private ZmtpContext(EventLoopGroup group, boolean ownsGroup, IoTransport transport) {
+        this.group = group;
+        this.ownsGroup = ownsGroup;
+        this.transport = transport;
+    }
+
+    /** A context with one event loop per available processor. */
+    public static ZmtpContext create() {
+        return create(Runtime.getRuntime().availableProcessors());
+    }
+
+    /** A context with {@code ioThreads} event loops. */
+    public static ZmtpContext create(int ioThreads) {
+        IoTransport t = IoTransport.preferred();
+        EventLoopGroup g = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("zmtp", true),
+                t.handlerFactory());
+        return new ZmtpContext(g, true, t);
+    }
+
+    /**
+     * A context on an application's own event loops (epoll or NIO), which it keeps and shuts
+     * down itself.
+     */
+    public static ZmtpContext wrap(EventLoopGroup group) {
+        return new ZmtpContext(group, false, IoTransport.of(group.next()));
+    }
+
+    public EventLoopGroup group() {
+        return group;
+    }
+
+    public IoTransport transport() {
+        return transport;
+    }
+
+    InprocRegistry inproc() {
+        return inproc;
+    }
+
+    EventLoop nextLoop() {
+        return group.next();
+    }
+
+    /** A socket of the given type on the next event loop. */
+    public ZmtpSocket socket(SocketType type) {
+        return socket(type, SocketOptions.DEFAULTS, null);
+    }
+
+    public ZmtpSocket socket(SocketType type, SocketOptions options) {
+        return socket(type, options, null);
+    }
+
+    /** A socket on a given loop of this context (null: the next one). */
+    public ZmtpSocket socket(SocketType type, SocketOptions options, EventLoop loop) {
+        ZmtpSocket s = SocketTypes.create(this, type, options, loop == null ? nextLoop() : loop);
+        sockets.add(s);
+        return s;
+    }
+
+    @SuppressWarnings("unchecked")
+    public <S extends ZmtpSocket> S socket(Class<S> kind, SocketOptions options) {
+        return (S) socket(SocketTypes.typeOf(kind), options, null);
+    }
+
+    public RouterSocket router(SocketOptions options) {
+        return (RouterSocket) socket(SocketType.ROUTER, options);
+    }
+
+    public DealerSocket dealer(SocketOptions options) {
+        return (DealerSocket) socket(SocketType.DEALER, options);
+    }
+
+    public ReqSocket req(SocketOptions options) {
+        return (ReqSocket) socket(SocketType.REQ, options);
+    }
+
+    public RepSocket rep(SocketOptions options) {
+        return (RepSocket) socket(SocketType.REP, options);
+    }
+
+    public PubSocket pub(SocketOptions options) {
+        return (PubSocket) socket(SocketType.PUB, options);
+    }
+
+    public SubSocket sub(SocketOptions options) {
+        return (SubSocket) socket(SocketType.SUB, options);
+    }
+
+    /** A blocking facade over a new socket, for a user thread that sends and receives with timeouts. */
+    public BlockingSocket blocking(SocketType type, SocketOptions options) {
+        return new BlockingSocket(socket(type, options));
+    }
+
+    public BlockingSocket blocking(SocketType type) {
+        return blocking(type, SocketOptions.DEFAULTS);
+    }
+
+    void socketClosed(ZmtpSocket s) {
+        sockets.remove(s);
+    }
+
+    /**
+     * Closes every socket (each with its linger, bounded by {@code timeout}) and, if this context
+     * made its event loops, shuts them down.
+     */
+    public void close(Duration timeout) {
+        List<Future<Void>> closing = new ArrayList<>();
+        for (ZmtpSocket s : sockets) {
+            closing.add(s.close(s.options().linger().compareTo(timeout) < 0 ? s.options().linger() : timeout));
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (Future<Void> f : closing) {
+            f.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        if (ownsGroup) {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Closes with a 30 s bound. */
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(30));
+    }
+}

@@ -1,0 +1,735 @@
+package io.zmtp.socket;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.zmtp.transport.Endpoint;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import io.zmtp.wire.ZmtpOptions;
+import io.zmtp.wire.ZmtpSubscription;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A ZeroMQ socket on one Netty event loop: the reactor API every pattern is written against.
+ *
+ * <p>A socket binds and connects any number of endpoints (tcp, ipc, inproc), in any order; each
+ * connection becomes a {@link Pipe} once its handshake completes, and the socket type decides
+ * where messages go (round-robin, by routing id, by subscription...). The socket, its pipes and
+ * their channels all live on {@link #eventLoop()}, so routing state is never locked. Methods
+ * may be called from any thread; those not on the loop are handed to it.
+ *
+ * <p>Messages arrive through the {@link MessageHandler} set with {@link #onMessage}, on the event
+ * loop. {@link #send} returns a future that completes when the message has been handed to a peer
+ * (or dropped, where the type drops); writes are flushed once per batch of work on the loop.
+ * Timers scheduled with {@link #schedule} run on the same loop, so handlers and timers never race.
+ */
+public abstract class ZmtpSocket implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ZmtpSocket.class);
+
+    private enum State { OPEN, CLOSING, CLOSED }
+
+    final ZmtpContext context;
+    final EventLoop loop;
+    private final SocketType type;
+    private final SocketOptions options;
+    private final ZmtpOptions zmtpOptions;
+
+    private State state = State.OPEN;
+    private final Promise<Void> closeFuture;
+    private ScheduledFuture<?> lingerTimer;
+
+    private final Map<String, BindEndpoint> binds = new LinkedHashMap<>();
+    private final Map<String, ConnectEndpoint> connects = new LinkedHashMap<>();
+    private final Set<Channel> channels = new HashSet<>();
+    private final List<Pipe> pipes = new ArrayList<>();
+    private final List<String> inprocNames = new ArrayList<>();
+
+    private final ArrayDeque<Pipe> dirty = new ArrayDeque<>();
+    private boolean flushScheduled;
+    private final Runnable flushTask = this::flushDirty;
+
+    private final ArrayDeque<PendingSend> blocked = new ArrayDeque<>();
+
+    private MessageHandler handler;
+    private final ArrayDeque<ZmtpMessage> undelivered = new ArrayDeque<>();
+    final FairQueue fairQueue = new FairQueue();
+    private final CopyOnWriteArrayList<Consumer<SocketEvent>> monitors = new CopyOnWriteArrayList<>();
+
+    ZmtpSocket(ZmtpContext context, SocketType type, SocketOptions options, EventLoop loop) {
+        this.context = context;
+        this.type = type;
+        this.options = options;
+        this.zmtpOptions = options.zmtpOptions(type);
+        this.loop = loop;
+        this.closeFuture = loop.newPromise();
+    }
+
+    // ------------------------------------------------------------------ identity
+
+    public final SocketType type() {
+        return type;
+    }
+
+    public final SocketOptions options() {
+        return options;
+    }
+
+    /** The ZMTP settings of this socket's connections. */
+    public final ZmtpOptions zmtpOptions() {
+        return zmtpOptions;
+    }
+
+    /** The event loop that runs this socket, its connections, handlers and timers. */
+    public final EventLoop eventLoop() {
+        return loop;
+    }
+
+    public final ZmtpContext context() {
+        return context;
+    }
+
+    /** The number of connected peers (after their handshake). Call on the event loop. */
+    public final int peerCount() {
+        return pipes.size();
+    }
+
+    @Override
+    public String toString() {
+        return type + "@" + Integer.toHexString(System.identityHashCode(this));
+    }
+
+    // ------------------------------------------------------------------ endpoints
+
+    /**
+     * Binds an endpoint. The future gives the endpoint actually bound: a tcp port 0 or {@code *}
+     * is replaced by the port the system chose.
+     */
+    public final Future<String> bind(String endpoint) {
+        Promise<String> p = loop.newPromise();
+        inLoop(() -> {
+            if (state != State.OPEN) {
+                p.tryFailure(new SocketClosedException("socket is closed"));
+                return;
+            }
+            Endpoint ep;
+            try {
+                ep = Endpoint.parse(endpoint);
+            } catch (IllegalArgumentException e) {
+                p.tryFailure(e);
+                return;
+            }
+            if (ep.transport() == Endpoint.Transport.INPROC) {
+                try {
+                    context.inproc().bind(ep.address(), this);
+                    inprocNames.add(ep.address());
+                    event(SocketEvent.Type.LISTENING, ep.toString(), null, null, null);
+                    p.trySuccess(ep.toString());
+                } catch (RuntimeException e) {
+                    event(SocketEvent.Type.BIND_FAILED, ep.toString(), null, e.getMessage(), null);
+                    p.tryFailure(e);
+                }
+                return;
+            }
+            BindEndpoint b = new BindEndpoint(this, ep);
+            b.bind().addListener(f -> {
+                if (f.isSuccess()) {
+                    String resolved = (String) f.getNow();
+                    binds.put(resolved, b);
+                    if (!resolved.equals(endpoint)) {
+                        binds.put(endpoint, b);
+                    }
+                    p.trySuccess(resolved);
+                } else {
+                    p.tryFailure(f.cause());
+                }
+            });
+        });
+        return p;
+    }
+
+    /**
+     * Connects to an endpoint; the future completes at once (the connection is made, and remade
+     * after failures, in the background, as ZeroMQ does). Connecting before the peer binds works.
+     */
+    public final Future<Void> connect(String endpoint) {
+        Promise<Void> p = loop.newPromise();
+        inLoop(() -> {
+            if (state != State.OPEN) {
+                p.tryFailure(new SocketClosedException("socket is closed"));
+                return;
+            }
+            Endpoint ep;
+            try {
+                ep = Endpoint.parse(endpoint);
+                if (ep.transport() == Endpoint.Transport.TCP) {
+                    ep.connectAddress();
+                }
+            } catch (IllegalArgumentException e) {
+                p.tryFailure(e);
+                return;
+            }
+            if (ep.transport() == Endpoint.Transport.INPROC) {
+                context.inproc().connect(ep.address(), this);
+                p.trySuccess(null);
+                return;
+            }
+            ConnectEndpoint c = new ConnectEndpoint(this, ep);
+            ConnectEndpoint old = connects.put(endpoint, c);
+            if (old != null) {
+                old.stop(true);
+            }
+            c.start();
+            p.trySuccess(null);
+        });
+        return p;
+    }
+
+    /** Stops connecting to an endpoint and closes the connection made to it. */
+    public final Future<Void> disconnect(String endpoint) {
+        Promise<Void> p = loop.newPromise();
+        inLoop(() -> {
+            ConnectEndpoint c = connects.remove(endpoint);
+            if (c != null) {
+                c.stop(true);
+            }
+            p.trySuccess(null);
+        });
+        return p;
+    }
+
+    /** Stops listening on an endpoint and closes the connections accepted through it. */
+    public final Future<Void> unbind(String endpoint) {
+        Promise<Void> p = loop.newPromise();
+        inLoop(() -> {
+            BindEndpoint b = binds.remove(endpoint);
+            if (b == null) {
+                if (inprocNames.remove(endpoint.replaceFirst("^inproc://", ""))) {
+                    context.inproc().unbind(endpoint.replaceFirst("^inproc://", ""), this);
+                    event(SocketEvent.Type.UNBOUND, endpoint, null, null, null);
+                    p.trySuccess(null);
+                } else {
+                    p.tryFailure(new IllegalArgumentException("not bound: " + endpoint));
+                }
+                return;
+            }
+            binds.values().removeIf(v -> v == b);
+            b.close(true).addListener(f -> p.trySuccess(null));
+        });
+        return p;
+    }
+
+    /** The endpoints bound so far, as resolved. Call on the event loop. */
+    public final List<String> boundEndpoints() {
+        List<String> l = new ArrayList<>();
+        for (BindEndpoint b : new HashSet<>(binds.values())) {
+            l.add(b.resolved());
+        }
+        for (String n : inprocNames) {
+            l.add("inproc://" + n);
+        }
+        return l;
+    }
+
+    /**
+     * A handler that joins a channel of your own to this socket: add a
+     * {@link io.zmtp.wire.ZmtpCodec} made with {@link #zmtpOptions()} and then this handler to
+     * the channel's pipeline. The channel must be registered on {@link #eventLoop()}.
+     */
+    public final ChannelHandler newPeerHandler() {
+        return new PeerHandler(this, "channel", null);
+    }
+
+    // ------------------------------------------------------------------ receiving
+
+    /**
+     * Sets the receiver of this socket's messages (run on the event loop). Messages that arrived
+     * before a handler was set are delivered to it first.
+     */
+    public final ZmtpSocket onMessage(MessageHandler h) {
+        inLoop(() -> {
+            handler = h;
+            drainUndelivered();
+        });
+        return this;
+    }
+
+    /** Stops reading from every peer until {@link #resumeReceiving()} (application back-pressure). */
+    public final void pauseReceiving() {
+        inLoop(() -> fairQueue.pause(FairQueue.APPLICATION));
+    }
+
+    public final void resumeReceiving() {
+        inLoop(() -> fairQueue.resume(FairQueue.APPLICATION));
+    }
+
+    /** Hands a message to the application (on the loop). */
+    final void deliver(ZmtpMessage msg) {
+        if (handler != null && undelivered.isEmpty()) {
+            try {
+                handler.onMessage(msg);
+            } catch (Throwable t) {
+                log.warn("{} message handler failed", this, t);
+            }
+            return;
+        }
+        undelivered.add(msg);
+        if (undelivered.size() >= (long) options.receiveHwm() * Math.max(1, fairQueue.size())) {
+            fairQueue.pause(FairQueue.UNDELIVERED);
+        }
+    }
+
+    private void drainUndelivered() {
+        ZmtpMessage m;
+        while (handler != null && (m = undelivered.poll()) != null) {
+            try {
+                handler.onMessage(m);
+            } catch (Throwable t) {
+                log.warn("{} message handler failed", this, t);
+            }
+        }
+        if (undelivered.isEmpty()) {
+            fairQueue.resume(FairQueue.UNDELIVERED);
+        }
+    }
+
+    // ------------------------------------------------------------------ sending
+
+    /**
+     * Sends a message; ownership passes to the socket. The future completes when the message is
+     * handed to a peer (or dropped where this type drops); it waits while every peer is at its
+     * high-water mark, and fails with {@link SendTimeoutException} after the send timeout, with
+     * {@link IllegalStateException} when the type's state forbids a send now (REQ, REP), or with
+     * {@link UnroutableMessageException} (ROUTER with the mandatory option).
+     */
+    public final Future<Void> send(ZmtpMessage msg) {
+        Promise<Void> p = loop.newPromise();
+        if (loop.inEventLoop()) {
+            doSend(msg, p);
+        } else {
+            loop.execute(() -> doSend(msg, p));
+        }
+        return p;
+    }
+
+    /** Sends a message of UTF-8 string frames. */
+    public final Future<Void> send(String... frames) {
+        return send(ZmtpMessage.ofStrings(frames));
+    }
+
+    /**
+     * Sends without waiting, on the event loop only: true if the message was taken (sent or
+     * dropped by design), false if it would have to wait at the high-water mark, in which case
+     * the caller still owns it. Type errors throw (and the caller still owns the message).
+     */
+    public final boolean trySend(ZmtpMessage msg) {
+        if (!loop.inEventLoop()) {
+            throw new IllegalStateException("trySend must be called on the socket's event loop");
+        }
+        if (state != State.OPEN) {
+            throw new SocketClosedException("socket is closed");
+        }
+        if (msg.isEmpty()) {
+            throw new IllegalArgumentException("a message has at least one frame");
+        }
+        if (!blocked.isEmpty()) {
+            return false;
+        }
+        return route(msg) != SendResult.WOULD_BLOCK;
+    }
+
+    private void doSend(ZmtpMessage msg, Promise<Void> p) {
+        if (msg.isEmpty()) {
+            msg.release();
+            p.tryFailure(new IllegalArgumentException("a message has at least one frame"));
+            return;
+        }
+        if (state != State.OPEN) {
+            msg.release();
+            p.tryFailure(new SocketClosedException("socket is closed"));
+            return;
+        }
+        if (!blocked.isEmpty()) {
+            enqueueBlocked(msg, p);
+            return;
+        }
+        try {
+            if (route(msg) == SendResult.WOULD_BLOCK) {
+                enqueueBlocked(msg, p);
+            } else {
+                p.trySuccess(null);
+            }
+        } catch (RuntimeException e) {
+            ReferenceCountUtil.safeRelease(msg);
+            p.tryFailure(e);
+        }
+    }
+
+    private void enqueueBlocked(ZmtpMessage msg, Promise<Void> p) {
+        PendingSend ps = new PendingSend(msg, p);
+        Duration timeout = options.sendTimeout();
+        if (timeout != null) {
+            ps.timer = loop.schedule(() -> {
+                if (blocked.remove(ps)) {
+                    ps.msg.release();
+                    ps.promise.tryFailure(new SendTimeoutException("no peer could take the message within "
+                            + timeout.toMillis() + " ms"));
+                }
+            }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        blocked.add(ps);
+    }
+
+    /** Sends what waited, in order, as long as peers take it. */
+    private void retryBlocked() {
+        PendingSend ps;
+        while (state == State.OPEN && (ps = blocked.peek()) != null) {
+            try {
+                if (route(ps.msg) == SendResult.WOULD_BLOCK) {
+                    return;
+                }
+                blocked.poll();
+                ps.done();
+                ps.promise.trySuccess(null);
+            } catch (RuntimeException e) {
+                blocked.poll();
+                ps.done();
+                ReferenceCountUtil.safeRelease(ps.msg);
+                ps.promise.tryFailure(e);
+            }
+        }
+    }
+
+    /** The number of sends waiting at the high-water mark. Call on the event loop. */
+    public final int blockedSends() {
+        return blocked.size();
+    }
+
+    private static final class PendingSend {
+        final ZmtpMessage msg;
+        final Promise<Void> promise;
+        ScheduledFuture<?> timer;
+
+        PendingSend(ZmtpMessage msg, Promise<Void> promise) {
+            this.msg = msg;
+            this.promise = promise;
+        }
+
+        void done() {
+            if (timer != null) {
+                timer.cancel(false);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ type hooks
+
+    /**
+     * Routes an outgoing message by this socket type's rules. On SENT or DROPPED the message
+     * is consumed; on WOULD_BLOCK it is not. Validation errors must be thrown before anything
+     * is consumed.
+     */
+    abstract SendResult route(ZmtpMessage msg);
+
+    /** A peer completed its handshake; return false to keep it but ignore it (duplicate ROUTER id). */
+    abstract boolean pipeAttached(Pipe pipe);
+
+    /** A peer went away. */
+    abstract void pipeDetached(Pipe pipe);
+
+    /** A message from a peer (ownership passes). */
+    abstract void received(Pipe pipe, ZmtpMessage msg);
+
+    /** A SUBSCRIBE or CANCEL from a peer; publishers override this. */
+    void subscriptionReceived(Pipe pipe, ZmtpSubscription sub) {
+        sub.release();
+    }
+
+    /** End of a read from some peer: nothing by default. */
+    void readComplete() {
+    }
+
+    // ------------------------------------------------------------------ pipes
+
+    /** Called on the loop when a peer's handshake completed. */
+    final void attach(Pipe pipe) {
+        if (state != State.OPEN) {
+            pipe.close();
+            return;
+        }
+        pipes.add(pipe);
+        pipe.attached = true;
+        if (!pipeAttached(pipe)) {
+            pipe.attached = false;
+            log.debug("{} ignoring {}", this, pipe);
+            return;
+        }
+        retryBlocked();
+        runRoomWaiters();
+    }
+
+    /** Called on the loop when a peer's connection closed. */
+    final void detach(Pipe pipe) {
+        boolean was = pipes.remove(pipe);
+        if (pipe.attached) {
+            pipe.attached = false;
+            pipeDetached(pipe);
+        }
+        if (pipe.dirty) {
+            dirty.remove(pipe);
+            pipe.dirty = false;
+        }
+        if (was) {
+            maybeFinishClose();
+        }
+    }
+
+    /** The attached peers (on the loop). */
+    final List<Pipe> pipes() {
+        return pipes;
+    }
+
+    /** A pipe that was full has room again. */
+    final void pipeHasRoom(Pipe pipe) {
+        if (!blocked.isEmpty()) {
+            retryBlocked();
+        }
+        runRoomWaiters();
+    }
+
+    private final ArrayList<Runnable> roomWaiters = new ArrayList<>(1);
+
+    /** Runs {@code task} once, on the loop, the next time a peer attaches or a full peer has room. */
+    final void whenRoom(Runnable task) {
+        roomWaiters.add(task);
+    }
+
+    private void runRoomWaiters() {
+        if (roomWaiters.isEmpty()) {
+            return;
+        }
+        Runnable[] tasks = roomWaiters.toArray(new Runnable[0]);
+        roomWaiters.clear();
+        for (Runnable r : tasks) {
+            r.run();
+        }
+    }
+
+    /** Remembers to flush {@code pipe} at the end of this batch of work. */
+    final void markDirty(Pipe pipe) {
+        if (!pipe.dirty) {
+            pipe.dirty = true;
+            dirty.add(pipe);
+            if (!flushScheduled) {
+                flushScheduled = true;
+                loop.execute(flushTask);
+            }
+        }
+    }
+
+    private void flushDirty() {
+        flushScheduled = false;
+        Pipe p;
+        while ((p = dirty.poll()) != null) {
+            p.dirty = false;
+            p.flush();
+        }
+    }
+
+    /** A channel (connected or accepted) now exists; tracked until it closes. */
+    final void channelOpened(Channel ch) {
+        channels.add(ch);
+        ch.closeFuture().addListener(f -> {
+            channels.remove(ch);
+            maybeFinishClose();
+        });
+        if (state != State.OPEN) {
+            ch.close();
+        }
+    }
+
+    final boolean isClosing() {
+        return state != State.OPEN;
+    }
+
+    public final boolean isClosed() {
+        return state == State.CLOSED;
+    }
+
+    // ------------------------------------------------------------------ monitor and timers
+
+    /** Adds a listener of this socket's events (run on the event loop). */
+    public final AutoCloseable monitor(Consumer<SocketEvent> listener) {
+        monitors.add(listener);
+        return () -> monitors.remove(listener);
+    }
+
+    final void event(SocketEvent.Type t, String endpoint, String peer, String reason, Duration delay) {
+        SocketEvent e = new SocketEvent(t, endpoint, peer, reason, delay);
+        if (log.isDebugEnabled()) {
+            log.debug("{} {}", this, e);
+        }
+        for (Consumer<SocketEvent> m : monitors) {
+            try {
+                m.accept(e);
+            } catch (Throwable th) {
+                log.warn("{} monitor listener failed", this, th);
+            }
+        }
+    }
+
+    /** Runs {@code task} on this socket's event loop after {@code delay}. */
+    public final ScheduledFuture<?> schedule(Runnable task, Duration delay) {
+        return loop.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Runs {@code task} on this socket's event loop every {@code period}. */
+    public final ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Duration initialDelay, Duration period) {
+        return loop.scheduleAtFixedRate(task, initialDelay.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Runs {@code task} on the event loop: now if called there, else as soon as possible. */
+    public final void inLoop(Runnable task) {
+        if (loop.inEventLoop()) {
+            task.run();
+        } else {
+            loop.execute(task);
+        }
+    }
+
+    // ------------------------------------------------------------------ closing
+
+    /** Closes with the socket's linger setting. */
+    @Override
+    public final void close() {
+        close(options.linger());
+    }
+
+    /**
+     * Closes the socket: stops listening and reconnecting, keeps flushing queued messages for up
+     * to {@code linger}, then closes every connection and drops what is left. Sends still
+     * waiting at the high-water mark fail. The future completes once everything is released.
+     */
+    public final Future<Void> close(Duration linger) {
+        inLoop(() -> startClose(linger));
+        return closeFuture;
+    }
+
+    /** Completes when the socket has closed. */
+    public final Future<Void> closeFuture() {
+        return closeFuture;
+    }
+
+    private void startClose(Duration linger) {
+        if (state != State.OPEN) {
+            return;
+        }
+        state = State.CLOSING;
+        for (ConnectEndpoint c : connects.values()) {
+            c.stop(false);
+        }
+        connects.clear();
+        for (BindEndpoint b : new HashSet<>(binds.values())) {
+            b.close(false);
+        }
+        binds.clear();
+        for (String n : inprocNames) {
+            context.inproc().unbind(n, this);
+        }
+        inprocNames.clear();
+        context.inproc().cancelPending(this);
+        PendingSend ps;
+        while ((ps = blocked.poll()) != null) {
+            ps.done();
+            ps.msg.release();
+            ps.promise.tryFailure(new SocketClosedException("socket closed before the message could be sent"));
+        }
+        ZmtpMessage m;
+        while ((m = undelivered.poll()) != null) {
+            m.release();
+        }
+        beforeClose();
+        Set<Pipe> attachedChannels = new HashSet<>();
+        for (Pipe p : new ArrayList<>(pipes)) {
+            if (linger.isZero()) {
+                p.close();
+            } else {
+                attachedChannels.add(p);
+                p.closeAfterFlush(this::maybeFinishClose);
+            }
+        }
+        for (Channel ch : new ArrayList<>(channels)) {
+            boolean hasPipe = false;
+            for (Pipe p : attachedChannels) {
+                if (p instanceof ChannelPipe && ((ChannelPipe) p).context().channel() == ch) {
+                    hasPipe = true;
+                }
+            }
+            if (!hasPipe) {
+                ch.close();
+            }
+        }
+        flushDirty();
+        if (!linger.isZero()) {
+            lingerTimer = loop.schedule(this::closeNow, linger.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        maybeFinishClose();
+    }
+
+    /** Hook for types that hold messages of their own (REP's queued requests). */
+    void beforeClose() {
+    }
+
+    private void closeNow() {
+        for (Pipe p : new ArrayList<>(pipes)) {
+            p.close();
+        }
+        for (Channel ch : new ArrayList<>(channels)) {
+            ch.close();
+        }
+    }
+
+    private void maybeFinishClose() {
+        if (state != State.CLOSING || !pipes.isEmpty() || !channels.isEmpty()) {
+            return;
+        }
+        if (!closingBinds.isEmpty()) {
+            return;
+        }
+        state = State.CLOSED;
+        if (lingerTimer != null) {
+            lingerTimer.cancel(false);
+        }
+        event(SocketEvent.Type.CLOSED, null, null, null, null);
+        context.socketClosed(this);
+        closeFuture.trySuccess(null);
+    }
+
+    private final List<BindEndpoint> closingBinds = new ArrayList<>();
+
+    /** A bound endpoint's server channel is closing; the socket finishes closing after it. */
+    final void bindClosing(BindEndpoint b) {
+        closingBinds.add(b);
+        b.closeFuture().addListener(f -> {
+            closingBinds.remove(b);
+            maybeFinishClose();
+        });
+    }
+}

@@ -1,0 +1,145 @@
+package io.zmtp.transport;
+
+import java.net.InetSocketAddress;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * A ZeroMQ endpoint string, parsed: {@code tcp://host:port} (host {@code *} means every
+ * interface, port {@code *} or 0 an ephemeral port), {@code ipc://path} (a Unix domain socket;
+ * {@code ipc://@name} is Linux's abstract namespace, as libzmq) and {@code inproc://name}.
+ */
+public final class Endpoint {
+
+    /** The transports a ZeroMQ endpoint can name. */
+    public enum Transport { TCP, IPC, INPROC }
+
+    private final Transport transport;
+    private final String address;
+    private final String host;
+    private final int port;
+
+    private Endpoint(Transport transport, String address, String host, int port) {
+        this.transport = transport;
+        this.address = address;
+        this.host = host;
+        this.port = port;
+    }
+
+    /**
+     * Parses an endpoint.
+     *
+     * @throws IllegalArgumentException for an unknown transport or a malformed address
+     */
+    public static Endpoint parse(String endpoint) {
+        Objects.requireNonNull(endpoint, "endpoint");
+        int sep = endpoint.indexOf("://");
+        if (sep <= 0) {
+            throw new IllegalArgumentException("not an endpoint (transport://address): " + endpoint);
+        }
+        String scheme = endpoint.substring(0, sep).toLowerCase(Locale.ROOT);
+        String rest = endpoint.substring(sep + 3);
+        if (rest.isEmpty()) {
+            throw new IllegalArgumentException("endpoint without an address: " + endpoint);
+        }
+        switch (scheme) {
+            case "tcp": {
+                int colon = rest.lastIndexOf(':');
+                if (colon <= 0 || colon == rest.length() - 1) {
+                    throw new IllegalArgumentException("tcp endpoint needs host:port: " + endpoint);
+                }
+                String h = rest.substring(0, colon);
+                if (h.startsWith("[") && h.endsWith("]")) {
+                    h = h.substring(1, h.length() - 1);
+                }
+                String p = rest.substring(colon + 1);
+                int portNumber;
+                if (p.equals("*")) {
+                    portNumber = 0;
+                } else {
+                    try {
+                        portNumber = Integer.parseInt(p);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("bad tcp port in " + endpoint);
+                    }
+                    if (portNumber < 0 || portNumber > 65535) {
+                        throw new IllegalArgumentException("tcp port out of range in " + endpoint);
+                    }
+                }
+                return new Endpoint(Transport.TCP, rest, h, portNumber);
+            }
+            case "ipc":
+                return new Endpoint(Transport.IPC, rest, null, -1);
+            case "inproc":
+                return new Endpoint(Transport.INPROC, rest, null, -1);
+            default:
+                throw new IllegalArgumentException("unsupported transport '" + scheme + "' in " + endpoint
+                        + " (tcp, ipc and inproc are supported)");
+        }
+    }
+
+    public Transport transport() {
+        return transport;
+    }
+
+    /** Everything after {@code ://}. */
+    public String address() {
+        return address;
+    }
+
+    /** The tcp host ({@code *} for every interface); null for other transports. */
+    public String host() {
+        return host;
+    }
+
+    /** The tcp port (0 for an ephemeral one); -1 for other transports. */
+    public int port() {
+        return port;
+    }
+
+    /** Whether this tcp endpoint binds every interface. */
+    public boolean isWildcardHost() {
+        return "*".equals(host) || "0.0.0.0".equals(host) || "::".equals(host);
+    }
+
+    /** The address to bind a tcp endpoint to. */
+    public InetSocketAddress bindAddress() {
+        return isWildcardHost() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    }
+
+    /** The address to connect a tcp endpoint to (resolved now). */
+    public InetSocketAddress connectAddress() {
+        if (isWildcardHost()) {
+            throw new IllegalArgumentException("cannot connect to a wildcard host: " + this);
+        }
+        return new InetSocketAddress(host, port);
+    }
+
+    /** The endpoint with its tcp port replaced: what a bind to port 0 reports. */
+    public Endpoint withPort(int actualPort) {
+        String h = "*".equals(host) ? "0.0.0.0" : host;
+        String a = (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + actualPort;
+        return new Endpoint(Transport.TCP, a, host, actualPort);
+    }
+
+    /** An ipc endpoint with its path replaced (for {@code ipc://*}). */
+    public Endpoint withPath(String path) {
+        return new Endpoint(Transport.IPC, path, null, -1);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Endpoint && ((Endpoint) o).transport == transport
+                && ((Endpoint) o).address.equals(address);
+    }
+
+    @Override
+    public int hashCode() {
+        return transport.hashCode() * 31 + address.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return transport.name().toLowerCase(Locale.ROOT) + "://" + address;
+    }
+}

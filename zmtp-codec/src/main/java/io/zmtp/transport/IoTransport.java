@@ -1,0 +1,79 @@
+package io.zmtp.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioDomainSocketChannel;
+import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.util.Locale;
+
+/**
+ * The Netty I/O implementation under tcp:// and ipc://: native epoll where it is available,
+ * NIO otherwise (or when the system property {@code zmtp.transport=nio} asks for it). Channels
+ * must match their event loop's kind, so the kind is chosen once per event loop group.
+ */
+public enum IoTransport {
+    EPOLL, NIO;
+
+    /** Epoll when the native library loads on this machine, else NIO. */
+    public static IoTransport preferred() {
+        String forced = System.getProperty("zmtp.transport", "").toLowerCase(Locale.ROOT);
+        if (forced.equals("nio")) {
+            return NIO;
+        }
+        return Epoll.isAvailable() ? EPOLL : NIO;
+    }
+
+    /** The kind of an existing event loop (one given by an application). */
+    public static IoTransport of(EventLoop loop) {
+        if (loop instanceof IoEventLoop) {
+            IoEventLoop io = (IoEventLoop) loop;
+            if (Epoll.isAvailable() && io.isCompatible(EpollIoHandle.class)) {
+                return EPOLL;
+            }
+            return NIO;
+        }
+        throw new IllegalArgumentException("not an I/O event loop (epoll or NIO): " + loop);
+    }
+
+    public IoHandlerFactory handlerFactory() {
+        return this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    }
+
+    public Class<? extends Channel> tcpChannel() {
+        return this == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+
+    public Class<? extends ServerChannel> tcpServerChannel() {
+        return this == EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    public Class<? extends Channel> ipcChannel() {
+        return this == EPOLL ? EpollDomainSocketChannel.class : NioDomainSocketChannel.class;
+    }
+
+    public Class<? extends ServerChannel> ipcServerChannel() {
+        return this == EPOLL ? EpollServerDomainSocketChannel.class : NioServerDomainSocketChannel.class;
+    }
+
+    /** The socket address of an ipc:// path. */
+    public SocketAddress ipcAddress(String path) {
+        return this == EPOLL ? new DomainSocketAddress(path) : UnixDomainSocketAddress.of(path);
+    }
+}
