@@ -142,8 +142,27 @@ public final class ZmtpContext implements AutoCloseable {
         for (Future<Void> f : closing) {
             f.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
+        settle();
         if (ownsGroup) {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Lets tasks that closing sockets posted to each other's loops (an inproc close hand-off
+     * takes two hops) run before the loops stop: three rounds of a no-op on every loop.
+     */
+    private void settle() {
+        for (int round = 0; round < 3; round++) {
+            List<Future<?>> marks = new ArrayList<>();
+            for (io.netty.util.concurrent.EventExecutor e : group) {
+                if (!e.isShuttingDown()) {
+                    marks.add(e.submit(() -> { }));
+                }
+            }
+            for (Future<?> f : marks) {
+                f.awaitUninterruptibly(5, TimeUnit.SECONDS);
+            }
         }
     }
 

@@ -25,11 +25,21 @@ public final class ConnectionFailed {
     private final Kind kind;
     private final String reason;
     private final boolean beforeHandshake;
+    private final boolean fatal;
 
     public ConnectionFailed(Kind kind, String reason, boolean beforeHandshake) {
+        this(kind, reason, beforeHandshake, false);
+    }
+
+    /**
+     * @param fatal true when reconnecting with the same settings cannot succeed (the socket
+     *        types cannot talk), in addition to the kinds that are always fatal
+     */
+    public ConnectionFailed(Kind kind, String reason, boolean beforeHandshake, boolean fatal) {
         this.kind = kind;
         this.reason = reason;
         this.beforeHandshake = beforeHandshake;
+        this.fatal = fatal;
     }
 
     public Kind kind() {
@@ -46,11 +56,12 @@ public final class ConnectionFailed {
     }
 
     /**
-     * Whether reconnecting with the same settings is pointless: the peer sent ERROR, or refused
-     * our credentials (23/ZMTP: an ERROR is fatal and must not cause a reconnect loop).
+     * Whether reconnecting with the same settings is pointless: the peer sent ERROR, credentials
+     * were refused, or the socket types cannot talk (23/ZMTP: an ERROR is fatal and must not
+     * cause a reconnect loop).
      */
     public boolean suppressesReconnect() {
-        return kind == Kind.PEER_ERROR || kind == Kind.AUTHENTICATION;
+        return fatal || kind == Kind.PEER_ERROR || kind == Kind.AUTHENTICATION;
     }
 
     @Override

@@ -610,12 +610,12 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         if (peerType == null) {
             fail(ConnectionFailed.Kind.HANDSHAKE, typeName == null ? "peer sent no Socket-Type"
                     : "peer's Socket-Type " + printable(new String(typeName, StandardCharsets.US_ASCII))
-                    + " is unknown", "Invalid socket type");
+                    + " is unknown", "Invalid socket type", true);
             return;
         }
         if (!options.socketType().isCompatibleWith(peerType)) {
             fail(ConnectionFailed.Kind.HANDSHAKE, "socket types " + options.socketType() + " and "
-                    + peerType + " cannot talk", "Invalid socket type");
+                    + peerType + " cannot talk", "Invalid socket type", true);
             return;
         }
         byte[] identity = metadata.get(ZmtpMetadata.IDENTITY);
@@ -695,6 +695,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
      * is given, fires {@link ConnectionFailed}, and releases everything the connection holds.
      */
     private void fail(ConnectionFailed.Kind kind, String reason, String errorReason) {
+        fail(kind, reason, errorReason, false);
+    }
+
+    private void fail(ConnectionFailed.Kind kind, String reason, String errorReason, boolean fatal) {
         if (state == State.CLOSED) {
             return;
         }
@@ -720,7 +724,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             writer.cipher(null);   // ERROR is always a plaintext command
             writer.writeCommand(ZmtpWire.ERROR, errorBody(errorReason));
         }
-        ctx.fireUserEventTriggered(new ConnectionFailed(kind, reason, beforeHandshake));
+        ctx.fireUserEventTriggered(new ConnectionFailed(kind, reason, beforeHandshake, fatal));
         writer.flushThen(ChannelFutureListener.CLOSE);
     }
 
