@@ -243,11 +243,18 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     }
                     break;
                 case HANDSHAKE:
-                case ACTIVE:
+                case ACTIVE: {
+                    int before = out.size();
                     if (!readFrame(in, out)) {
                         return;
                     }
+                    if (out.size() > before) {
+                        // Hand each message on as soon as it is whole: the decoder fires it and
+                        // calls again, so at most one decoded message per connection is in flight.
+                        return;
+                    }
                     break;
+                }
                 default:
                     return;
             }
