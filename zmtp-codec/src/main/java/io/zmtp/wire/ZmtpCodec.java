@@ -67,6 +67,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     private ArrayDeque<Object[]> writesBeforeReady;
     private ScheduledFuture<?> handshakeTimer;
+    /** Set when our side closes the channel (so channelInactive is not the peer hanging up). */
+    private boolean closeRequested;
     private ScheduledFuture<?> pingTimer;
     private ScheduledFuture<?> pingTimeoutTimer;
     private ScheduledFuture<?> ttlTimer;
@@ -136,6 +138,14 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (state == State.HANDSHAKE && !closeRequested) {
+            // The peer hung up mid-handshake: how a libzmq CURVE server answers a client with the
+            // wrong server key, so report it like the other handshake failures.
+            String reason = "peer closed the connection during the " + options.mechanism().name() + " handshake";
+            log.info("{} {}", ctx.channel(), reason);
+            state = State.CLOSED;
+            ctx.fireUserEventTriggered(new ConnectionFailed(ConnectionFailed.Kind.HANDSHAKE, reason, true));
+        }
         cleanup(new ClosedChannelException());
         super.channelInactive(ctx);
     }
@@ -342,6 +352,15 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         boolean command = (flags & ZmtpWire.FLAG_COMMAND) != 0;
         if (command && (flags & ZmtpWire.FLAG_MORE) != 0) {
             throw new ZmtpProtocolException("command frame with the MORE flag");
+        }
+        // Once a mechanism encrypts, every frame is one of its commands (CURVE's MESSAGE). libzmq
+        // sends MESSAGE as a plain data frame (its flags travel inside the box), so the outer
+        // COMMAND bit is not required; MORE has no meaning there.
+        if (cipher != null) {
+            if ((flags & ZmtpWire.FLAG_MORE) != 0) {
+                throw new ZmtpProtocolException("MORE flag on the outside of an encrypted frame");
+            }
+            command = true;
         }
         long size;
         int header;
@@ -836,11 +855,13 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+        closeRequested = true;
         ctx.disconnect(promise);
     }
 
     @Override
     public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        closeRequested = true;
         if (state != State.CLOSED) {
             writer.flush();
         }
