@@ -87,7 +87,7 @@ final class CurveClientHandshake implements MechanismHandshake {
 
     private void expect(ZmtpCommand command, String name) throws ZmtpProtocolException {
         if (!command.is(name)) {
-            throw new ZmtpProtocolException("CURVE client: expected " + name + ", got " + command.name());
+            throw new ZmtpProtocolException(PlainMechanism.unexpected(CurveMechanism.NAME, name, command.name()));
         }
     }
 

@@ -37,6 +37,9 @@ import java.util.function.LongSupplier;
  * commands close the connection, as does a MESSAGE that fails authentication (never answered
  * with ERROR).
  *
+ * <p><b>Roles.</b> We announce as-server 1 as the server and 0 as the client; libzmq announces 0
+ * in both roles, so a client accepts a peer announcing 0 (see {@link PlainMechanism}).
+ *
  * <p>Secret keys never appear in {@link #toString} or in log messages.
  */
 public final class CurveMechanism implements Mechanism {

@@ -23,8 +23,19 @@ import java.util.Objects;
  *                               &lt;--      READY metadata
  * </pre>
  * The client's user id (from the authenticator) reaches the server's application as the
- * {@code User-Id} property of the handshake event and of every message. Peers that claim the same
- * role (both as-server or neither) fail the handshake. Data frames travel as ordinary frames.
+ * {@code User-Id} property of the handshake event and of every message. Data frames travel as
+ * ordinary frames.
+ *
+ * <p><b>Roles.</b> We announce as-server 1 as the server and 0 as the client. libzmq announces 0
+ * in both roles, so a client accepts a peer announcing 0; a server refuses a peer that also
+ * announces 1, and two clients fail on each other's HELLO.
+ *
+ * <p><b>libzmq's PLAIN ERROR.</b> libzmq (4.2.3 and later, through 4.3.x) writes its PLAIN ERROR
+ * command as {@code 5E "RROR"} instead of {@code 05 "ERROR"} (a C hex escape swallows the E) and
+ * its PLAIN client only recognises that form. We send the correct ERROR; a libzmq PLAIN client we
+ * refuse therefore reports a protocol failure rather than an authentication failure, but it is
+ * refused all the same. The codec accepts libzmq's form when it receives it, so our client
+ * reports libzmq's refusal as the ERROR it is.
  */
 public final class PlainMechanism implements Mechanism {
     public static final String NAME = "PLAIN";
@@ -81,13 +92,24 @@ public final class PlainMechanism implements Mechanism {
                 : "PLAIN client (user '" + new String(username, StandardCharsets.UTF_8) + "')";
     }
 
+    /**
+     * The as-server flags must differ. libzmq always announces 0, even as a PLAIN or CURVE server
+     * (libzmq issue 3863), so a client cannot hold a 0 against its peer; only two peers that both
+     * announce the server role are refused here. Two clients fail on the first command instead
+     * (each receives the other's HELLO).
+     */
     static void checkRoles(HandshakeSession session, boolean weAreServer, String mechanism)
             throws ZmtpProtocolException {
-        if (session.peerAsServer() == weAreServer) {
-            throw new ZmtpProtocolException(mechanism + " handshake: both peers claim the "
-                    + (weAreServer ? "server" : "client") + " role (as-server flag "
-                    + (weAreServer ? 1 : 0) + " on both sides)");
+        if (weAreServer && session.peerAsServer()) {
+            throw new ZmtpProtocolException(mechanism + " handshake: both peers claim the server role"
+                    + " (as-server flag 1 on both sides)");
         }
+    }
+
+    /** The message for a client that receives a command other than the one it waits for. */
+    static String unexpected(String mechanism, String expected, String got) {
+        return mechanism + " client: expected " + expected + ", got " + got
+                + ("HELLO".equals(got) ? " (the peer is a " + mechanism + " client too)" : "");
     }
 
     static void sendMetadata(HandshakeSession session, String command) {
@@ -126,7 +148,7 @@ public final class PlainMechanism implements Mechanism {
         @Override
         public void onCommand(ZmtpCommand command) throws ZmtpProtocolException {
             if (!command.is(expected)) {
-                throw new ZmtpProtocolException("PLAIN client: expected " + expected + ", got " + command.name());
+                throw new ZmtpProtocolException(unexpected(NAME, expected, command.name()));
             }
             if (expected.equals(WELCOME)) {
                 if (command.data().isReadable()) {

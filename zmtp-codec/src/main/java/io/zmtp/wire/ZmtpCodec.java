@@ -441,6 +441,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         if (!body.isReadable()) {
             throw new ZmtpProtocolException("command frame without a name");
         }
+        if (state == State.HANDSHAKE && isLibzmqPlainError(body)) {
+            body.skipBytes(LIBZMQ_PLAIN_ERROR.length);
+            onError(body);
+            return;
+        }
         int nameLen = body.readUnsignedByte();
         if (nameLen == 0 || nameLen > body.readableBytes()) {
             throw new ZmtpProtocolException("command with a truncated or empty name");
@@ -519,6 +524,25 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             default:
                 log.debug("{} ignoring unknown command {}", ctx.channel(), printable(name));
         }
+    }
+
+    /**
+     * libzmq's PLAIN mechanism (4.2.3 and later) writes ERROR as 5E "RROR" + reason: its constant
+     * "\x05ERROR" is read by C as the hex escape \x05E then "RROR". It is recognised during the
+     * handshake so that a refusal by a libzmq PLAIN server is reported as the ERROR it is.
+     */
+    private static final byte[] LIBZMQ_PLAIN_ERROR = {0x5E, 'R', 'R', 'O', 'R'};
+
+    private static boolean isLibzmqPlainError(ByteBuf body) {
+        if (body.readableBytes() < LIBZMQ_PLAIN_ERROR.length) {
+            return false;
+        }
+        for (int i = 0; i < LIBZMQ_PLAIN_ERROR.length; i++) {
+            if (body.getByte(body.readerIndex() + i) != LIBZMQ_PLAIN_ERROR[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void onError(ByteBuf data) {

@@ -382,8 +382,12 @@ class CurveBadInputTest {
         }
         CurveMechanism client = CurveMechanism.client(SERVER.publicKey(), CLIENT);
         try (CodecHarness h = new CodecHarness(CurveHandshakeTest.dealer(client))) {
+            // libzmq announces as-server 0 even as a server: two clients meet on each other's HELLO
             h.feed(greeting(false).toArray());
-            assertTrue(h.failure().reason().contains("both peers claim the client role"), h.failure().reason());
+            assertNull(h.failure());
+            h.feed(PeerBytes.create().command("HELLO", hello()).toArray());
+            assertTrue(h.failure().reason().contains("expected WELCOME, got HELLO (the peer is a CURVE client too)"),
+                    h.failure().reason());
         }
     }
 

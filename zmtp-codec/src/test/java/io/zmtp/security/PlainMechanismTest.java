@@ -193,8 +193,30 @@ class PlainMechanismTest {
 
     @Test
     void peersClaimingTheSameRoleFail() {
-        expectFailure(client(), greeting(false).toArray(), "both peers claim the client role");
         expectFailure(server(ACCOUNTS), greeting(true).toArray(), "both peers claim the server role");
+        // libzmq announces as-server 0 even as a server, so two clients meet on each other's HELLO
+        expectFailure(client(), greeting(false).command("HELLO", hello("x", "y")).toArray(),
+                "expected WELCOME, got HELLO (the peer is a PLAIN client too)");
+    }
+
+    @Test
+    void clientAcceptsAServerAnnouncingAsServerZeroAsLibzmqDoes() {
+        try (CodecHarness h = new CodecHarness(client())) {
+            h.feed(greeting(false).command("WELCOME", new byte[0]).ready("Socket-Type", "ROUTER").toArray());
+            assertNotNull(h.handshake());
+        }
+    }
+
+    /** The bytes libzmq 4.3.4's PLAIN server sends to refuse a password: 5E "RROR", not 05 "ERROR". */
+    @Test
+    void libzmqsMalformedPlainErrorIsUnderstood() {
+        try (CodecHarness h = new CodecHarness(client())) {
+            h.feed(greeting(false).raw(hex("04 09 5E 52 52 4F 52 03 34 30 30")).toArray());
+            ConnectionFailed f = h.failure();
+            assertEquals(ConnectionFailed.Kind.PEER_ERROR, f.kind(), f.reason());
+            assertTrue(f.reason().contains("\"400\""), f.reason());
+            assertTrue(f.suppressesReconnect());
+        }
     }
 
     @Test
