@@ -31,7 +31,8 @@ final class CurveClientHandshake implements MechanismHandshake {
 
     private final HandshakeSession session;
     private final CurveMechanism mechanism;
-    private final CryptoBox box = new CryptoBox();
+    /** Used for every box of this connection, then handed to the frame cipher. */
+    private CryptoBox box = new CryptoBox();
 
     private State state = State.START;
     /** c' and C': this connection's transient key pair. */
@@ -166,6 +167,7 @@ final class CurveClientHandshake implements MechanismHandshake {
             ZmtpMetadata peer = ZmtpMetadata.decode(meta);
             state = State.DONE;
             CurveFrameCipher cipher = new CurveFrameCipher(session.alloc(), box, sessionKey, true, nextNonce, n);
+            box = null; // the cipher owns it now
             Arrays.fill(transientSecret, (byte) 0);
             session.complete(peer, null, cipher);
         } finally {
@@ -178,5 +180,9 @@ final class CurveClientHandshake implements MechanismHandshake {
         Arrays.fill(transientSecret, (byte) 0);
         Arrays.fill(helloKey, (byte) 0);
         Arrays.fill(sessionKey, (byte) 0);
+        if (box != null) {
+            box.wipe();
+            box = null;
+        }
     }
 }

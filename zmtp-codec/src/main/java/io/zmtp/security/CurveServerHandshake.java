@@ -168,15 +168,15 @@ final class CurveServerHandshake implements MechanismHandshake {
         byte[] sessionKey = new byte[32];
         byte[] vouchKey = new byte[32];
         byte[] initiatePlain = null;
+        long n = data.getLong(ri + COOKIE_SIZE);
+        if (Long.compareUnsigned(n, helloNonce) <= 0) {
+            throw new ZmtpProtocolException("CURVE server: INITIATE short nonce " + Long.toUnsignedString(n)
+                    + " is not above HELLO's " + Long.toUnsignedString(helloNonce));
+        }
         try {
             if (!openCookie(cookie, cookiePlain)) {
                 throw new ZmtpProtocolException("CURVE server: the INITIATE cookie does not open (expired: cookie"
                         + " keys rotate, or forged)");
-            }
-            long n = data.getLong(ri + COOKIE_SIZE);
-            if (Long.compareUnsigned(n, helloNonce) <= 0) {
-                throw new ZmtpProtocolException("CURVE server: INITIATE short nonce " + Long.toUnsignedString(n)
-                        + " is not above HELLO's " + Long.toUnsignedString(helloNonce));
             }
             byte[] clientTransient = Arrays.copyOfRange(cookiePlain, 0, 32);
             System.arraycopy(cookiePlain, 32, transientSecret, 0, 32);
@@ -263,8 +263,9 @@ final class CurveServerHandshake implements MechanismHandshake {
         } finally {
             out.release();
         }
-        session.complete(peer, result.userId(),
-                new CurveFrameCipher(session.alloc(), box, sessionKey, false, n + 1, peerNonce));
+        CurveFrameCipher cipher = new CurveFrameCipher(session.alloc(), box, sessionKey, false, n + 1, peerNonce);
+        box = null; // the cipher owns it now
+        session.complete(peer, result.userId(), cipher);
     }
 
     static long getLong(byte[] b, int off) {
@@ -278,5 +279,9 @@ final class CurveServerHandshake implements MechanismHandshake {
     @Override
     public void close() {
         cookieNonce = null;
+        if (box != null) {
+            box.wipe();
+            box = null;
+        }
     }
 }
