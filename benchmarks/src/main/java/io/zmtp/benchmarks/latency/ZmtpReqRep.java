@@ -1,0 +1,56 @@
+package io.zmtp.benchmarks.latency;
+
+import io.zmtp.socket.BlockingSocket;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+
+import java.time.Duration;
+import java.util.Arrays;
+
+/**
+ * Ours: the REP server is a reactor that sends each request back from its event loop (how a
+ * server is written with this library); the REQ client is a {@link BlockingSocket} on the
+ * calling thread. Default context (one event loop per processor), default options.
+ */
+final class ZmtpReqRep implements ReqRepRoundTrip {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final ZmtpContext ctx = ZmtpContext.create();
+    private final BlockingSocket req;
+    private final byte[] payload;
+
+    ZmtpReqRep(int size) {
+        payload = new byte[size];
+        Arrays.fill(payload, (byte) 'R');
+        ZmtpSocket rep = ctx.socket(SocketType.REP);
+        rep.onMessage(request -> {
+            if (!rep.trySend(request)) { // REP always has room for the one reply it owes
+                request.release();
+            }
+        });
+        String endpoint = rep.bind("tcp://127.0.0.1:0").syncUninterruptibly().getNow();
+        req = ctx.blocking(SocketType.REQ);
+        req.connect(endpoint);
+    }
+
+    @Override
+    public void call() {
+        req.send(ZmtpMessage.of(payload));
+        ZmtpMessage reply = req.receive(WAIT);
+        if (reply == null) {
+            throw new IllegalStateException("no reply within " + WAIT);
+        }
+        int size = (int) reply.byteSize();
+        reply.release();
+        if (size != payload.length) {
+            throw new IllegalStateException("reply of " + size + " bytes to a request of " + payload.length);
+        }
+    }
+
+    @Override
+    public void close() {
+        ctx.close(Duration.ofSeconds(5));
+    }
+}
