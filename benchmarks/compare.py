@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+"""Prints the comparison table of benchmarks/compare.sh from the results it collected.
+
+Usage: compare.py RESULTS_DIR
+
+RESULTS_DIR holds jmh-*.json (JMH's -rf json output: zmtp-netty and JeroMQ), native.jsonl (one
+JSON line per libzmq program run, see benchmarks/native/bench.h) and meta.json (the run's profile,
+machine and versions). Standard library only.
+"""
+import glob
+import json
+import math
+import os
+import sys
+
+# (label, unit, kind, JMH benchmark (class.method), JMH params, native bench, native params,
+#  metric for latency rows, target ratio against libzmq or None)
+ROWS = []
+
+
+def throughput(label, unit, jmh, jmh_params, native, native_params, target):
+    ROWS.append((label, unit, "thrpt", jmh, jmh_params, native, native_params, None, target))
+
+
+def latency(label, jmh_params, native_params, percentile, target):
+    ROWS.append((label, "us", "latency", "ReqRepLatencyBenchmark.roundTrip", jmh_params,
+                 "reqrep_latency", native_params, percentile, target))
+
+
+for transport in ("tcp", "inproc"):
+    throughput("round trip, synchronous, %s" % transport, "calls/s", "TrippingBenchmark.synchronous",
+               {"transport": transport}, "tripping", {"mode": "sync", "transport": transport}, 2.0)
+for transport in ("tcp", "inproc"):
+    throughput("round trip, asynchronous, %s" % transport, "calls/s", "TrippingBenchmark.asynchronous",
+               {"transport": transport}, "tripping", {"mode": "async", "transport": transport}, 2.0)
+for size, name in ((1, "1 B"), (1024, "1 KiB")):
+    latency("REQ/REP %s, p50" % name, {"size": str(size)}, {"size": size}, "50.0", 1.0)
+    latency("REQ/REP %s, p99" % name, {"size": str(size)}, {"size": size}, "99.0", 1.0)
+    latency("REQ/REP %s, p99.9" % name, {"size": str(size)}, {"size": size}, "99.9", None)
+for pattern, name in (("pubsub", "PUB/SUB"), ("pushpull", "PUSH/PULL")):
+    for size in (10, 100, 1024):
+        throughput("%s %d B" % (name, size), "msgs/s", "ThroughputBenchmark.messages",
+                   {"pattern": pattern, "size": str(size)}, "throughput",
+                   {"pattern": pattern, "size": size, "security": "null"}, 1.0)
+throughput("PUSH/PULL 100 B, CURVE", "msgs/s", "CurveThroughputBenchmark.messages", {}, "throughput",
+           {"pattern": "pushpull", "size": 100, "security": "curve"}, None)
+throughput("DEALER/ROUTER pipelined, window 1000", "reqs/s", "PipelinedRequestBenchmark.request", {},
+           "pipelined", {"size": 100, "window": 1000}, None)
+
+NATIVE_LATENCY_KEYS = {"50.0": "p50", "99.0": "p99", "99.9": "p99.9"}
+
+
+def load_jmh(directory):
+    results = []
+    for path in sorted(glob.glob(os.path.join(directory, "jmh-*.json"))):
+        with open(path) as f:
+            text = f.read().strip()
+        if text:
+            results.extend(json.loads(text))
+    return results
+
+
+def load_native(directory):
+    path = os.path.join(directory, "native.jsonl")
+    results = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("{"):
+                    results.append(json.loads(line))
+    return results
+
+
+def spread(values, mean):
+    """Standard deviation of the iterations, as a fraction of their mean (None if < 2 values)."""
+    if len(values) < 2 or mean == 0:
+        return None
+    m = sum(values) / len(values)
+    return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1)) / mean
+
+
+def jmh_figure(jmh, benchmark, impl, params, kind, percentile):
+    for r in jmh:
+        if not r["benchmark"].endswith("." + benchmark):
+            continue
+        p = r.get("params", {})
+        if p.get("impl") != impl or any(p.get(k) != v for k, v in params.items()):
+            continue
+        metric = r["primaryMetric"]
+        if kind == "latency":
+            return metric["scorePercentiles"][percentile], None
+        raw = [v for fork in metric.get("rawData", []) for v in fork]
+        return metric["score"], spread(raw, metric["score"])
+    return None, None
+
+
+def native_figure(native, bench, params, kind, percentile):
+    matches = [r for r in native if r["bench"] == bench
+               and all(r["params"].get(k) == v for k, v in params.items())]
+    if not matches:
+        return None, None
+    r = matches[-1]
+    if kind == "latency":
+        return r[NATIVE_LATENCY_KEYS[percentile]], None
+    return r["score"], spread(r["iterations"], r["score"])
+
+
+def fmt(value, sd, kind):
+    if value is None:
+        return "n/a"
+    if kind == "latency":
+        return "%.1f" % value
+    text = "{:,.0f}".format(value)
+    if sd is not None:
+        text += " ±%d%%" % round(sd * 100)
+    return text
+
+
+def ratio(ours, peer, kind):
+    """> 1 means ours is better: throughput ours/peer, latency peer/ours."""
+    if ours is None or peer is None or ours == 0 or peer == 0:
+        return None
+    return peer / ours if kind == "latency" else ours / peer
+
+
+def fmt_ratio(r):
+    return "n/a" if r is None else "%.2f" % r
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    directory = sys.argv[1]
+    jmh = load_jmh(directory)
+    native = load_native(directory)
+    meta = {}
+    meta_path = os.path.join(directory, "meta.json")
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            meta = json.load(f)
+
+    header = ["workload", "unit", "zmtp-netty", "JeroMQ", "libzmq", "vs JeroMQ", "vs libzmq", "target", "met"]
+    table = []
+    missing = []
+    for label, unit, kind, bench, jparams, nbench, nparams, pct, target in ROWS:
+        ours, ours_sd = jmh_figure(jmh, bench, "zmtp", jparams, kind, pct)
+        jeromq, jeromq_sd = jmh_figure(jmh, bench, "jeromq", jparams, kind, pct)
+        libzmq, libzmq_sd = native_figure(native, nbench, nparams, kind, pct)
+        for name, value in (("zmtp-netty", ours), ("JeroMQ", jeromq), ("libzmq", libzmq)):
+            if value is None:
+                missing.append("%s: %s" % (label, name))
+        vs_libzmq = ratio(ours, libzmq, kind)
+        met = "" if target is None else ("n/a" if vs_libzmq is None else ("yes" if vs_libzmq >= target else "NO"))
+        table.append([label, unit, fmt(ours, ours_sd, kind), fmt(jeromq, jeromq_sd, kind),
+                      fmt(libzmq, libzmq_sd, kind), fmt_ratio(ratio(ours, jeromq, kind)), fmt_ratio(vs_libzmq),
+                      "" if target is None else ">= %.2f" % target, met])
+
+    print("zmtp-netty vs JeroMQ %s and libzmq %s, one run, profile %s (%s)" % (
+        meta.get("jeromq", "?"), meta.get("libzmq", "?"), meta.get("profile", "?"), meta.get("date", "?")))
+    print("machine: %s; %s processors; load average at start: %s; %s" % (
+        meta.get("cpu", "?"), meta.get("nproc", "?"), meta.get("load", "?"), meta.get("java", "?")))
+    print("JMH: %s | libzmq programs: %s" % (meta.get("jmh_options", "?"), meta.get("native_options", "?")))
+    print("Throughput: operations per second, mean of the measured iterations ± their standard deviation"
+          " (% of the mean).")
+    print("Latency: microseconds per round trip at the percentile.")
+    print("Ratios: > 1 means zmtp-netty is better. Throughput: zmtp-netty / peer; latency: peer / zmtp-netty."
+          " Target: the issue's goal for the ratio vs libzmq.")
+    print()
+    widths = [max(len(str(row[i])) for row in [header] + table) for i in range(len(header))]
+    right = {2, 3, 4, 5, 6}
+
+    def line(cells):
+        return "| " + " | ".join(str(c).rjust(widths[i]) if i in right else str(c).ljust(widths[i])
+                                 for i, c in enumerate(cells)) + " |"
+
+    print(line(header))
+    print("|" + "|".join(("-" * (w + 1) + ":") if i in right else ("-" * (w + 2))
+                         for i, w in enumerate(widths)) + "|")
+    for row in table:
+        print(line(row))
+    if missing:
+        print()
+        print("missing results (see the logs in %s): %s" % (directory, "; ".join(missing)))
+
+
+if __name__ == "__main__":
+    main()
