@@ -174,9 +174,6 @@ public final class CatCommand implements Callable<Integer> {
         try {
             return run(ctx, options);
         } finally {
-            if (inputThread != null) {
-                inputThread.interrupt();
-            }
             ctx.close(Duration.ofSeconds(5));
         }
     }
@@ -237,7 +234,19 @@ public final class CatCommand implements Callable<Integer> {
         writer.setDaemon(true);
         writer.start();
         socket.onMessage(this::received);
+        try {
+            return runSocket();
+        } finally {
+            if (inputThread != null) {
+                inputThread.interrupt();
+            }
+            socket.close(Duration.ofMillis(lingerMs)).awaitUninterruptibly(lingerMs + 5000);
+            output.close(writer);
+        }
+    }
 
+    /** Binds, connects, subscribes, starts the input and timeout, and waits for the end. */
+    private int runSocket() {
         for (String ep : binds) {
             Future<String> f = socket.bind(ep).awaitUninterruptibly();
             badEndpoint(f);
@@ -268,14 +277,7 @@ public final class CatCommand implements Callable<Integer> {
             inputThread.setDaemon(true);
             inputThread.start();
         }
-
-        int code = exit.join();
-        if (inputThread != null) {
-            inputThread.interrupt();
-        }
-        socket.close(Duration.ofMillis(lingerMs)).awaitUninterruptibly(lingerMs + 5000);
-        output.close(writer);
-        return code;
+        return exit.join();
     }
 
     /** An endpoint that does not parse is a usage error (status 2); a refused bind is not. */
