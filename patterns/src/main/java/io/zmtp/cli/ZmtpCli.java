@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "zmtp", mixinStandardHelpOptions = true, version = "zmtp 0.1.0",
         description = "ZMTP 3.x sockets and the ZeroMQ guide's reliable request-reply patterns.",
-        subcommands = {CommandLine.HelpCommand.class, TrippingCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, CatCommand.class, TrippingCommand.class})
 public final class ZmtpCli implements Runnable {
 
     @CommandLine.Spec
@@ -22,7 +22,7 @@ public final class ZmtpCli implements Runnable {
 
     /** Builds the command line with every subcommand (also used by tests). */
     public static CommandLine commandLine() {
-        return new CommandLine(new ZmtpCli());
+        return new CommandLine(new ZmtpCli()).setCaseInsensitiveEnumValuesAllowed(true);
     }
 
     public static void main(String[] args) {

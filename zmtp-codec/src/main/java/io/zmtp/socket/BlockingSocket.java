@@ -230,6 +230,11 @@ public final class BlockingSocket implements AutoCloseable {
         int n = inboxCount.incrementAndGet();
         if (n >= limit() && consumerPaused.compareAndSet(false, true)) {
             socket.fairQueue.pause(FairQueue.CONSUMER);
+            // The consumer may have emptied the inbox before it could see the flag (then it
+            // posted no resume): check again now that the flag is visible.
+            if (inboxCount.get() <= limit() / 2 && consumerPaused.compareAndSet(true, false)) {
+                socket.fairQueue.resume(FairQueue.CONSUMER);
+            }
         }
         Thread r = receiver;
         if (r != null) {
