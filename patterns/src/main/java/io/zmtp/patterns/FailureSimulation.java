@@ -35,15 +35,15 @@ public final class FailureSimulation {
     }
 
     /** The guide's Lazy Pirate server: after 3 requests, 1 in 4 crashes, then 1 in 4 is 2 s late. */
-    public static FailureSimulation guideServer() {
+    public static Builder guideServer() {
         return builder().healthyRequests(3).crashChance(0.25).overloadChance(0.25)
-                .overloadTime(Duration.ofSeconds(2)).build();
+                .overloadTime(Duration.ofSeconds(2));
     }
 
     /** The guide's workers: after 3 requests, 1 in 6 crashes, then 1 in 6 stalls for 3 s. */
-    public static FailureSimulation guideWorker() {
+    public static Builder guideWorker() {
         return builder().healthyRequests(3).crashChance(1.0 / 6).overloadChance(1.0 / 6)
-                .overloadTime(Duration.ofSeconds(3)).build();
+                .overloadTime(Duration.ofSeconds(3));
     }
 
     public boolean isOff() {

@@ -51,4 +51,33 @@ public final class Futures {
         }
         return new IllegalStateException(cause);
     }
+
+    /**
+     * Waits at most {@code timeout} for {@code f} to complete, whatever its outcome, without
+     * throwing: for close(), which must not fail because the caller was interrupted (the interrupt
+     * flag is kept).
+     */
+    public static void awaitQuietly(CompletableFuture<?> f, Duration timeout) {
+        boolean interrupted = Thread.interrupted();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (!f.isDone()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                try {
+                    f.get(left, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException | TimeoutException | java.util.concurrent.CancellationException e) {
+                    return;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
 }

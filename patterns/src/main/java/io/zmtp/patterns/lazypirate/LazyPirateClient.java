@@ -346,7 +346,7 @@ public final class LazyPirateClient implements AutoCloseable {
     public void close() {
         CompletableFuture<Void> f = closeAsync();
         if (!loop.inEventLoop()) {
-            Futures.await(f, Duration.ofSeconds(10));
+            Futures.awaitQuietly(f, Duration.ofSeconds(10));
         }
     }
 

@@ -115,7 +115,7 @@ public final class LazyPirateServer implements AutoCloseable {
     public void close() {
         close(Duration.ZERO);
         if (!socket.eventLoop().inEventLoop()) {
-            Futures.await(terminated, Duration.ofSeconds(10));
+            Futures.awaitQuietly(terminated, Duration.ofSeconds(10));
         }
     }
 

@@ -50,6 +50,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
     private final RouterSocket backend;
     private volatile String frontendEndpoint;
     private volatile String backendEndpoint;
+    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
     // On the event loop.
     private final LinkedHashMap<RoutingId, Worker> ready = new LinkedHashMap<>();
@@ -249,8 +250,10 @@ public final class ParanoidPirateQueue implements AutoCloseable {
 
     /** Stops heartbeating and closes both sockets; requests not yet routed are dropped. */
     public CompletableFuture<Void> close(Duration linger) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
         loop.execute(() -> {
+            if (closing) {
+                return;
+            }
             closing = true;
             if (heartbeatTimer != null) {
                 heartbeatTimer.cancel(false);
@@ -262,9 +265,14 @@ public final class ParanoidPirateQueue implements AutoCloseable {
             ready.clear();
             known.clear();
             Futures.of(frontend.close(linger)).thenCombine(Futures.of(backend.close(linger)), (a, b) -> null)
-                    .whenComplete((r, e) -> done.complete(null));
+                    .whenComplete((r, e) -> terminated.complete(null));
         });
-        return done;
+        return terminated;
+    }
+
+    /** Completes when the queue has closed. */
+    public CompletableFuture<Void> terminated() {
+        return terminated;
     }
 
     /** Closes with the settings' linger, waiting for it. */
@@ -272,7 +280,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
     public void close() {
         CompletableFuture<Void> f = close(settings.linger);
         if (!loop.inEventLoop()) {
-            Futures.await(f, settings.linger.plusSeconds(10));
+            Futures.awaitQuietly(f, settings.linger.plusSeconds(10));
         }
     }
 

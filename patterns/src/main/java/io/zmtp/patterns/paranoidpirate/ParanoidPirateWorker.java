@@ -345,7 +345,7 @@ public final class ParanoidPirateWorker implements AutoCloseable {
     public void close() {
         CompletableFuture<Void> f = close(Duration.ZERO);
         if (!loop.inEventLoop()) {
-            Futures.await(f, Duration.ofSeconds(10));
+            Futures.awaitQuietly(f, Duration.ofSeconds(10));
         }
     }
 

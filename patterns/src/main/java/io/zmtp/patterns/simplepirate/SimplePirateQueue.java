@@ -46,6 +46,7 @@ public final class SimplePirateQueue implements AutoCloseable {
     private final RouterSocket backend;
     private volatile String frontendEndpoint;
     private volatile String backendEndpoint;
+    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
     // On the event loop.
     private final LinkedHashSet<RoutingId> ready = new LinkedHashSet<>();
@@ -168,8 +169,10 @@ public final class SimplePirateQueue implements AutoCloseable {
 
     /** Closes both sockets; requests not yet routed are dropped (their clients retry). */
     public CompletableFuture<Void> close(Duration linger) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
         loop.execute(() -> {
+            if (closing) {
+                return;
+            }
             closing = true;
             ZmtpMessage m;
             while ((m = waiting.poll()) != null) {
@@ -177,9 +180,14 @@ public final class SimplePirateQueue implements AutoCloseable {
             }
             ready.clear();
             Futures.of(frontend.close(linger)).thenCombine(Futures.of(backend.close(linger)), (a, b) -> null)
-                    .whenComplete((r, e) -> done.complete(null));
+                    .whenComplete((r, e) -> terminated.complete(null));
         });
-        return done;
+        return terminated;
+    }
+
+    /** Completes when the queue has closed. */
+    public CompletableFuture<Void> terminated() {
+        return terminated;
     }
 
     /** Closes with the settings' linger, waiting for it. */
@@ -187,7 +195,7 @@ public final class SimplePirateQueue implements AutoCloseable {
     public void close() {
         CompletableFuture<Void> f = close(settings.linger);
         if (!loop.inEventLoop()) {
-            Futures.await(f, settings.linger.plusSeconds(10));
+            Futures.awaitQuietly(f, settings.linger.plusSeconds(10));
         }
     }
 

@@ -180,7 +180,7 @@ public final class SimplePirateWorker implements AutoCloseable {
     public void close() {
         close(Duration.ZERO);
         if (!socket.eventLoop().inEventLoop()) {
-            Futures.await(terminated, Duration.ofSeconds(10));
+            Futures.awaitQuietly(terminated, Duration.ofSeconds(10));
         }
     }
 
