@@ -134,7 +134,7 @@ class PiratesInteropTest {
         Recorder<ParanoidPirateWorker.Event> events = new Recorder<>();
         closing(new ParanoidPirateWorker(ctx, ParanoidPirateWorker.Settings.builder().backend(backend)
                 .heartbeat(HEARTBEAT).reconnectInterval(Duration.ofMillis(100)).reconnectIntervalMax(Duration.ofMillis(400))
-                .identity("JAVA-WORKER").socketOptions(FAST_RECONNECT).build(), events)).start();
+                .identity("JAVA-WORKER").socketOptions(FAST_RECONNECT).traceMessages(true).build(), events)).start();
         queue.awaitLine("worker-ready JAVA-WORKER");
         events.awaitCount("heartbeats from the libzmq queue",
                 e -> e.type() == ParanoidPirateWorker.Event.Type.QUEUE_HEARTBEAT, 5 * HEARTBEAT.liveness());

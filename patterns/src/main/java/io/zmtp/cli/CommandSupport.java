@@ -4,7 +4,6 @@ import java.io.PrintWriter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 
 /** What the pattern commands share: printing events one per line, and running until stopped. */
 final class CommandSupport {
@@ -14,19 +13,14 @@ final class CommandSupport {
     private CommandSupport() {
     }
 
-    /**
-     * A listener printing each event on its own line: nothing when quiet, and events that happen
-     * once per message only when verbose.
-     */
-    static <E> Consumer<E> printer(PrintWriter out, boolean quiet, boolean verbose, Predicate<E> perMessage) {
+    /** A listener printing each event on its own line, or nothing when quiet. */
+    static <E> Consumer<E> printer(PrintWriter out, boolean quiet) {
         if (quiet) {
             return e -> { };
         }
         return e -> {
-            if (verbose || !perMessage.test(e)) {
-                out.println(e);
-                out.flush();
-            }
+            out.println(e);
+            out.flush();
         };
     }
 

@@ -67,7 +67,7 @@ public final class LpClientCommand implements Callable<Integer> {
         try {
             client = new LazyPirateClient(ctx, LazyPirateClient.Settings.builder().endpoint(endpoint)
                     .timeout(timeout).retries(retries).correlate(correlate).build(),
-                    CommandSupport.printer(out, quiet, false, e -> false));
+                    CommandSupport.printer(out, quiet));
             client.start();
             LazyPirateClient c = client;
             hook = new Thread(c::close, "zmtp-shutdown");

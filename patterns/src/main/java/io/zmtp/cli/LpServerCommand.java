@@ -51,7 +51,7 @@ public final class LpServerCommand implements Callable<Integer> {
         ZmtpContext ctx = ZmtpContext.create(1);
         LazyPirateServer server = new LazyPirateServer(ctx, LazyPirateServer.Settings.builder().endpoint(endpoint)
                 .workTime(work).simulation(simulation).build(),
-                CommandSupport.<LazyPirateServer.Event>printer(out, quiet, false, e -> false).andThen(e -> {
+                CommandSupport.<LazyPirateServer.Event>printer(out, quiet).andThen(e -> {
                     if (e.type() == LazyPirateServer.Event.Type.CRASHING) {
                         crashed.set(true);
                     }

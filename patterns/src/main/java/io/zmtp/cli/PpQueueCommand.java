@@ -53,8 +53,8 @@ public final class PpQueueCommand implements Callable<Integer> {
         }
         ZmtpContext ctx = ZmtpContext.create(1);
         ParanoidPirateQueue queue = new ParanoidPirateQueue(ctx, ParanoidPirateQueue.Settings.builder()
-                .frontend(frontend).backend(backend).heartbeat(heartbeat).build(),
-                CommandSupport.printer(spec.commandLine().getOut(), quiet, verbose, e -> e.type().perMessage()));
+                .frontend(frontend).backend(backend).heartbeat(heartbeat).traceMessages(verbose).build(),
+                CommandSupport.printer(spec.commandLine().getOut(), quiet));
         try {
             queue.start();
             CommandSupport.runUntilStopped(queue.terminated(), queue::close);

@@ -73,7 +73,7 @@ public final class PpWorkerCommand implements Callable<Integer> {
                     .reconnectIntervalMax(reconnectMax).identity(identity).workTime(work)
                     .simulation(simulateFailures ? FailureSimulation.guideWorker().seed(seed).build()
                             : FailureSimulation.NONE)
-                    .build();
+                    .traceMessages(verbose).build();
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ppworker: " + e.getMessage());
             return 2;
@@ -81,8 +81,7 @@ public final class PpWorkerCommand implements Callable<Integer> {
         AtomicBoolean crashed = new AtomicBoolean();
         ZmtpContext ctx = ZmtpContext.create(1);
         ParanoidPirateWorker worker = new ParanoidPirateWorker(ctx, settings,
-                CommandSupport.<ParanoidPirateWorker.Event>printer(spec.commandLine().getOut(), quiet, verbose,
-                        e -> e.type().perMessage())
+                CommandSupport.<ParanoidPirateWorker.Event>printer(spec.commandLine().getOut(), quiet)
                         .andThen(e -> {
                             if (e.type() == ParanoidPirateWorker.Event.Type.CRASHING) {
                                 crashed.set(true);

@@ -37,8 +37,8 @@ public final class SpQueueCommand implements Callable<Integer> {
     public Integer call() {
         ZmtpContext ctx = ZmtpContext.create(1);
         SimplePirateQueue queue = new SimplePirateQueue(ctx, SimplePirateQueue.Settings.builder()
-                .frontend(frontend).backend(backend).build(),
-                CommandSupport.printer(spec.commandLine().getOut(), quiet, verbose, e -> e.type().perMessage()));
+                .frontend(frontend).backend(backend).traceMessages(verbose).build(),
+                CommandSupport.printer(spec.commandLine().getOut(), quiet));
         try {
             queue.start();
             CommandSupport.runUntilStopped(queue.terminated(), queue::close);

@@ -50,7 +50,7 @@ public final class SpWorkerCommand implements Callable<Integer> {
                 .backend(endpoint).identity(identity).workTime(work)
                 .simulation(simulateFailures ? FailureSimulation.guideWorker().seed(seed).build() : FailureSimulation.NONE)
                 .build(),
-                CommandSupport.<SimplePirateWorker.Event>printer(spec.commandLine().getOut(), quiet, false, e -> false)
+                CommandSupport.<SimplePirateWorker.Event>printer(spec.commandLine().getOut(), quiet)
                         .andThen(e -> {
                             if (e.type() == SimplePirateWorker.Event.Type.CRASHING) {
                                 crashed.set(true);

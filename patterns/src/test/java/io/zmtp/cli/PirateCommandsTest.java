@@ -170,6 +170,7 @@ class PirateCommandsTest {
         Run client = new Run("lpclient", "-e", eps[0], "-n", "3", "-t", "2s");
         assertEquals(0, client.awaitExit());
         worker.awaitLine("normal reply (3)");
+        assertEquals(0, queue.out.count("request to worker"), "per-message lines only with --verbose");
         assertEquals(0, worker.stop());
         assertEquals(0, queue.stop());
     }

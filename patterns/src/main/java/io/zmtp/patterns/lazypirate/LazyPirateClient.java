@@ -66,7 +66,7 @@ public final class LazyPirateClient implements AutoCloseable {
     public LazyPirateClient(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.context = Objects.requireNonNull(context);
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener == null ? e -> { } : listener;
+        this.listener = listener;
         this.loop = context.group().next();
         this.socketOptions = settings.socketOptions.toBuilder().linger(Duration.ZERO)
                 .reqCorrelate(settings.correlate).build();
@@ -219,7 +219,7 @@ public final class LazyPirateClient implements AutoCloseable {
         c.attempt++;
         int attempt = c.attempt;
         ZmtpSocket s = socket;
-        emit(new Event(Event.Type.SENT, c.sequence, attempt, settings.retries, Envelope.describe(c.request)));
+        emit(() -> new Event(Event.Type.SENT, c.sequence, attempt, settings.retries, Envelope.describe(c.request)));
         s.send(c.request.retainedCopy()).addListener(f -> {
             if (!f.isSuccess() && current == c && c.attempt == attempt && socket == s
                     && !(f.cause() instanceof SocketClosedException)) {
@@ -232,14 +232,14 @@ public final class LazyPirateClient implements AutoCloseable {
     private void onReply(ZmtpSocket from, ZmtpMessage reply) {
         Call c = current;
         if (from != socket || c == null) {
-            emit(new Event(Event.Type.DISCARDED, c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
+            emit(() -> new Event(Event.Type.DISCARDED, c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
                     settings.retries, Envelope.describe(reply)));
             reply.release();
             return;
         }
         c.timer.cancel(false);
         current = null;
-        emit(new Event(Event.Type.REPLY, c.sequence, c.attempt, settings.retries, Envelope.describe(reply)));
+        emit(() -> new Event(Event.Type.REPLY, c.sequence, c.attempt, settings.retries, Envelope.describe(reply)));
         c.request.release();
         if (!c.future.complete(reply)) {
             reply.release();
@@ -254,14 +254,14 @@ public final class LazyPirateClient implements AutoCloseable {
         closeSocket();
         if (attempt >= settings.retries) {
             current = null;
-            emit(new Event(Event.Type.FAILED, c.sequence, attempt, settings.retries,
+            emit(() -> new Event(Event.Type.FAILED, c.sequence, attempt, settings.retries,
                     "no reply within " + settings.timeout.toMillis() + " ms"));
             c.request.release();
             c.future.completeExceptionally(new NoReplyException(settings.endpoint, attempt, settings.timeout));
             next();
             return;
         }
-        emit(new Event(Event.Type.RETRYING, c.sequence, attempt, settings.retries,
+        emit(() -> new Event(Event.Type.RETRYING, c.sequence, attempt, settings.retries,
                 "no reply within " + settings.timeout.toMillis() + " ms"));
         send(c);
     }
@@ -270,7 +270,7 @@ public final class LazyPirateClient implements AutoCloseable {
         c.timer.cancel(false);
         closeSocket();
         current = null;
-        emit(new Event(Event.Type.FAILED, c.sequence, c.attempt, settings.retries, String.valueOf(cause)));
+        emit(() -> new Event(Event.Type.FAILED, c.sequence, c.attempt, settings.retries, String.valueOf(cause)));
         c.request.release();
         c.future.completeExceptionally(cause);
         next();
@@ -350,9 +350,18 @@ public final class LazyPirateClient implements AutoCloseable {
         }
     }
 
-    private void emit(Event e) {
-        if (log.isDebugEnabled()) {
+    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
+    private void emit(java.util.function.Supplier<Event> event) {
+        boolean debug = log.isDebugEnabled();
+        if (listener == null && !debug) {
+            return;
+        }
+        Event e = event.get();
+        if (debug) {
             log.debug("{}", e);
+        }
+        if (listener == null) {
+            return;
         }
         try {
             listener.accept(e);

@@ -45,7 +45,7 @@ public final class LazyPirateServer implements AutoCloseable {
 
     public LazyPirateServer(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener == null ? e -> { } : listener;
+        this.listener = listener;
         this.socket = context.socket(SocketType.REP, settings.socketOptions);
         this.random = settings.simulation.newRandom();
         socket.closeFuture().addListener(f -> terminated.complete(null));
@@ -55,7 +55,7 @@ public final class LazyPirateServer implements AutoCloseable {
     public String start() {
         socket.onMessage(this::onRequest);
         endpoint = Futures.await(Futures.of(socket.bind(settings.endpoint)), Duration.ofSeconds(30));
-        emit(new Event(Event.Type.LISTENING, 0, endpoint));
+        emit(() -> new Event(Event.Type.LISTENING, 0, endpoint));
         return endpoint;
     }
 
@@ -77,17 +77,17 @@ public final class LazyPirateServer implements AutoCloseable {
         long n = ++requests;
         FailureSimulation.Fault fault = settings.simulation.decide(n, random);
         if (fault == FailureSimulation.Fault.CRASH) {
-            emit(new Event(Event.Type.CRASHING, n, Envelope.describe(request)));
+            emit(() -> new Event(Event.Type.CRASHING, n, Envelope.describe(request)));
             request.release();
             close(Duration.ZERO);
             return;
         }
         Duration delay = settings.workTime;
         if (fault == FailureSimulation.Fault.OVERLOAD) {
-            emit(new Event(Event.Type.OVERLOADED, n, settings.simulation.overloadTime().toMillis() + " ms"));
+            emit(() -> new Event(Event.Type.OVERLOADED, n, settings.simulation.overloadTime().toMillis() + " ms"));
             delay = delay.plus(settings.simulation.overloadTime());
         }
-        emit(new Event(Event.Type.REQUEST, n, Envelope.describe(request)));
+        emit(() -> new Event(Event.Type.REQUEST, n, Envelope.describe(request)));
         if (delay.isZero()) {
             answer(n, request);
         } else {
@@ -138,9 +138,18 @@ public final class LazyPirateServer implements AutoCloseable {
         return terminated;
     }
 
-    private void emit(Event e) {
-        if (log.isDebugEnabled()) {
+    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
+    private void emit(java.util.function.Supplier<Event> event) {
+        boolean debug = log.isDebugEnabled();
+        if (listener == null && !debug) {
+            return;
+        }
+        Event e = event.get();
+        if (debug) {
             log.debug("{}", e);
+        }
+        if (listener == null) {
+            return;
         }
         try {
             listener.accept(e);

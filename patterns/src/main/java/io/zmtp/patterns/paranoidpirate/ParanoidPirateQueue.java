@@ -62,7 +62,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
 
     public ParanoidPirateQueue(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener == null ? e -> { } : listener;
+        this.listener = listener;
         this.loop = context.group().next();
         this.frontend = (RouterSocket) context.socket(SocketType.ROUTER, settings.frontendOptions, loop);
         this.backend = (RouterSocket) context.socket(SocketType.ROUTER, settings.backendOptions, loop);
@@ -81,7 +81,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
                 heartbeatTimer = loop.scheduleAtFixedRate(this::onHeartbeatTick, period, period, TimeUnit.NANOSECONDS);
             }
         });
-        emit(new Event(Event.Type.LISTENING, null, "clients on " + frontendEndpoint + ", workers on "
+        emit(() -> new Event(Event.Type.LISTENING, null, "clients on " + frontendEndpoint + ", workers on "
                 + backendEndpoint + ", " + settings.heartbeat));
         return this;
     }
@@ -118,7 +118,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
         boolean valid = signal ? Envelope.isSignal(msg, 1, Ppp.READY) || Envelope.isSignal(msg, 1, Ppp.HEARTBEAT)
                 : isReply(msg);
         if (!valid) {
-            emit(new Event(Event.Type.INVALID_MESSAGE, id, Envelope.describe(msg, 1)));
+            emit(() -> new Event(Event.Type.INVALID_MESSAGE, id, Envelope.describe(msg, 1)));
             msg.release();
             return;
         }
@@ -132,7 +132,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
         if (signal && Envelope.isSignal(msg, 1, Ppp.READY)) {
             msg.release();
             if (w.busy) {
-                emit(new Event(Event.Type.REQUEST_ABANDONED, id, null));
+                emit(() -> new Event(Event.Type.REQUEST_ABANDONED, id, null));
             }
             makeReady(w, Event.Type.WORKER_READY);
         } else if (signal) {
@@ -142,7 +142,9 @@ public final class ParanoidPirateQueue implements AutoCloseable {
             }
         } else {
             msg.dropFirst();
-            emit(new Event(Event.Type.REPLY_ROUTED, id, Envelope.describe(msg)));
+            if (settings.traceMessages) {
+                emit(() -> new Event(Event.Type.REPLY_ROUTED, id, Envelope.describe(msg)));
+            }
             frontend.send(msg);
             makeReady(w, null);
         }
@@ -159,7 +161,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
         w.busy = false;
         boolean added = ready.put(w.id, w) == null;
         if (announce != null && added) {
-            emit(new Event(announce, w.id, null));
+            emit(() -> new Event(announce, w.id, null));
         }
     }
 
@@ -181,7 +183,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
             }
             oldestFirst.remove();
             ready.remove(w.id);
-            emit(new Event(Event.Type.WORKER_EXPIRED, w.id, w.busy ? "its request is lost" : "idle"));
+            emit(() -> new Event(Event.Type.WORKER_EXPIRED, w.id, w.busy ? "its request is lost" : "idle"));
         }
         for (Worker w : known.values()) {
             ZmtpMessage hb = Ppp.signal(Ppp.HEARTBEAT).addFirst(w.id.toFrame());
@@ -214,11 +216,13 @@ public final class ParanoidPirateQueue implements AutoCloseable {
             lru.remove();
             if (!w.id.connectedTo(backend)) {
                 known.remove(w.id);
-                emit(new Event(Event.Type.WORKER_GONE, w.id, null));
+                emit(() -> new Event(Event.Type.WORKER_GONE, w.id, null));
                 continue;
             }
             w.busy = true;
-            emit(new Event(Event.Type.REQUEST_ROUTED, w.id, Envelope.describe(request)));
+            if (settings.traceMessages) {
+                emit(() -> new Event(Event.Type.REQUEST_ROUTED, w.id, Envelope.describe(request)));
+            }
             backend.send(request.addFirst(w.id.toFrame()));
             return true;
         }
@@ -284,9 +288,18 @@ public final class ParanoidPirateQueue implements AutoCloseable {
         }
     }
 
-    private void emit(Event e) {
-        if (log.isDebugEnabled()) {
+    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
+    private void emit(java.util.function.Supplier<Event> event) {
+        boolean debug = log.isDebugEnabled();
+        if (listener == null && !debug) {
+            return;
+        }
+        Event e = event.get();
+        if (debug) {
             log.debug("{}", e);
+        }
+        if (listener == null) {
+            return;
         }
         try {
             listener.accept(e);
@@ -323,15 +336,10 @@ public final class ParanoidPirateQueue implements AutoCloseable {
             WORKER_GONE,
             /** A worker sent something that is neither a signal nor a reply; it was dropped. */
             INVALID_MESSAGE,
-            /** A request went to a worker (per message: printed by the command only when verbose). */
+            /** A request went to a worker (per message: only with traceMessages). */
             REQUEST_ROUTED,
-            /** A reply went back to its client (per message). */
-            REPLY_ROUTED;
-
-            /** Whether this happens once per message (rather than once per worker or per run). */
-            public boolean perMessage() {
-                return this == REQUEST_ROUTED || this == REPLY_ROUTED;
-            }
+            /** A reply went back to its client (per message: only with traceMessages). */
+            REPLY_ROUTED
         }
 
         private final Type type;
@@ -394,7 +402,10 @@ public final class ParanoidPirateQueue implements AutoCloseable {
         final SocketOptions backendOptions;
         final Duration linger;
 
+        final boolean traceMessages;
+
         private Settings(Builder b) {
+            traceMessages = b.traceMessages;
             frontend = b.frontend;
             backend = b.backend;
             heartbeat = b.heartbeat;
@@ -418,6 +429,8 @@ public final class ParanoidPirateQueue implements AutoCloseable {
             private SocketOptions frontendOptions = SocketOptions.builder().routerHandover(true).build();
             private SocketOptions backendOptions = SocketOptions.builder().routerHandover(true).build();
             private Duration linger = Duration.ofSeconds(1);
+
+            private boolean traceMessages;
 
             private Builder() {
             }
@@ -463,6 +476,15 @@ public final class ParanoidPirateQueue implements AutoCloseable {
                     throw new IllegalArgumentException("linger must not be negative");
                 }
                 this.linger = d;
+                return this;
+            }
+
+            /**
+             * Also report an event for every message passed on (off by default: each costs a
+             * description of the message). The commands turn it on with --verbose.
+             */
+            public Builder traceMessages(boolean on) {
+                this.traceMessages = on;
                 return this;
             }
 

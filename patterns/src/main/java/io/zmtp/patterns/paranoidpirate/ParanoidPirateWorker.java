@@ -78,7 +78,7 @@ public final class ParanoidPirateWorker implements AutoCloseable {
     public ParanoidPirateWorker(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.context = Objects.requireNonNull(context);
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener == null ? e -> { } : listener;
+        this.listener = listener;
         this.loop = context.group().next();
         this.random = settings.simulation.newRandom();
         this.nextReconnectDelay = settings.reconnectInterval;
@@ -136,7 +136,7 @@ public final class ParanoidPirateWorker implements AutoCloseable {
         s.send(Ppp.signal(Ppp.READY));
         liveness = settings.heartbeat.liveness();
         heard = false;
-        emit(new Event(Event.Type.READY, identity, 0, settings.backend, null));
+        emit(() -> new Event(Event.Type.READY, identity, 0, settings.backend, null));
         return f;
     }
 
@@ -157,7 +157,7 @@ public final class ParanoidPirateWorker implements AutoCloseable {
     }
 
     private void heartbeatLost() {
-        emit(new Event(Event.Type.HEARTBEAT_LOST, identity, 0,
+        emit(() -> new Event(Event.Type.HEARTBEAT_LOST, identity, 0,
                 "nothing from the queue for " + settings.heartbeat.expiry().toMillis() + " ms", null));
         socket.close(Duration.ZERO);
         socket = null;
@@ -166,7 +166,7 @@ public final class ParanoidPirateWorker implements AutoCloseable {
         Duration doubled = delay.multipliedBy(2);
         nextReconnectDelay = doubled.compareTo(settings.reconnectIntervalMax) > 0
                 ? settings.reconnectIntervalMax : doubled;
-        emit(new Event(Event.Type.RECONNECTING, identity, 0, null, delay));
+        emit(() -> new Event(Event.Type.RECONNECTING, identity, 0, null, delay));
         reconnectTimer = loop.schedule(() -> {
             reconnectTimer = null;
             if (!closing) {
@@ -191,18 +191,20 @@ public final class ParanoidPirateWorker implements AutoCloseable {
         nextReconnectDelay = settings.reconnectInterval;
         if (msg.size() == 1 && Envelope.isSignal(msg, 0, Ppp.HEARTBEAT)) {
             msg.release();
-            emit(new Event(Event.Type.QUEUE_HEARTBEAT, identity, 0, null, null));
+            if (settings.traceMessages) {
+                emit(() -> new Event(Event.Type.QUEUE_HEARTBEAT, identity, 0, null, null));
+            }
             return;
         }
         int d = Envelope.delimiter(msg);
         if (d < 0 || d == msg.size() - 1) {
-            emit(new Event(Event.Type.INVALID_MESSAGE, identity, 0, Envelope.describe(msg), null));
+            emit(() -> new Event(Event.Type.INVALID_MESSAGE, identity, 0, Envelope.describe(msg), null));
             msg.release();
             return;
         }
         if (busy || !queued.isEmpty()) {
             if (queued.size() >= settings.maxQueuedRequests) {
-                emit(new Event(Event.Type.REQUEST_DROPPED, identity, 0,
+                emit(() -> new Event(Event.Type.REQUEST_DROPPED, identity, 0,
                         settings.maxQueuedRequests + " requests already wait", null));
                 msg.release();
                 return;
@@ -218,15 +220,15 @@ public final class ParanoidPirateWorker implements AutoCloseable {
         int d = Envelope.delimiter(msg);
         FailureSimulation.Fault fault = settings.simulation.decide(n, random);
         if (fault == FailureSimulation.Fault.CRASH) {
-            emit(new Event(Event.Type.CRASHING, identity, n, null, null));
+            emit(() -> new Event(Event.Type.CRASHING, identity, n, null, null));
             msg.release();
             close(Duration.ZERO);
             return;
         }
         busy = true;
-        emit(new Event(Event.Type.REQUEST, identity, n, Envelope.describe(msg, d + 1), null));
+        emit(() -> new Event(Event.Type.REQUEST, identity, n, Envelope.describe(msg, d + 1), null));
         if (fault == FailureSimulation.Fault.OVERLOAD) {
-            emit(new Event(Event.Type.OVERLOADED, identity, n, null, settings.simulation.overloadTime()));
+            emit(() -> new Event(Event.Type.OVERLOADED, identity, n, null, settings.simulation.overloadTime()));
             freeze(settings.simulation.overloadTime(), gen, n, msg, d);
         } else {
             afterWork(gen, n, msg, d);
@@ -282,15 +284,17 @@ public final class ParanoidPirateWorker implements AutoCloseable {
                 reply.release();
             }
             if (!closing) {
-                emit(new Event(Event.Type.REPLY_DROPPED, identity, n, "its connection to the queue is gone", null));
+                emit(() -> new Event(Event.Type.REPLY_DROPPED, identity, n, "its connection to the queue is gone", null));
             }
         } else if (error != null || reply == null) {
             envelope.release();
-            emit(new Event(Event.Type.HANDLER_FAILED, identity, n, error == null ? "no reply" : error.toString(),
+            emit(() -> new Event(Event.Type.HANDLER_FAILED, identity, n, error == null ? "no reply" : error.toString(),
                     null));
             socket.send(Ppp.signal(Ppp.READY)); // free again; the client retries
         } else {
-            emit(new Event(Event.Type.REPLIED, identity, n, Envelope.describe(reply), null));
+            if (settings.traceMessages) {
+                emit(() -> new Event(Event.Type.REPLIED, identity, n, Envelope.describe(reply), null));
+            }
             socket.send(reply.prepend(envelope));
         }
         processQueued();
@@ -389,9 +393,18 @@ public final class ParanoidPirateWorker implements AutoCloseable {
         }
     }
 
-    private void emit(Event e) {
-        if (log.isDebugEnabled()) {
+    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
+    private void emit(java.util.function.Supplier<Event> event) {
+        boolean debug = log.isDebugEnabled();
+        if (listener == null && !debug) {
+            return;
+        }
+        Event e = event.get();
+        if (debug) {
             log.debug("{}", e);
+        }
+        if (listener == null) {
+            return;
         }
         try {
             listener.accept(e);
@@ -411,9 +424,9 @@ public final class ParanoidPirateWorker implements AutoCloseable {
             RECONNECTING,
             /** A request is being handled. */
             REQUEST,
-            /** A reply went to the queue (per message). */
+            /** A reply went to the queue (per message: only with traceMessages). */
             REPLIED,
-            /** A HEARTBEAT came from the queue (per message). */
+            /** A HEARTBEAT came from the queue (only with traceMessages). */
             QUEUE_HEARTBEAT,
             /** Simulated: the worker freezes for {@link #delay()} (no reading, no heartbeats). */
             OVERLOADED,
@@ -426,12 +439,7 @@ public final class ParanoidPirateWorker implements AutoCloseable {
             /** Too many requests waited: this one was dropped. */
             REQUEST_DROPPED,
             /** The queue sent something that is neither HEARTBEAT nor a request: dropped. */
-            INVALID_MESSAGE;
-
-            /** Whether this happens once per message or heartbeat (printed by the command only when verbose). */
-            public boolean perMessage() {
-                return this == REPLIED || this == QUEUE_HEARTBEAT;
-            }
+            INVALID_MESSAGE
         }
 
         private final Type type;
@@ -520,7 +528,10 @@ public final class ParanoidPirateWorker implements AutoCloseable {
         final FailureSimulation simulation;
         final SocketOptions socketOptions;
 
+        final boolean traceMessages;
+
         private Settings(Builder b) {
+            traceMessages = b.traceMessages;
             backend = b.backend;
             heartbeat = b.heartbeat;
             reconnectInterval = b.reconnectInterval;
@@ -560,6 +571,8 @@ public final class ParanoidPirateWorker implements AutoCloseable {
             private int maxQueuedRequests = 100;
             private FailureSimulation simulation = FailureSimulation.NONE;
             private SocketOptions socketOptions = SocketOptions.DEFAULTS;
+
+            private boolean traceMessages;
 
             private Builder() {
             }
@@ -630,6 +643,15 @@ public final class ParanoidPirateWorker implements AutoCloseable {
             /** Options of the DEALER sockets (security, limits); identity and linger are the worker's. */
             public Builder socketOptions(SocketOptions options) {
                 this.socketOptions = Objects.requireNonNull(options);
+                return this;
+            }
+
+            /**
+             * Also report an event for every message passed on (off by default: each costs a
+             * description of the message). The commands turn it on with --verbose.
+             */
+            public Builder traceMessages(boolean on) {
+                this.traceMessages = on;
                 return this;
             }
 

@@ -56,7 +56,7 @@ public final class SimplePirateQueue implements AutoCloseable {
 
     public SimplePirateQueue(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener == null ? e -> { } : listener;
+        this.listener = listener;
         this.loop = context.group().next();
         this.frontend = (RouterSocket) context.socket(SocketType.ROUTER, settings.frontendOptions, loop);
         this.backend = (RouterSocket) context.socket(SocketType.ROUTER, settings.backendOptions, loop);
@@ -69,7 +69,7 @@ public final class SimplePirateQueue implements AutoCloseable {
         backend.onMessage(this::onWorkerMessage);
         frontendEndpoint = Futures.await(Futures.of(frontend.bind(settings.frontend)), Duration.ofSeconds(30));
         backendEndpoint = Futures.await(Futures.of(backend.bind(settings.backend)), Duration.ofSeconds(30));
-        emit(new Event(Event.Type.LISTENING, null, "clients on " + frontendEndpoint + ", workers on " + backendEndpoint));
+        emit(() -> new Event(Event.Type.LISTENING, null, "clients on " + frontendEndpoint + ", workers on " + backendEndpoint));
         return this;
     }
 
@@ -98,18 +98,20 @@ public final class SimplePirateQueue implements AutoCloseable {
         }
         RoutingId worker = RoutingId.of(msg.first());
         if (msg.size() < 3 || !msg.isFrameEmpty(1)) {
-            emit(new Event(Event.Type.INVALID_MESSAGE, worker, Envelope.describe(msg, 1)));
+            emit(() -> new Event(Event.Type.INVALID_MESSAGE, worker, Envelope.describe(msg, 1)));
             msg.release();
             return;
         }
         if (Envelope.isSignal(msg, 2, READY)) {
             msg.release();
             if (ready.add(worker)) {
-                emit(new Event(Event.Type.WORKER_READY, worker, null));
+                emit(() -> new Event(Event.Type.WORKER_READY, worker, null));
             }
         } else {
             msg.dropFirst().dropFirst();
-            emit(new Event(Event.Type.REPLY_ROUTED, worker, Envelope.describe(msg)));
+            if (settings.traceMessages) {
+                emit(() -> new Event(Event.Type.REPLY_ROUTED, worker, Envelope.describe(msg)));
+            }
             frontend.send(msg);
             ready.add(worker);
         }
@@ -135,10 +137,12 @@ public final class SimplePirateQueue implements AutoCloseable {
             RoutingId worker = it.next();
             it.remove();
             if (!worker.connectedTo(backend)) {
-                emit(new Event(Event.Type.WORKER_GONE, worker, null));
+                emit(() -> new Event(Event.Type.WORKER_GONE, worker, null));
                 continue;
             }
-            emit(new Event(Event.Type.REQUEST_ROUTED, worker, Envelope.describe(request)));
+            if (settings.traceMessages) {
+                emit(() -> new Event(Event.Type.REQUEST_ROUTED, worker, Envelope.describe(request)));
+            }
             request.addFirst(Unpooled.EMPTY_BUFFER).addFirst(worker.toFrame());
             backend.send(request);
             return true;
@@ -199,9 +203,18 @@ public final class SimplePirateQueue implements AutoCloseable {
         }
     }
 
-    private void emit(Event e) {
-        if (log.isDebugEnabled()) {
+    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
+    private void emit(java.util.function.Supplier<Event> event) {
+        boolean debug = log.isDebugEnabled();
+        if (listener == null && !debug) {
+            return;
+        }
+        Event e = event.get();
+        if (debug) {
             log.debug("{}", e);
+        }
+        if (listener == null) {
+            return;
         }
         try {
             listener.accept(e);
@@ -221,15 +234,10 @@ public final class SimplePirateQueue implements AutoCloseable {
             WORKER_GONE,
             /** A worker sent something that is neither READY nor a reply; it was dropped. */
             INVALID_MESSAGE,
-            /** A request went to a worker (per message: printed by the command only when verbose). */
+            /** A request went to a worker (per message: only with traceMessages). */
             REQUEST_ROUTED,
-            /** A reply went back to its client (per message). */
-            REPLY_ROUTED;
-
-            /** Whether this happens once per message (rather than once per worker or per run). */
-            public boolean perMessage() {
-                return this == REQUEST_ROUTED || this == REPLY_ROUTED;
-            }
+            /** A reply went back to its client (per message: only with traceMessages). */
+            REPLY_ROUTED
         }
 
         private final Type type;
@@ -282,7 +290,10 @@ public final class SimplePirateQueue implements AutoCloseable {
         final SocketOptions backendOptions;
         final Duration linger;
 
+        final boolean traceMessages;
+
         private Settings(Builder b) {
+            traceMessages = b.traceMessages;
             frontend = b.frontend;
             backend = b.backend;
             linger = b.linger;
@@ -300,6 +311,8 @@ public final class SimplePirateQueue implements AutoCloseable {
             private SocketOptions frontendOptions = SocketOptions.builder().routerHandover(true).build();
             private SocketOptions backendOptions = SocketOptions.builder().routerHandover(true).build();
             private Duration linger = Duration.ofSeconds(1);
+
+            private boolean traceMessages;
 
             private Builder() {
             }
@@ -341,6 +354,15 @@ public final class SimplePirateQueue implements AutoCloseable {
                     throw new IllegalArgumentException("linger must not be negative");
                 }
                 this.linger = d;
+                return this;
+            }
+
+            /**
+             * Also report an event for every message passed on (off by default: each costs a
+             * description of the message). The commands turn it on with --verbose.
+             */
+            public Builder traceMessages(boolean on) {
+                this.traceMessages = on;
                 return this;
             }
 

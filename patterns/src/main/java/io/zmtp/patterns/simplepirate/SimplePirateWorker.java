@@ -50,7 +50,7 @@ public final class SimplePirateWorker implements AutoCloseable {
 
     public SimplePirateWorker(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener == null ? e -> { } : listener;
+        this.listener = listener;
         this.identity = settings.identity != null ? settings.identity : randomIdentity();
         this.socket = context.socket(SocketType.REQ, settings.socketOptions.toBuilder().identity(identity).build());
         this.random = settings.simulation.newRandom();
@@ -74,7 +74,7 @@ public final class SimplePirateWorker implements AutoCloseable {
         Futures.await(Futures.of(socket.connect(settings.backend)), Duration.ofSeconds(30));
         socket.inLoop(() -> {
             socket.send(ready());
-            emit(new Event(Event.Type.READY, 0, settings.backend));
+            emit(() -> new Event(Event.Type.READY, 0, settings.backend));
         });
         return this;
     }
@@ -96,7 +96,7 @@ public final class SimplePirateWorker implements AutoCloseable {
         }
         int d = Envelope.delimiter(msg);
         if (d < 0 || d == msg.size() - 1) {
-            emit(new Event(Event.Type.INVALID_MESSAGE, 0, Envelope.describe(msg)));
+            emit(() -> new Event(Event.Type.INVALID_MESSAGE, 0, Envelope.describe(msg)));
             msg.release();
             socket.send(ready());
             return;
@@ -104,17 +104,17 @@ public final class SimplePirateWorker implements AutoCloseable {
         long n = ++requests;
         FailureSimulation.Fault fault = settings.simulation.decide(n, random);
         if (fault == FailureSimulation.Fault.CRASH) {
-            emit(new Event(Event.Type.CRASHING, n, null));
+            emit(() -> new Event(Event.Type.CRASHING, n, null));
             msg.release();
             close(Duration.ZERO);
             return;
         }
         Duration delay = settings.workTime;
         if (fault == FailureSimulation.Fault.OVERLOAD) {
-            emit(new Event(Event.Type.OVERLOADED, n, settings.simulation.overloadTime().toMillis() + " ms"));
+            emit(() -> new Event(Event.Type.OVERLOADED, n, settings.simulation.overloadTime().toMillis() + " ms"));
             delay = delay.plus(settings.simulation.overloadTime());
         }
-        emit(new Event(Event.Type.REQUEST, n, Envelope.describe(msg, d + 1)));
+        emit(() -> new Event(Event.Type.REQUEST, n, Envelope.describe(msg, d + 1)));
         if (delay.isZero()) {
             handle(n, msg, d);
         } else {
@@ -155,7 +155,7 @@ public final class SimplePirateWorker implements AutoCloseable {
         }
         if (error != null || reply == null) {
             envelope.release();
-            emit(new Event(Event.Type.HANDLER_FAILED, n, error == null ? "no reply" : error.toString()));
+            emit(() -> new Event(Event.Type.HANDLER_FAILED, n, error == null ? "no reply" : error.toString()));
             socket.send(ready());
             return;
         }
@@ -203,9 +203,18 @@ public final class SimplePirateWorker implements AutoCloseable {
         return terminated;
     }
 
-    private void emit(Event e) {
-        if (log.isDebugEnabled()) {
+    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
+    private void emit(java.util.function.Supplier<Event> event) {
+        boolean debug = log.isDebugEnabled();
+        if (listener == null && !debug) {
+            return;
+        }
+        Event e = event.get();
+        if (debug) {
             log.debug("({}) {}", identity, e);
+        }
+        if (listener == null) {
+            return;
         }
         try {
             listener.accept(e);

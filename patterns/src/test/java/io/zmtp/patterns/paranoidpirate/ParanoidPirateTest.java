@@ -75,7 +75,8 @@ class ParanoidPirateTest {
 
     ParanoidPirateQueue queue(String frontend, String backend, Recorder<ParanoidPirateQueue.Event> events) {
         ParanoidPirateQueue q = new ParanoidPirateQueue(ctx, ParanoidPirateQueue.Settings.builder()
-                .frontend(frontend).backend(backend).heartbeat(HEARTBEAT).linger(Duration.ZERO).build(), events);
+                .frontend(frontend).backend(backend).heartbeat(HEARTBEAT).linger(Duration.ZERO).traceMessages(true)
+                .build(), events);
         toClose.add(q);
         return q.start();
     }
@@ -85,7 +86,7 @@ class ParanoidPirateTest {
         ParanoidPirateWorker w = new ParanoidPirateWorker(ctx, ParanoidPirateWorker.Settings.builder()
                 .backend(queue.backendEndpoint()).heartbeat(HEARTBEAT).reconnectInterval(Duration.ofMillis(50))
                 .reconnectIntervalMax(Duration.ofMillis(200)).identity(identity).handler(handler)
-                .simulation(simulation).socketOptions(FAST_RECONNECT).build(), events);
+                .simulation(simulation).socketOptions(FAST_RECONNECT).traceMessages(true).build(), events);
         toClose.add(w);
         return w.start();
     }

@@ -45,7 +45,7 @@ class SimplePirateTest {
         ctx = ZmtpContext.create(2);
         userThreads = Executors.newCachedThreadPool();
         queue = new SimplePirateQueue(ctx, SimplePirateQueue.Settings.builder().frontend("tcp://127.0.0.1:0")
-                .backend("tcp://127.0.0.1:0").linger(Duration.ZERO).build(), queueEvents);
+                .backend("tcp://127.0.0.1:0").linger(Duration.ZERO).traceMessages(true).build(), queueEvents);
         toClose.add(queue);
         queue.start();
     }
