@@ -1,7 +1,6 @@
 package io.zmtp.patterns.paranoidpirate;
 
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.Envelope;
 import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.RoutingId;
@@ -19,7 +18,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -37,8 +35,11 @@ import java.util.function.Consumer;
  * <p>Two maps keep this cheap: {@code ready} holds idle workers in least-recently-used order (a
  * request takes the first in constant time) and {@code known} holds every worker in the order
  * they were last heard from (expiry looks only at its head). Anything a worker sends counts as a
- * sign of life. As the guide's queue, it also takes a HEARTBEAT from a worker it does not know
- * (after the queue restarted, say) as that worker being ready.
+ * sign of life. As the guide's queue, it also takes a HEARTBEAT or a reply from a worker it does
+ * not know (after the queue restarted, say) as that worker being ready.
+ *
+ * <p>A heartbeat tick that runs late because the queue's own loop stalled expires nobody: what the
+ * workers sent meanwhile is read first ({@link HeartbeatTimer}).
  */
 public final class ParanoidPirateQueue implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ParanoidPirateQueue.class);
@@ -56,7 +57,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
     private final LinkedHashMap<RoutingId, Worker> ready = new LinkedHashMap<>();
     private final LinkedHashMap<RoutingId, Worker> known = new LinkedHashMap<>(16, 0.75f, true);
     private final ArrayDeque<ZmtpMessage> waiting = new ArrayDeque<>();
-    private ScheduledFuture<?> heartbeatTimer;
+    private HeartbeatTimer heartbeatTimer;
     private boolean reading = true;
     private boolean closing;
 
@@ -75,10 +76,10 @@ public final class ParanoidPirateQueue implements AutoCloseable {
         backend.onMessage(this::onWorkerMessage);
         frontendEndpoint = Futures.await(Futures.of(frontend.bind(settings.frontend)), Duration.ofSeconds(30));
         backendEndpoint = Futures.await(Futures.of(backend.bind(settings.backend)), Duration.ofSeconds(30));
-        long period = settings.heartbeat.interval().toNanos();
         loop.execute(() -> {
             if (!closing) {
-                heartbeatTimer = loop.scheduleAtFixedRate(this::onHeartbeatTick, period, period, TimeUnit.NANOSECONDS);
+                heartbeatTimer = new HeartbeatTimer(loop, settings.heartbeat.interval().toNanos(), this::onHeartbeatTick);
+                heartbeatTimer.start();
             }
         });
         emit(() -> new Event(Event.Type.LISTENING, null, "clients on " + frontendEndpoint + ", workers on "
@@ -138,7 +139,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
         } else if (signal) {
             msg.release();
             if (isNew) {
-                makeReady(w, Event.Type.WORKER_READY_BY_HEARTBEAT);
+                makeReady(w, Event.Type.WORKER_ADOPTED);
             }
         } else {
             msg.dropFirst();
@@ -146,7 +147,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
                 emit(() -> new Event(Event.Type.REPLY_ROUTED, id, Envelope.describe(msg)));
             }
             frontend.send(msg);
-            makeReady(w, null);
+            makeReady(w, isNew ? Event.Type.WORKER_ADOPTED : null);
         }
         dispatchWaiting();
     }
@@ -170,13 +171,13 @@ public final class ParanoidPirateQueue implements AutoCloseable {
         ready.remove(w.id);
     }
 
-    private void onHeartbeatTick() {
+    private void onHeartbeatTick(boolean silenceCounts) {
         if (closing) {
             return;
         }
         long now = System.nanoTime();
         Iterator<Worker> oldestFirst = known.values().iterator();
-        while (oldestFirst.hasNext()) {
+        while (silenceCounts && oldestFirst.hasNext()) {
             Worker w = oldestFirst.next();
             if (w.expiresAt - now > 0) {
                 break; // the rest were heard from more recently
@@ -260,7 +261,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
             }
             closing = true;
             if (heartbeatTimer != null) {
-                heartbeatTimer.cancel(false);
+                heartbeatTimer.stop();
             }
             ZmtpMessage m;
             while ((m = waiting.poll()) != null) {
@@ -326,8 +327,11 @@ public final class ParanoidPirateQueue implements AutoCloseable {
             LISTENING,
             /** A worker said READY and joined the queue. */
             WORKER_READY,
-            /** An unknown worker sent HEARTBEAT (the queue restarted under it): taken as ready. */
-            WORKER_READY_BY_HEARTBEAT,
+            /**
+             * A worker the queue did not know sent a HEARTBEAT or a reply (the queue restarted under
+             * it, or had expired it): taken as alive and ready, as the guide's queue does.
+             */
+            WORKER_ADOPTED,
             /** A worker that held a request said READY again (it restarted, or gave up): the request is lost. */
             REQUEST_ABANDONED,
             /** A worker was silent for liveness x interval and was forgotten. */
@@ -372,8 +376,8 @@ public final class ParanoidPirateQueue implements AutoCloseable {
                     return "queue ready: " + detail;
                 case WORKER_READY:
                     return "worker " + worker + " ready";
-                case WORKER_READY_BY_HEARTBEAT:
-                    return "worker " + worker + " ready (heard its heartbeat)";
+                case WORKER_ADOPTED:
+                    return "worker " + worker + " ready (heard from it without a READY)";
                 case REQUEST_ABANDONED:
                     return "worker " + worker + " is ready again without a reply: its request is lost";
                 case WORKER_EXPIRED:

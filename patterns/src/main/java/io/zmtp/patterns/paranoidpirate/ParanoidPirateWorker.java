@@ -63,7 +63,7 @@ public final class ParanoidPirateWorker implements AutoCloseable {
     private int liveness;
     private boolean heard;
     private Duration nextReconnectDelay;
-    private ScheduledFuture<?> tick;
+    private HeartbeatTimer tick;
     private ScheduledFuture<?> reconnectTimer;
     private ScheduledFuture<?> delayTimer;
     private final ArrayDeque<ZmtpMessage> queued = new ArrayDeque<>();
@@ -105,8 +105,8 @@ public final class ParanoidPirateWorker implements AutoCloseable {
                     connected.complete(null);
                 }
             });
-            long period = settings.heartbeat.interval().toNanos();
-            tick = loop.scheduleAtFixedRate(this::onTick, period, period, TimeUnit.NANOSECONDS);
+            tick = new HeartbeatTimer(loop, settings.heartbeat.interval().toNanos(), this::onTick);
+            tick.start();
         });
         if (!loop.inEventLoop()) {
             Futures.await(connected, Duration.ofSeconds(30));
@@ -140,13 +140,13 @@ public final class ParanoidPirateWorker implements AutoCloseable {
         return f;
     }
 
-    private void onTick() {
+    private void onTick(boolean silenceCounts) {
         if (closing || frozen || socket == null) {
             return; // frozen: a stuck worker neither counts nor sends; no socket: reconnect pending
         }
         if (heard) {
             heard = false;
-        } else if (--liveness <= 0) {
+        } else if (silenceCounts && --liveness <= 0) {
             heartbeatLost();
             return;
         }
@@ -360,7 +360,10 @@ public final class ParanoidPirateWorker implements AutoCloseable {
                 return;
             }
             closing = true;
-            for (ScheduledFuture<?> t : new ScheduledFuture<?>[] {tick, reconnectTimer, delayTimer}) {
+            if (tick != null) {
+                tick.stop();
+            }
+            for (ScheduledFuture<?> t : new ScheduledFuture<?>[] {reconnectTimer, delayTimer}) {
                 if (t != null) {
                     t.cancel(false);
                 }
