@@ -220,13 +220,13 @@ public final class LazyPirateClient implements AutoCloseable {
         int attempt = c.attempt;
         ZmtpSocket s = socket;
         emit(() -> new Event(Event.Type.SENT, c.sequence, attempt, settings.retries, Envelope.describe(c.request)));
-        s.send(c.request.retainedCopy()).addListener(f -> {
+        c.timer = loop.schedule(() -> timedOut(c, attempt), settings.timeout.toNanos(), TimeUnit.NANOSECONDS);
+        s.send(c.request.retainedCopy()).addListener(f -> { // may fail at once, on this loop
             if (!f.isSuccess() && current == c && c.attempt == attempt && socket == s
                     && !(f.cause() instanceof SocketClosedException)) {
                 fail(c, f.cause());
             }
         });
-        c.timer = loop.schedule(() -> timedOut(c, attempt), settings.timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     private void onReply(ZmtpSocket from, ZmtpMessage reply) {

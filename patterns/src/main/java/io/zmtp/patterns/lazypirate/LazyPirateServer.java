@@ -55,7 +55,8 @@ public final class LazyPirateServer implements AutoCloseable {
     public String start() {
         socket.onMessage(this::onRequest);
         endpoint = Futures.await(Futures.of(socket.bind(settings.endpoint)), Duration.ofSeconds(30));
-        emit(() -> new Event(Event.Type.LISTENING, 0, endpoint));
+        String bound = endpoint;
+        socket.inLoop(() -> emit(() -> new Event(Event.Type.LISTENING, 0, bound)));
         return endpoint;
     }
 

@@ -82,8 +82,9 @@ public final class ParanoidPirateQueue implements AutoCloseable {
                 heartbeatTimer.start();
             }
         });
-        emit(() -> new Event(Event.Type.LISTENING, null, "clients on " + frontendEndpoint + ", workers on "
-                + backendEndpoint + ", " + settings.heartbeat));
+        String listening = "clients on " + frontendEndpoint + ", workers on "
+                + backendEndpoint + ", " + settings.heartbeat;
+        loop.execute(() -> emit(() -> new Event(Event.Type.LISTENING, null, listening)));
         return this;
     }
 

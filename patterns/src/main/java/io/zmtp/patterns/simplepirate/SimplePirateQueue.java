@@ -69,7 +69,8 @@ public final class SimplePirateQueue implements AutoCloseable {
         backend.onMessage(this::onWorkerMessage);
         frontendEndpoint = Futures.await(Futures.of(frontend.bind(settings.frontend)), Duration.ofSeconds(30));
         backendEndpoint = Futures.await(Futures.of(backend.bind(settings.backend)), Duration.ofSeconds(30));
-        emit(() -> new Event(Event.Type.LISTENING, null, "clients on " + frontendEndpoint + ", workers on " + backendEndpoint));
+        String listening = "clients on " + frontendEndpoint + ", workers on " + backendEndpoint;
+        loop.execute(() -> emit(() -> new Event(Event.Type.LISTENING, null, listening)));
         return this;
     }
 
