@@ -119,15 +119,19 @@ EVENT_NAMES = {getattr(zmq, n): n[6:] for n in dir(zmq) if n.startswith("EVENT_"
 def watch(sid, sock):
     mon = sock.get_monitor_socket()
     seen = monitors[sid]
-    while True:
-        try:
-            msg = mon.recv_multipart()
-        except zmq.ZMQError:
-            return
-        event = int.from_bytes(msg[0][:2], "little")
-        seen.append(EVENT_NAMES.get(event, str(event)))
-        if event == zmq.EVENT_MONITOR_STOPPED:
-            return
+    try:
+        while True:
+            try:
+                msg = mon.recv_multipart()
+            except zmq.ZMQError:
+                return
+            event = int.from_bytes(msg[0][:2], "little")
+            seen.append(EVENT_NAMES.get(event, str(event)))
+            if event == zmq.EVENT_MONITOR_STOPPED:
+                return
+    finally:
+        # an open monitor socket would keep ctx.term() at exit waiting forever
+        mon.close(0)
 
 
 class Server(object):
