@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "zmtp", mixinStandardHelpOptions = true, version = "zmtp 0.1.0",
         description = "ZMTP 3.x sockets and the ZeroMQ guide's reliable request-reply patterns.",
-        subcommands = {CommandLine.HelpCommand.class, CatCommand.class, TrippingCommand.class,
+        subcommands = {CommandLine.HelpCommand.class, CatCommand.class, KeygenCommand.class, TrippingCommand.class,
                 LpClientCommand.class, LpServerCommand.class,
                 SpQueueCommand.class, SpWorkerCommand.class,
                 PpQueueCommand.class, PpWorkerCommand.class})
