@@ -1,6 +1,7 @@
 package io.zmtp.cli;
 
 import io.netty.util.concurrent.Future;
+import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.SubSocket;
 import io.zmtp.socket.ZmtpContext;
@@ -59,8 +60,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
                 + "(or with --echo). PUB drops lines no connected subscriber wants. SUB and PULL ignore "
                 + "stdin; PUB and PUSH exit once stdin ends and its lines are sent. Others exit when stdin "
                 + "ends, unless -n, --timeout or --echo keep them receiving."},
-        footer = {"", "Exit status: 0 done; 1 --timeout passed with no message; 2 usage error; "
-                + "3 the socket or the streams failed (bind refused, stdout closed)."})
+        footer = {"", "Security: PLAIN (--plain-user and --plain-password for a client; --plain-server with "
+                + "--plain-account for a server) or CURVE (--curve-server-key for a client; --curve-server with "
+                + "--curve-secret-key or --curve-cert for a server). 'zmtp keygen' makes CURVE keys.",
+            "", "Exit status: 0 done; 1 --timeout passed with no message; 2 usage error; "
+                + "3 the socket or the streams failed (bind refused, stdout closed, every peer refused us)."})
 public final class CatCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(CatCommand.class);
 
@@ -120,8 +124,9 @@ public final class CatCommand implements Callable<Integer> {
     @Option(names = "--hex", description = "Read and write every frame as hex digits.")
     boolean hex;
 
-    @Option(names = "--verbose", description = "Print the socket's events (connections, handshakes, disconnections) "
-            + "on stderr.")
+    @Option(names = "--verbose", description = "Print the security mechanism and the socket's events on stderr: "
+            + "connections, handshakes (a failed one with its reason: refused credentials, wrong server key), "
+            + "reconnects, disconnections.")
     boolean verbose;
 
     @Option(names = {"-q", "--quiet"}, description = "Do not print the messages received.")
@@ -153,6 +158,7 @@ public final class CatCommand implements Callable<Integer> {
     private long received;
     private long answered;
     private long lastReceived;
+    private int refusedEndpoints;
 
     /** Where input lines come from (stdin by default; tests give their own). */
     void input(InputStream in) {
@@ -227,8 +233,9 @@ public final class CatCommand implements Callable<Integer> {
     private int run(ZmtpContext ctx, SocketOptions options) {
         socket = ctx.socket(type, options);
         if (verbose) {
-            socket.monitor(e -> printErr(e.toString()));
+            printErr("security: " + security.describe());
         }
+        socket.monitor(this::event);
         output = new Output(spec.commandLine().getOut());
         Thread writer = new Thread(output, "zmtp-cat-output");
         writer.setDaemon(true);
@@ -297,6 +304,23 @@ public final class CatCommand implements Callable<Integer> {
                 m[0] = 1;
                 System.arraycopy(prefix, 0, m, 1, prefix.length);
                 socket.send(ZmtpMessage.of(m));
+            }
+        }
+    }
+
+    /**
+     * A socket event (on the event loop): printed with --verbose. An endpoint the socket stopped
+     * reconnecting to (the peer sent ERROR: refused credentials, incompatible socket types) is
+     * reported in any case, and when no endpoint is left the run ends with status 3.
+     */
+    private void event(SocketEvent e) {
+        if (verbose) {
+            printErr(e.toString());
+        }
+        if (e.type() == SocketEvent.Type.RECONNECT_STOPPED) {
+            printErr("stopped reconnecting to " + e.endpoint() + ": " + e.reason());
+            if (++refusedEndpoints == connects.size() && binds.isEmpty()) {
+                finish(EXIT_FAILURE);
             }
         }
     }

@@ -25,7 +25,8 @@ public final class ZmtpCli implements Runnable {
 
     /** Builds the command line with every subcommand (also used by tests). */
     public static CommandLine commandLine() {
-        return new CommandLine(new ZmtpCli()).setCaseInsensitiveEnumValuesAllowed(true);
+        return new CommandLine(new ZmtpCli()).setCaseInsensitiveEnumValuesAllowed(true)
+                .setParameterExceptionHandler(new RedactingErrorHandler());
     }
 
     public static void main(String[] args) {
