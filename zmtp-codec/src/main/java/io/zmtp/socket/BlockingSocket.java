@@ -31,6 +31,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class BlockingSocket implements AutoCloseable {
     private static final int SPINS = 64;
+    /** Yields before parking: on few cores, giving the loop the CPU beats a park/unpark pair. */
+    private static final int YIELDS = Integer.getInteger("zmtp.blocking.yields", 0);
 
     private final ZmtpSocket socket;
     private final SpscArrayQueue<ZmtpMessage> outbox;
@@ -267,6 +269,12 @@ public final class BlockingSocket implements AutoCloseable {
             }
         }
         long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+        for (int i = 0; i < YIELDS && System.nanoTime() < deadline; i++) {
+            Thread.yield();
+            if ((m = take()) != null) {
+                return m;
+            }
+        }
         receiver = Thread.currentThread();
         try {
             while ((m = take()) == null) {
