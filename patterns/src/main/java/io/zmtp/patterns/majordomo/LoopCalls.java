@@ -29,6 +29,23 @@ final class LoopCalls {
         return await(loop.submit(c), WAIT);
     }
 
+    /**
+     * Runs {@code r} on the loop (at once if already there); false if the loop no longer takes
+     * tasks (its context was closed under the component).
+     */
+    static boolean run(EventLoop loop, Runnable r) {
+        if (loop.inEventLoop()) {
+            r.run();
+            return true;
+        }
+        try {
+            loop.execute(r);
+            return true;
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return false;
+        }
+    }
+
     static <T> T await(Future<T> f, Duration timeout) {
         try {
             return f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);

@@ -395,8 +395,20 @@ public final class MajordomoAsyncClient implements AutoCloseable {
         };
         if (loop.inEventLoop()) {
             shut.run();
-        } else {
+            return;
+        }
+        try {
             loop.submit(shut).awaitUninterruptibly(10_000);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the context was closed under the client: its socket is gone, its loop runs no more
+            log.debug("async client closed after its event loop");
+            try {
+                if (loop.awaitTermination(5, TimeUnit.SECONDS)) {
+                    failAll(new MajordomoException("client closed"));
+                }
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

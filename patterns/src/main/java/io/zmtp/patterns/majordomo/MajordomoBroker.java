@@ -118,6 +118,8 @@ public final class MajordomoBroker implements AutoCloseable {
         this.socket = ctx.socket(SocketType.ROUTER, settings.socketOptions());
         socket.onMessage(this::onMessage);
         ticker = socket.scheduleAtFixedRate(this::tick, settings.heartbeatInterval(), settings.heartbeatInterval());
+        // If the socket closes under the broker (its context closed first), let go of what it holds.
+        socket.closeFuture().addListener(f -> releaseAll());
     }
 
     /** Binds an endpoint (may be called for several); the future gives the endpoint bound. */
@@ -625,31 +627,38 @@ public final class MajordomoBroker implements AutoCloseable {
      * when a broker is back), drops queued requests, and closes the socket with its linger.
      */
     public Future<Void> closeAsync() {
-        socket.inLoop(() -> {
+        LoopCalls.run(socket.eventLoop(), () -> {
             if (closed) {
                 return;
             }
-            closed = true;
-            ticker.cancel(false);
-            for (Worker w : new ArrayList<>(workers.values())) {
+            for (Worker w : workers.values()) {
                 sendCommand(w.address.bytes, w.version, WorkerCommand.DISCONNECT);
-                if (w.current != null) {
-                    w.current.release();
-                    w.current = null;
-                }
             }
-            workers.clear();
-            for (Service s : services.values()) {
-                Request r;
-                while ((r = s.requests.poll()) != null) {
-                    r.message.release();
-                }
-            }
-            services.clear();
-            orphaned.clear();
+            releaseAll();
             socket.close(settings.socketOptions().linger());
         });
         return socket.closeFuture();
+    }
+
+    /** Forgets every worker and drops every queued request (on the loop). */
+    private void releaseAll() {
+        closed = true;
+        ticker.cancel(false);
+        for (Worker w : workers.values()) {
+            if (w.current != null) {
+                w.current.release();
+                w.current = null;
+            }
+        }
+        workers.clear();
+        for (Service s : services.values()) {
+            Request r;
+            while ((r = s.requests.poll()) != null) {
+                r.message.release();
+            }
+        }
+        services.clear();
+        orphaned.clear();
     }
 
     @Override

@@ -287,7 +287,15 @@ public final class MajordomoClient implements AutoCloseable {
             }
             return;
         }
-        ZmtpSocket s = LoopCalls.await(loop.submit(shut), Duration.ofSeconds(10));
+        if (loop.isShuttingDown()) {
+            return;
+        }
+        ZmtpSocket s;
+        try {
+            s = LoopCalls.await(loop.submit(shut), Duration.ofSeconds(10));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return;
+        }
         if (s != null) {
             s.close(Duration.ZERO).awaitUninterruptibly(10_000);
         }

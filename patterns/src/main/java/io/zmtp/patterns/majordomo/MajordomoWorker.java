@@ -104,7 +104,7 @@ public final class MajordomoWorker implements AutoCloseable {
         this.expiryNanos = settings.heartbeatExpiry().toNanos();
         this.tracer = settings.tracer();
         this.listener = settings.listener();
-        this.closeFuture = loop.newPromise();
+        this.closeFuture = io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newPromise();
     }
 
     /** Connects to the broker and registers the service; returns this worker. */
@@ -389,10 +389,8 @@ public final class MajordomoWorker implements AutoCloseable {
     }
 
     private void inLoop(Runnable r) {
-        if (loop.inEventLoop()) {
-            r.run();
-        } else {
-            loop.execute(r);
+        if (!LoopCalls.run(loop, r)) {
+            log.debug("worker {}: event loop gone, dropping a task", service);
         }
     }
 
@@ -400,7 +398,7 @@ public final class MajordomoWorker implements AutoCloseable {
 
     /** Sends DISCONNECT to the broker and closes (the socket lingers to flush it). */
     public Future<Void> closeAsync() {
-        inLoop(() -> {
+        boolean onLoop = LoopCalls.run(loop, () -> {
             if (closed) {
                 return;
             }
@@ -424,6 +422,14 @@ public final class MajordomoWorker implements AutoCloseable {
             socket = null;
             s.close(settings.socketOptions().linger()).addListener(f -> closeFuture.trySuccess(null));
         });
+        if (!onLoop) {
+            // the context was closed under the worker: its socket is gone already
+            closed = true;
+            if (ownExecutor != null) {
+                ownExecutor.shutdownNow();
+            }
+            closeFuture.trySuccess(null);
+        }
         return closeFuture;
     }
 
