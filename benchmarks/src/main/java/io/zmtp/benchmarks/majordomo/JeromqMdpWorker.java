@@ -44,14 +44,15 @@ final class JeromqMdpWorker implements Runnable {
         while (running) {
             if (poller.poll(100) > 0 && poller.pollin(0)) {
                 List<byte[]> m = JeromqMdp.receive(s);
-                if (m.size() >= 6 && m.get(3).length == 1 && m.get(3)[0] == JeromqMdp.REQUEST) {
+                // "" | MDPW01 | 02 | client | "" | body...
+                if (m.size() >= 6 && m.get(2).length == 1 && m.get(2)[0] == JeromqMdp.REQUEST) {
                     List<byte[]> reply = new ArrayList<>(m.size());
                     reply.add(EMPTY);
                     reply.add(WORKER);
                     reply.add(code(JeromqMdp.REPLY));
-                    reply.add(m.get(4));
+                    reply.add(m.get(3));
                     reply.add(EMPTY);
-                    reply.addAll(m.subList(6, m.size()));
+                    reply.addAll(m.subList(5, m.size()));
                     JeromqMdp.send(s, reply);
                     heartbeatAt = System.currentTimeMillis() + JeromqMdp.HEARTBEAT_INTERVAL_MS;
                 }

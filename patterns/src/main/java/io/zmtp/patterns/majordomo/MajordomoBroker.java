@@ -74,7 +74,14 @@ import static io.zmtp.patterns.majordomo.MdpProtocol.string;
  * worker is forgotten. Any command counts as a heartbeat. Every
  * {@link MajordomoBrokerSettings#heartbeatInterval() interval} the timer sends HEARTBEAT to each
  * worker nothing was sent to for half an interval, and forgets workers silent for interval x
- * liveness. A worker lost mid-request loses that request: the client's retry brings it back.
+ * liveness, busy or idle: 7/MDP and 18/MDP require heartbeats both ways at all times, and a worker
+ * that died mid-request must not stay registered. {@link MajordomoWorker} heartbeats while its
+ * handler runs; a worker built like the guide's single-threaded mdwrkapi (which the guide's broker
+ * never expires while busy) must answer within the heartbeat expiry. A worker lost mid-request
+ * loses that request: the client's retry brings it back.
+ *
+ * <p>One ROUTER serves both sub-protocols; {@link #bind} may be called for several endpoints (a
+ * frontend and a backend address) on that one socket.
  *
  * <h2>Scale</h2>
  * Workers are found by routing id in a hash map; each service keeps its idle workers in a
