@@ -19,6 +19,11 @@ Reads one command per line on stdin and answers each with one line on stdout:
   events ID                      answer "ok EVENT..." (names of the events seen so far)
   keypair                        answer "ok PUBLIC SECRET" (Z85, from zmq_curve_keypair)
   public SECRET                  answer "ok PUBLIC" (zmq_curve_public)
+  zap start                      start a ZAP handler (27/ZAP) for this context; it refuses every
+                                 PLAIN and CURVE client ("400") until told otherwise, allows NULL
+  zap plain USER PASSWORD        allow a PLAIN user (the user id is the user name)
+  zap curve PUBLIC               allow a CURVE client key, Z85 (the user id is the key)
+  zap log                        answer "ok MECHANISM:STATUS ..." for every request answered so far
   close ID [LINGER_MS]
   version                        answer "ok <libzmq version>"
   quit
@@ -29,6 +34,7 @@ import threading
 import time
 
 import zmq
+import zmq.utils.z85
 
 ctx = zmq.Context.instance()
 sockets = {}
@@ -51,6 +57,53 @@ def option_value(text):
     if text.startswith("str:"):
         return text[4:].encode()
     return int(text)
+
+
+class Zap:
+    """A ZAP handler on its own thread: libzmq asks it about every PLAIN and CURVE client."""
+
+    def __init__(self):
+        self.plain = {}
+        self.curve = set()
+        self.log = []
+        self.stopping = False
+        self.sock = ctx.socket(zmq.REP)
+        self.sock.linger = 0
+        self.sock.bind("inproc://zeromq.zap.01")
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def decide(self, mechanism, credentials):
+        if mechanism == b"NULL":
+            return b"200", b"OK", b""
+        if mechanism == b"PLAIN" and len(credentials) == 2:
+            user, password = credentials
+            if user in self.plain and self.plain[user] == password:
+                return b"200", b"OK", user
+        if mechanism == b"CURVE" and len(credentials) == 1:
+            key = zmq.utils.z85.encode(credentials[0])
+            if key in self.curve:
+                return b"200", b"OK", key
+        return b"400", b"refused", b""
+
+    def run(self):
+        # the socket is used by this thread only once started
+        while not self.stopping:
+            if self.sock.poll(50) == 0:
+                continue
+            request = self.sock.recv_multipart()
+            version, request_id, mechanism = request[0], request[1], request[5]
+            status, text, user = self.decide(mechanism, request[6:])
+            self.log.append("%s:%s" % (mechanism.decode(), status.decode()))
+            self.sock.send_multipart([version, request_id, status, text, user, b""])
+        self.sock.close(0)
+
+    def stop(self):
+        self.stopping = True
+        self.thread.join(5)
+
+
+zap = None
 
 
 EVENT_NAMES = {getattr(zmq, n): n[6:] for n in dir(zmq) if n.startswith("EVENT_") and n != "EVENT_ALL"}
@@ -79,6 +132,23 @@ def handle(words):
         return "ok %s %s" % (pub.decode(), sec.decode())
     if op == "public":
         return "ok " + zmq.curve_public(words[1].encode()).decode()
+    if op == "zap":
+        global zap
+        if words[1] == "start":
+            if zap is None:
+                zap = Zap()
+            return "ok"
+        if zap is None:
+            return "err zap handler not started"
+        if words[1] == "plain":
+            zap.plain[words[2].encode()] = words[3].encode()
+            return "ok"
+        if words[1] == "curve":
+            zap.curve.add(words[2].encode())
+            return "ok"
+        if words[1] == "log":
+            return ("ok " + " ".join(zap.log)).rstrip()
+        return "err unknown zap command " + words[1]
     sid = words[1]
     if op == "socket":
         sockets[sid] = ctx.socket(getattr(zmq, words[2]))
@@ -155,6 +225,8 @@ def main():
         print(reply, flush=True)
     for s in sockets.values():
         s.close(0)
+    if zap is not None:
+        zap.stop()
     ctx.term()
 
 

@@ -222,6 +222,42 @@ public final class LibzmqPeer implements AutoCloseable {
         return a.isEmpty() ? List.of() : Arrays.asList(a.split(" "));
     }
 
+    /** Starts the peer's ZAP handler: from then on it refuses PLAIN and CURVE clients it was not told about. */
+    public LibzmqPeer zapStart() {
+        call("zap start");
+        return this;
+    }
+
+    /** Lets the ZAP handler accept a PLAIN user (user id = user name). */
+    public LibzmqPeer zapAllowPlain(String user, String password) {
+        call("zap plain " + user + " " + password);
+        return this;
+    }
+
+    /** Lets the ZAP handler accept a CURVE client key (Z85). */
+    public LibzmqPeer zapAllowCurve(String publicKeyZ85) {
+        call("zap curve " + publicKeyZ85);
+        return this;
+    }
+
+    /** The ZAP handler's answers so far, as MECHANISM:STATUS. */
+    public List<String> zapLog() {
+        String a = call("zap log");
+        return a.isEmpty() ? List.of() : Arrays.asList(a.split(" "));
+    }
+
+    /** Waits until the socket's monitor has reported {@code event}; false after the timeout. */
+    public boolean awaitEvent(String id, String event, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!events(id).contains(event)) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
     /** A CURVE key pair from zmq_curve_keypair: {public, secret} in Z85. */
     public String[] curveKeypair() {
         return call("keypair").split(" ");

@@ -19,6 +19,7 @@ import io.zmtp.wire.HandshakeCompleted;
 import io.zmtp.wire.ZmtpCodec;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpOptions;
+import io.zmtp.wire.ZmtpSubscription;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.BlockingQueue;
@@ -38,6 +39,7 @@ final class RawConnection implements AutoCloseable {
     final CompletableFuture<ConnectionFailed> failure = new CompletableFuture<>();
     final CompletableFuture<Void> closed = new CompletableFuture<>();
     private final BlockingQueue<ZmtpMessage> inbox = new LinkedBlockingQueue<>();
+    private final BlockingQueue<ZmtpSubscription> subscriptions = new LinkedBlockingQueue<>();
     private final ZmtpOptions options;
 
     private RawConnection(ZmtpOptions options) {
@@ -54,6 +56,8 @@ final class RawConnection implements AutoCloseable {
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
                         if (msg instanceof ZmtpMessage) {
                             inbox.add((ZmtpMessage) msg);
+                        } else if (msg instanceof ZmtpSubscription) {
+                            subscriptions.add((ZmtpSubscription) msg);
                         } else {
                             ReferenceCountUtil.release(msg);
                         }
@@ -120,6 +124,16 @@ final class RawConnection implements AutoCloseable {
         channel.get(10, TimeUnit.SECONDS).writeAndFlush(m).sync();
     }
 
+    /** Writes anything the codec accepts (a {@link ZmtpSubscription}, a command...) and waits for it to leave. */
+    void write(Object msg) throws Exception {
+        channel.get(10, TimeUnit.SECONDS).writeAndFlush(msg).sync();
+    }
+
+    /** The next subscription change a subscriber sent, or null after the timeout. The caller releases it. */
+    ZmtpSubscription receiveSubscription(long timeoutMs) throws InterruptedException {
+        return subscriptions.poll(timeoutMs, TimeUnit.MILLISECONDS);
+    }
+
     /** The next message, or null after the timeout. The caller releases it. */
     ZmtpMessage receive(long timeoutMs) throws InterruptedException {
         return inbox.poll(timeoutMs, TimeUnit.MILLISECONDS);
@@ -141,6 +155,10 @@ final class RawConnection implements AutoCloseable {
         ZmtpMessage m;
         while ((m = inbox.poll()) != null) {
             m.release();
+        }
+        ZmtpSubscription s;
+        while ((s = subscriptions.poll()) != null) {
+            s.release();
         }
     }
 }

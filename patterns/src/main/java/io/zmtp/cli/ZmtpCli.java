@@ -9,8 +9,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "zmtp", mixinStandardHelpOptions = true, version = "zmtp 0.1.0",
         description = "ZMTP 3.x sockets and the ZeroMQ guide's reliable request-reply patterns.",
-        subcommands = {CommandLine.HelpCommand.class, MdbrokerCommand.class, MdworkerCommand.class,
-                MdclientCommand.class, MmiCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, TrippingCommand.class, MdbrokerCommand.class,
+                MdworkerCommand.class, MdclientCommand.class, MmiCommand.class})
 public final class ZmtpCli implements Runnable {
 
     @CommandLine.Spec

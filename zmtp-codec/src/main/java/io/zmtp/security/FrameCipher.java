@@ -21,9 +21,12 @@ public interface FrameCipher {
     void encrypt(int flags, ByteBuf body, ByteBuf out);
 
     /**
-     * Opens a received command frame. {@code name} is the command name and {@code data} the bytes
-     * after it (not to be released by the cipher). Returns a new buffer whose first byte is the
-     * inner flags and whose remaining bytes are the frame body; the caller releases it.
+     * Opens a received frame. After the handshake the codec hands every frame here, whether its
+     * wire flags say command or not (libzmq sends CURVE's MESSAGE as a plain data frame):
+     * {@code name} is the command name and {@code data} the bytes after it (not to be released by
+     * the cipher). Returns a new buffer whose first byte is the carried frame's flags, given as
+     * {@code ZmtpWire.FLAG_MORE} and/or {@code ZmtpWire.FLAG_COMMAND} whatever the mechanism's own
+     * encoding, and whose remaining bytes are the frame body; the caller releases it.
      *
      * @throws ZmtpProtocolException when the command is not a valid MESSAGE, fails authentication,
      *         or reuses a nonce

@@ -52,6 +52,19 @@ public final class BlockingSocket implements AutoCloseable {
         this.socket = socket;
         this.outbox = new SpscArrayQueue<>(Math.max(16, socket.options().sendHwm()));
         socket.onMessage(this::onMessage);
+        // However the socket is closed (here, or by its context), release what still waits here.
+        socket.closeFuture().addListener(f -> releaseQueues());
+    }
+
+    private void releaseQueues() {
+        ZmtpMessage m;
+        while ((m = outbox.poll()) != null) {
+            m.release();
+        }
+        while ((m = inbox.poll()) != null) {
+            inboxCount.decrementAndGet();
+            m.release();
+        }
     }
 
     /** Wraps an existing socket, which must have no message handler of its own. */
@@ -335,17 +348,6 @@ public final class BlockingSocket implements AutoCloseable {
     public void close(Duration linger) {
         Future<Void> f = socket.close(linger);
         f.awaitUninterruptibly(linger.toMillis() + 5000);
-        socket.inLoop(() -> {
-            ZmtpMessage m;
-            while ((m = outbox.poll()) != null) {
-                m.release();
-            }
-        });
-        ZmtpMessage m;
-        while ((m = inbox.poll()) != null) {
-            inboxCount.decrementAndGet();
-            m.release();
-        }
     }
 
     static <T> T await(Future<T> f, Duration timeout) {

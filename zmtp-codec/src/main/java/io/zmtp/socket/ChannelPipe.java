@@ -38,7 +38,13 @@ final class ChannelPipe extends Pipe {
     void write(Object msg) {
         if (backlog.isEmpty() && ctx.channel().isWritable()) {
             ctx.write(msg, ctx.voidPromise());
-            socket.markDirty(this);
+            if (ctx.channel().isWritable()) {
+                socket.markDirty(this);
+            } else {
+                // A batch has reached Netty's high water mark: push it out now rather than
+                // piling the rest of this batch into the backlog.
+                ctx.flush();
+            }
         } else if (ctx.channel().isActive()) {
             backlog.add(msg);
         } else {

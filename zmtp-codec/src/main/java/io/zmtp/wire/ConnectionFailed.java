@@ -2,13 +2,18 @@ package io.zmtp.wire;
 
 /**
  * User event fired by {@link ZmtpCodec} just before it closes a connection for a reason of its
- * own (a plain disconnect fires only channelInactive).
+ * own, and when the peer closes the connection during the security handshake (kind
+ * {@link Kind#HANDSHAKE}: a libzmq CURVE server does so to a client with the wrong server key).
+ * Any other disconnect fires only channelInactive.
  */
 public final class ConnectionFailed {
 
     /** Why the connection is being closed. */
     public enum Kind {
-        /** The greeting or handshake was malformed, or the peers cannot talk (version, mechanism, socket type). */
+        /**
+         * The greeting or handshake was malformed, the peers cannot talk (version, mechanism, role,
+         * socket type), or the peer hung up during the handshake.
+         */
         HANDSHAKE,
         /** The handshake took longer than the handshake timeout. */
         HANDSHAKE_TIMEOUT,

@@ -67,6 +67,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     private ArrayDeque<Object[]> writesBeforeReady;
     private ScheduledFuture<?> handshakeTimer;
+    /** Set when our side closes the channel (so channelInactive is not the peer hanging up). */
+    private boolean closeRequested;
     private ScheduledFuture<?> pingTimer;
     private ScheduledFuture<?> pingTimeoutTimer;
     private ScheduledFuture<?> ttlTimer;
@@ -136,6 +138,14 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (state == State.HANDSHAKE && !closeRequested) {
+            // The peer hung up mid-handshake: how a libzmq CURVE server answers a client with the
+            // wrong server key, so report it like the other handshake failures.
+            String reason = "peer closed the connection during the " + options.mechanism().name() + " handshake";
+            log.info("{} {}", ctx.channel(), reason);
+            state = State.CLOSED;
+            ctx.fireUserEventTriggered(new ConnectionFailed(ConnectionFailed.Kind.HANDSHAKE, reason, true));
+        }
         cleanup(new ClosedChannelException());
         super.channelInactive(ctx);
     }
@@ -243,11 +253,18 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     }
                     break;
                 case HANDSHAKE:
-                case ACTIVE:
+                case ACTIVE: {
+                    int before = out.size();
                     if (!readFrame(in, out)) {
                         return;
                     }
+                    if (out.size() > before) {
+                        // Hand each message on as soon as it is whole: the decoder fires it and
+                        // calls again, so at most one decoded message per connection is in flight.
+                        return;
+                    }
                     break;
+                }
                 default:
                     return;
             }
@@ -343,6 +360,15 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         if (command && (flags & ZmtpWire.FLAG_MORE) != 0) {
             throw new ZmtpProtocolException("command frame with the MORE flag");
         }
+        // Once a mechanism encrypts, every frame is one of its commands (CURVE's MESSAGE). libzmq
+        // sends MESSAGE as a plain data frame (its flags travel inside the box), so the outer
+        // COMMAND bit is not required; MORE has no meaning there.
+        if (cipher != null) {
+            if ((flags & ZmtpWire.FLAG_MORE) != 0) {
+                throw new ZmtpProtocolException("MORE flag on the outside of an encrypted frame");
+            }
+            command = true;
+        }
         long size;
         int header;
         if ((flags & ZmtpWire.FLAG_LONG) != 0) {
@@ -422,6 +448,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         if (!body.isReadable()) {
             throw new ZmtpProtocolException("command frame without a name");
         }
+        if (state == State.HANDSHAKE && isLibzmqPlainError(body)) {
+            body.skipBytes(LIBZMQ_PLAIN_ERROR.length);
+            onError(body);
+            return;
+        }
         int nameLen = body.readUnsignedByte();
         if (nameLen == 0 || nameLen > body.readableBytes()) {
             throw new ZmtpProtocolException("command with a truncated or empty name");
@@ -500,6 +531,25 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             default:
                 log.debug("{} ignoring unknown command {}", ctx.channel(), printable(name));
         }
+    }
+
+    /**
+     * libzmq's PLAIN mechanism (4.2.3 and later) writes ERROR as 5E "RROR" + reason: its constant
+     * "\x05ERROR" is read by C as the hex escape \x05E then "RROR". It is recognised during the
+     * handshake so that a refusal by a libzmq PLAIN server is reported as the ERROR it is.
+     */
+    private static final byte[] LIBZMQ_PLAIN_ERROR = {0x5E, 'R', 'R', 'O', 'R'};
+
+    private static boolean isLibzmqPlainError(ByteBuf body) {
+        if (body.readableBytes() < LIBZMQ_PLAIN_ERROR.length) {
+            return false;
+        }
+        for (int i = 0; i < LIBZMQ_PLAIN_ERROR.length; i++) {
+            if (body.getByte(body.readerIndex() + i) != LIBZMQ_PLAIN_ERROR[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void onError(ByteBuf data) {
@@ -840,11 +890,13 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+        closeRequested = true;
         ctx.disconnect(promise);
     }
 
     @Override
     public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        closeRequested = true;
         if (state != State.CLOSED) {
             writer.flush();
         }

@@ -89,6 +89,14 @@ public final class CodecHarness implements AutoCloseable {
         return null;
     }
 
+    /** The peer hangs up: the transport closes under the codec (not a close() from the application). */
+    public void peerClosed() {
+        if (channel.isOpen()) {
+            channel.unsafe().close(channel.voidPromise());
+            channel.runPendingTasks();
+        }
+    }
+
     public void advance(long ms) {
         channel.advanceTimeBy(ms, TimeUnit.MILLISECONDS);
         channel.runScheduledPendingTasks();

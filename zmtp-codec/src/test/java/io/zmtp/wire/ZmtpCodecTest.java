@@ -444,6 +444,40 @@ class ZmtpCodecTest {
     }
 
     @Test
+    void peerHangingUpDuringTheHandshakeIsAHandshakeFailure() {
+        try (CodecHarness h = new CodecHarness(DEALER)) {
+            h.feed(PeerBytes.create().greeting31().toArray());
+            assertNull(h.failure());
+            h.peerClosed();
+            ConnectionFailed f = h.failure();
+            assertNotNull(f, "a libzmq CURVE server hangs up on a wrong server key: the client must hear of it");
+            assertEquals(ConnectionFailed.Kind.HANDSHAKE, f.kind());
+            assertTrue(f.reason().contains("peer closed the connection during the NULL handshake"), f.reason());
+            assertTrue(f.beforeHandshake());
+            assertFalse(f.suppressesReconnect(), "a hang-up is not a refusal: reconnecting may help");
+        }
+    }
+
+    @Test
+    void closingOurselvesOrAfterTheHandshakeIsNotAFailure() {
+        try (CodecHarness h = new CodecHarness(DEALER)) {
+            h.feed(PeerBytes.create().greeting31().toArray());
+            h.channel.close();
+            assertNull(h.failure(), "we closed: nothing failed");
+        }
+        try (CodecHarness h = new CodecHarness(DEALER)) {
+            h.feed(peerRouter31());
+            h.peerClosed();
+            assertNotNull(h.handshake());
+            assertNull(h.failure(), "a disconnect after the handshake is only channelInactive");
+        }
+        try (CodecHarness h = new CodecHarness(DEALER)) {
+            h.peerClosed();
+            assertNull(h.failure(), "nor one before the greeting");
+        }
+    }
+
+    @Test
     void partialMessageIsReleasedWhenTheConnectionDrops() {
         CodecHarness h = new CodecHarness(DEALER);
         ByteBuf pooled = PooledByteBufAllocator.DEFAULT.directBuffer();

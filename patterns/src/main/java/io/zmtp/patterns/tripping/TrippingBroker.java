@@ -1,0 +1,66 @@
+package io.zmtp.patterns.tripping;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.Future;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.UnroutableMessageException;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The round-trip demonstrator's broker: a ROUTER for the client and a ROUTER for the worker,
+ * on one event loop. A request's routing frame is replaced by the worker's id ("W") and a
+ * reply's by the client's id ("C"), as in the guide's tripping example.
+ */
+public final class TrippingBroker implements AutoCloseable {
+    static final ByteBuf WORKER_ID = Unpooled.unreleasableBuffer(
+            Unpooled.wrappedBuffer("W".getBytes(StandardCharsets.US_ASCII)).asReadOnly());
+    static final ByteBuf CLIENT_ID = Unpooled.unreleasableBuffer(
+            Unpooled.wrappedBuffer("C".getBytes(StandardCharsets.US_ASCII)).asReadOnly());
+
+    private final ZmtpSocket frontend;
+    private final ZmtpSocket backend;
+
+    public TrippingBroker(ZmtpContext ctx) {
+        // Mandatory routing: at a peer's high-water mark the broker waits (and stops reading the
+        // other side) instead of dropping, so no call is lost however fast the client pushes.
+        SocketOptions routing = SocketOptions.builder().routerMandatory(true).build();
+        frontend = ctx.socket(SocketType.ROUTER, routing);
+        backend = ctx.socket(SocketType.ROUTER, routing, frontend.eventLoop());
+        frontend.onMessage(m -> forward(m, WORKER_ID, backend, frontend));
+        backend.onMessage(m -> forward(m, CLIENT_ID, frontend, backend));
+    }
+
+    private static void forward(ZmtpMessage m, ByteBuf to, ZmtpSocket out, ZmtpSocket in) {
+        m.dropFirst();
+        m.addFirst(to.duplicate());
+        try {
+            if (out.trySend(m)) {
+                return;
+            }
+        } catch (UnroutableMessageException e) {
+            m.release(); // the peer is not connected (yet, or any more)
+            return;
+        }
+        in.pauseReceiving();
+        out.send(m).addListener(f -> in.resumeReceiving());
+    }
+
+    /** Binds the client-facing and worker-facing endpoints; returns them as bound. */
+    public String[] bind(String frontendEndpoint, String backendEndpoint) {
+        Future<String> f = frontend.bind(frontendEndpoint);
+        Future<String> b = backend.bind(backendEndpoint);
+        return new String[] {f.syncUninterruptibly().getNow(), b.syncUninterruptibly().getNow()};
+    }
+
+    @Override
+    public void close() {
+        frontend.close();
+        backend.close();
+    }
+}

@@ -1,0 +1,130 @@
+package io.zmtp.patterns.tripping;
+
+import io.netty.util.concurrent.Promise;
+import io.zmtp.socket.BlockingSocket;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+
+import java.time.Duration;
+
+/**
+ * The round-trip demonstrator's client: a DEALER with id "C". Synchronous calls send one
+ * request and wait for its reply; asynchronous calls send them all, then receive them all.
+ * Each comes in two forms: from a user thread through {@link BlockingSocket} (as the guide's
+ * client), and as a reactor on the socket's event loop.
+ */
+public final class TrippingClient implements AutoCloseable {
+    private static final byte[] HELLO = "hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final ZmtpContext ctx;
+    private final String brokerFrontend;
+    private BlockingSocket blocking;
+    private ZmtpSocket reactor;
+
+    public TrippingClient(ZmtpContext ctx, String brokerFrontend) {
+        this.ctx = ctx;
+        this.brokerFrontend = brokerFrontend;
+    }
+
+    private BlockingSocket blocking() {
+        if (blocking == null) {
+            blocking = ctx.blocking(SocketType.DEALER, SocketOptions.builder().identity("C").hwm(1_000_000).build());
+            blocking.connect(brokerFrontend);
+            Connected.await(blocking.socket());
+        }
+        return blocking;
+    }
+
+    /** Sends {@code n} requests one at a time from this thread; returns elapsed nanoseconds. */
+    public long synchronous(int n) {
+        BlockingSocket c = blocking();
+        long start = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            c.send(ZmtpMessage.of(HELLO));
+            ZmtpMessage reply = c.receive(WAIT);
+            if (reply == null) {
+                throw new IllegalStateException("no reply within " + WAIT);
+            }
+            reply.release();
+        }
+        return System.nanoTime() - start;
+    }
+
+    /** Sends {@code n} requests from this thread, then receives {@code n} replies; elapsed ns. */
+    public long asynchronous(int n) {
+        BlockingSocket c = blocking();
+        long start = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            c.send(ZmtpMessage.of(HELLO));
+        }
+        for (int i = 0; i < n; i++) {
+            ZmtpMessage reply = c.receive(WAIT);
+            if (reply == null) {
+                throw new IllegalStateException("reply " + i + " of " + n + " did not come within " + WAIT);
+            }
+            reply.release();
+        }
+        return System.nanoTime() - start;
+    }
+
+    private ZmtpSocket reactor() {
+        if (reactor == null) {
+            reactor = ctx.socket(SocketType.DEALER, SocketOptions.builder().identity("C").hwm(1_000_000).build());
+            reactor.connect(brokerFrontend).syncUninterruptibly();
+            Connected.await(reactor);
+        }
+        return reactor;
+    }
+
+    /** Synchronous calls driven on the socket's event loop: each reply sends the next request. */
+    public long synchronousReactor(int n) {
+        ZmtpSocket c = reactor();
+        Promise<Long> done = c.eventLoop().newPromise();
+        int[] left = {n};
+        long start = System.nanoTime();
+        c.onMessage(m -> {
+            m.release();
+            if (--left[0] == 0) {
+                done.setSuccess(System.nanoTime() - start);
+            } else {
+                c.send(ZmtpMessage.of(HELLO));
+            }
+        });
+        c.send(ZmtpMessage.of(HELLO));
+        return done.syncUninterruptibly().getNow();
+    }
+
+    /** Asynchronous calls driven on the event loop: all requests sent, replies counted. */
+    public long asynchronousReactor(int n) {
+        ZmtpSocket c = reactor();
+        Promise<Long> done = c.eventLoop().newPromise();
+        int[] left = {n};
+        long start = System.nanoTime();
+        c.onMessage(m -> {
+            m.release();
+            if (--left[0] == 0) {
+                done.setSuccess(System.nanoTime() - start);
+            }
+        });
+        c.inLoop(() -> {
+            for (int i = 0; i < n; i++) {
+                c.send(ZmtpMessage.of(HELLO));
+            }
+        });
+        return done.syncUninterruptibly().getNow();
+    }
+
+    @Override
+    public void close() {
+        if (blocking != null) {
+            blocking.close(Duration.ZERO);
+        }
+        if (reactor != null) {
+            reactor.close(Duration.ZERO);
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.zmtp.patterns.tripping;
+
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.SocketType;
+
+/** The round-trip demonstrator's worker: a DEALER with id "W" that sends every message back. */
+public final class TrippingWorker implements AutoCloseable {
+    private final ZmtpSocket worker;
+
+    public TrippingWorker(ZmtpContext ctx, String brokerBackend) {
+        worker = ctx.socket(SocketType.DEALER, SocketOptions.builder().identity("W").build());
+        worker.onMessage(m -> {
+            if (!worker.trySend(m)) {
+                worker.pauseReceiving();
+                worker.send(m).addListener(f -> worker.resumeReceiving());
+            }
+        });
+        worker.connect(brokerBackend).syncUninterruptibly();
+        Connected.await(worker);
+    }
+
+    public ZmtpSocket socket() {
+        return worker;
+    }
+
+    @Override
+    public void close() {
+        worker.close();
+    }
+}
