@@ -443,19 +443,21 @@ class MajordomoBrokerTest {
     @ParameterizedTest
     @EnumSource(MdpVersion.class)
     void theBrokerHeartbeatsItsWorkers(MdpVersion v) {
-        startBroker(MajordomoBrokerSettings.builder().heartbeatInterval(Duration.ofMillis(20)));
+        startBroker(MajordomoBrokerSettings.builder().heartbeatInterval(Duration.ofMillis(20)).heartbeatLiveness(10));
         RawWorker w = worker(v, "echo");
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 5; i++) {
             ZmtpMessage m = w.poll(T);
             assertNotNull(m);
             assertTrue(w.isCommand(m, WorkerCommand.HEARTBEAT), "heartbeat expected: " + m);
             assertEquals(w.commandFrames(WorkerCommand.HEARTBEAT), render(m));
+            w.command(WorkerCommand.HEARTBEAT); // a live worker heartbeats too, or it expires
         }
+        assertFalse(events.has(MajordomoEvent.Type.WORKER_EXPIRED));
     }
 
     @Test
     void aSilentWorkerExpiresAndAHeartbeatingOneStays() {
-        startBroker(MajordomoBrokerSettings.builder().heartbeatInterval(Duration.ofMillis(20)).heartbeatLiveness(3));
+        startBroker(MajordomoBrokerSettings.builder().heartbeatInterval(Duration.ofMillis(30)).heartbeatLiveness(5));
         RawWorker silent = worker(MdpVersion.V0_1, "echo");
         RawWorker alive = worker(MdpVersion.V0_2, "echo");
         awaitWorkers("echo", 2);

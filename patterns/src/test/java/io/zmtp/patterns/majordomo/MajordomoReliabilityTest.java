@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a component's whole context shut down at once: its sockets close with nothing said.
  */
 class MajordomoReliabilityTest {
-    static final Duration BEAT = Duration.ofMillis(25);
+    static final Duration BEAT = Duration.ofMillis(30);
 
     ZmtpContext brokerCtx;
     ZmtpContext workerCtx;
@@ -57,7 +57,7 @@ class MajordomoReliabilityTest {
     void startBroker(String bind) {
         brokerEvents = new Events();
         broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().heartbeatInterval(beat)
-                .heartbeatLiveness(3).listener(brokerEvents).build());
+                .heartbeatLiveness(4).listener(brokerEvents).build());
         endpoint = LoopCalls.await(broker.bind(bind), T);
     }
 
@@ -80,7 +80,7 @@ class MajordomoReliabilityTest {
 
     MajordomoWorker worker(ZmtpContext ctx, MdpVersion v, String service, MajordomoHandler h, Events events) {
         MajordomoWorker w = new MajordomoWorker(ctx, endpoint, service, h, MajordomoWorkerSettings.builder()
-                .version(v).heartbeatInterval(beat).heartbeatLiveness(3).reconnectDelay(BEAT)
+                .version(v).heartbeatInterval(beat).heartbeatLiveness(4).reconnectDelay(BEAT)
                 .socketOptions(MdpTesting.FAST_RECONNECT).listener(events).build());
         opened.add(w);
         return w.start();

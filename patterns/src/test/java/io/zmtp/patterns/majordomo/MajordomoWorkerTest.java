@@ -212,12 +212,12 @@ class MajordomoWorkerTest {
         worker(MdpVersion.V0_2, (req, replies) -> {
             release.await();
             replies.finish("late");
-        }, 5);
+        }, 10);
         MdpVersion v = MdpVersion.V0_2;
         String id = next().get(0);
         request(id, v, CLIENT, "slow");
-        // 15 heartbeats (300 ms) = three times the heartbeat expiry (5 x 20 ms), each answered by ours
-        for (int beats = 0; beats < 15; ) {
+        // 30 heartbeats (600 ms) = three times the heartbeat expiry (10 x 20 ms), each answered by ours
+        for (int beats = 0; beats < 30; ) {
             List<String> f = next();
             assertEquals(withId(id, command(v, WorkerCommand.HEARTBEAT)), f, "only heartbeats while busy");
             beats++;
