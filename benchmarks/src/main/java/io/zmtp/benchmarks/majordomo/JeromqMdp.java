@@ -32,6 +32,20 @@ final class JeromqMdp {
         return frames;
     }
 
+    /** Receives one whole message, or null when the socket's receive timeout passes first. */
+    static List<byte[]> receiveOrNull(ZMQ.Socket s) {
+        byte[] first = s.recv(0);
+        if (first == null) {
+            return null;
+        }
+        List<byte[]> frames = new ArrayList<>(8);
+        frames.add(first);
+        while (s.hasReceiveMore()) {
+            frames.add(s.recv(0));
+        }
+        return frames;
+    }
+
     static void send(ZMQ.Socket s, List<byte[]> frames) {
         int last = frames.size() - 1;
         for (int i = 0; i < last; i++) {

@@ -12,8 +12,8 @@ import static io.zmtp.benchmarks.majordomo.JeromqMdp.code;
 
 /**
  * A small MDP/0.1 echo worker on JeroMQ, the benchmark's twin of {@code MajordomoWorker}: a DEALER,
- * READY, then a poll loop that answers each REQUEST with its body and heartbeats, on a thread of
- * its own (the guide's mdworker).
+ * READY, then a receive loop (a receive timeout as its poll) that answers each REQUEST with its
+ * body and heartbeats, on a thread of its own (the guide's mdworker).
  */
 final class JeromqMdpWorker implements Runnable {
     private final ZContext ctx;
@@ -38,12 +38,11 @@ final class JeromqMdpWorker implements Runnable {
         s.setHWM(0);
         s.connect(endpoint);
         JeromqMdp.send(s, EMPTY, WORKER, code(JeromqMdp.READY), service.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        ZMQ.Poller poller = ctx.createPoller(1);
-        poller.register(s, ZMQ.Poller.POLLIN);
+        s.setReceiveTimeOut(100);
         long heartbeatAt = System.currentTimeMillis() + JeromqMdp.HEARTBEAT_INTERVAL_MS;
         while (running) {
-            if (poller.poll(100) > 0 && poller.pollin(0)) {
-                List<byte[]> m = JeromqMdp.receive(s);
+            List<byte[]> m = JeromqMdp.receiveOrNull(s);
+            if (m != null) {
                 // "" | MDPW01 | 02 | client | "" | body...
                 if (m.size() >= 6 && m.get(2).length == 1 && m.get(2)[0] == JeromqMdp.REQUEST) {
                     List<byte[]> reply = new ArrayList<>(m.size());
@@ -63,7 +62,6 @@ final class JeromqMdpWorker implements Runnable {
             }
         }
         JeromqMdp.send(s, EMPTY, WORKER, code(JeromqMdp.DISCONNECT));
-        poller.close();
         ctx.destroySocket(s);
     }
 
