@@ -86,7 +86,7 @@ final class JeromqMajordomoRig implements MajordomoRig {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         for (JeromqMdpWorker w : workers) {
             w.close();
         }

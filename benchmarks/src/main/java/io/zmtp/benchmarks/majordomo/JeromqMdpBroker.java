@@ -162,9 +162,13 @@ final class JeromqMdpBroker implements Runnable {
         workerCount = workers.size();
     }
 
-    void close() throws InterruptedException {
+    void close() {
         running = false;
-        thread.join(5000);
+        try {
+            thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static final class Service {

@@ -62,11 +62,15 @@ final class JeromqMdpWorker implements Runnable {
             }
         }
         JeromqMdp.send(s, EMPTY, WORKER, code(JeromqMdp.DISCONNECT));
-        ctx.destroySocket(s);
+        s.close();
     }
 
-    void close() throws InterruptedException {
+    void close() {
         running = false;
-        thread.join(5000);
+        try {
+            thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

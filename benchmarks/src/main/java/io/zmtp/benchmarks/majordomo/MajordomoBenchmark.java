@@ -49,7 +49,7 @@ public class MajordomoBenchmark {
         }
 
         @TearDown(Level.Trial)
-        public void stop() throws Exception {
+        public void stop() {
             rig.close();
         }
 

@@ -16,7 +16,7 @@ interface MajordomoRig extends AutoCloseable {
     long asynchronous(int n) throws Exception;
 
     @Override
-    void close() throws Exception;
+    void close();
 
     /** The request body of the guide's mdclient. */
     byte[] BODY = "Hello world".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
