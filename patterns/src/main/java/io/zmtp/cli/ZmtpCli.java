@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
         subcommands = {CommandLine.HelpCommand.class, CatCommand.class, KeygenCommand.class, TrippingCommand.class,
                 LpClientCommand.class, LpServerCommand.class,
                 SpQueueCommand.class, SpWorkerCommand.class,
-                PpQueueCommand.class, PpWorkerCommand.class})
+                PpQueueCommand.class, PpWorkerCommand.class,
+                MdbrokerCommand.class, MdworkerCommand.class, MdclientCommand.class, MmiCommand.class})
 public final class ZmtpCli implements Runnable {
 
     @CommandLine.Spec
