@@ -1,5 +1,7 @@
 package io.zmtp.patterns.lazypirate;
 
+import io.zmtp.patterns.EventReporter;
+
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.Envelope;
@@ -50,7 +52,7 @@ public final class LazyPirateClient implements AutoCloseable {
 
     private final ZmtpContext context;
     private final Settings settings;
-    private final Consumer<Event> listener;
+    private final EventReporter<Event> events;
     private final EventLoop loop;
     private final SocketOptions socketOptions;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -66,7 +68,7 @@ public final class LazyPirateClient implements AutoCloseable {
     public LazyPirateClient(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.context = Objects.requireNonNull(context);
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener;
+        this.events = new EventReporter<>(listener, log, "Lazy Pirate");
         this.loop = context.group().next();
         this.socketOptions = settings.socketOptions.toBuilder().linger(Duration.ZERO)
                 .reqCorrelate(settings.correlate).build();
@@ -350,24 +352,8 @@ public final class LazyPirateClient implements AutoCloseable {
         }
     }
 
-    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
     private void emit(java.util.function.Supplier<Event> event) {
-        boolean debug = log.isDebugEnabled();
-        if (listener == null && !debug) {
-            return;
-        }
-        Event e = event.get();
-        if (debug) {
-            log.debug("{}", e);
-        }
-        if (listener == null) {
-            return;
-        }
-        try {
-            listener.accept(e);
-        } catch (RuntimeException ex) {
-            log.warn("Lazy Pirate listener failed on {}", e, ex);
-        }
+        events.report(event);
     }
 
     private static final class Call {

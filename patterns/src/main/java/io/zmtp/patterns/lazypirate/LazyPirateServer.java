@@ -1,5 +1,7 @@
 package io.zmtp.patterns.lazypirate;
 
+import io.zmtp.patterns.EventReporter;
+
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.Envelope;
 import io.zmtp.patterns.FailureSimulation;
@@ -31,7 +33,7 @@ public final class LazyPirateServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LazyPirateServer.class);
 
     private final Settings settings;
-    private final Consumer<Event> listener;
+    private final EventReporter<Event> events;
     private final ZmtpSocket socket;
     private final Random random;
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
@@ -45,7 +47,7 @@ public final class LazyPirateServer implements AutoCloseable {
 
     public LazyPirateServer(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener;
+        this.events = new EventReporter<>(listener, log, "Lazy Pirate server");
         this.socket = context.socket(SocketType.REP, settings.socketOptions);
         this.random = settings.simulation.newRandom();
         socket.closeFuture().addListener(f -> terminated.complete(null));
@@ -139,24 +141,8 @@ public final class LazyPirateServer implements AutoCloseable {
         return terminated;
     }
 
-    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
     private void emit(java.util.function.Supplier<Event> event) {
-        boolean debug = log.isDebugEnabled();
-        if (listener == null && !debug) {
-            return;
-        }
-        Event e = event.get();
-        if (debug) {
-            log.debug("{}", e);
-        }
-        if (listener == null) {
-            return;
-        }
-        try {
-            listener.accept(e);
-        } catch (RuntimeException ex) {
-            log.warn("Lazy Pirate server listener failed on {}", e, ex);
-        }
+        events.report(event);
     }
 
     /** Something the server did, for the listener (and the {@code lpserver} command's output). */

@@ -1,5 +1,7 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.EventReporter;
+
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
@@ -73,7 +75,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
     private final EventLoop loop;
     private final long timeoutNanos;
     private final MessageTracer tracer;
-    private final Consumer<MajordomoEvent> listener;
+    private final EventReporter<MajordomoEvent> events;
     private final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
     private volatile int outstandingView;
     private volatile boolean closed;
@@ -100,7 +102,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
         this.loop = ctx.group().next();
         this.timeoutNanos = settings.timeout().toNanos();
         this.tracer = settings.tracer();
-        this.listener = settings.listener();
+        this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
         loop.execute(this::openSocket);
     }
 
@@ -371,13 +373,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
     }
 
     private void event(MajordomoEvent.Type type, String detail) {
-        if (listener != null) {
-            try {
-                listener.accept(new MajordomoEvent(type, endpoint, null, detail));
-            } catch (RuntimeException e) {
-                log.warn("client event listener failed", e);
-            }
-        }
+        events.report(() -> new MajordomoEvent(type, endpoint, null, detail));
     }
 
     // ------------------------------------------------------------------ closing

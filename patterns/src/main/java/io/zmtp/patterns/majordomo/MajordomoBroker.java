@@ -1,5 +1,7 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.EventReporter;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -99,7 +101,7 @@ public final class MajordomoBroker implements AutoCloseable {
     private final long workerExpiryNanos;
     private final long requestExpiryNanos;
     private final MessageTracer tracer;
-    private final Consumer<MajordomoEvent> listener;
+    private final EventReporter<MajordomoEvent> events;
 
     private final Map<Address, Worker> workers = new HashMap<>();
     private final Map<String, Service> services = new HashMap<>();
@@ -121,7 +123,7 @@ public final class MajordomoBroker implements AutoCloseable {
         this.workerExpiryNanos = settings.heartbeatExpiry().toNanos();
         this.requestExpiryNanos = settings.requestExpiry().toNanos();
         this.tracer = settings.tracer();
-        this.listener = settings.listener();
+        this.events = new EventReporter<>(settings.listener(), log, "Majordomo broker");
         this.socket = ctx.socket(SocketType.ROUTER, settings.socketOptions());
         socket.onMessage(this::onMessage);
         ticker = socket.scheduleAtFixedRate(this::tick, settings.heartbeatInterval(), settings.heartbeatInterval());
@@ -589,13 +591,7 @@ public final class MajordomoBroker implements AutoCloseable {
     }
 
     private void event(MajordomoEvent.Type type, String peer, String service, String detail) {
-        if (listener != null) {
-            try {
-                listener.accept(new MajordomoEvent(type, peer, service, detail));
-            } catch (RuntimeException e) {
-                log.warn("broker event listener failed", e);
-            }
-        }
+        events.report(() -> new MajordomoEvent(type, peer, service, detail));
     }
 
     // ------------------------------------------------------------------ inspection

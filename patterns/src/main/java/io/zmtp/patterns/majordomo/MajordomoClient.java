@@ -1,5 +1,7 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.EventReporter;
+
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
@@ -46,7 +48,7 @@ public final class MajordomoClient implements AutoCloseable {
     private final EventLoop loop;
     private final long timeoutNanos;
     private final MessageTracer tracer;
-    private final Consumer<MajordomoEvent> listener;
+    private final EventReporter<MajordomoEvent> events;
     private final AtomicBoolean inUse = new AtomicBoolean();
 
     // state on the loop
@@ -67,7 +69,7 @@ public final class MajordomoClient implements AutoCloseable {
         this.loop = ctx.group().next();
         this.timeoutNanos = settings.timeout().toNanos();
         this.tracer = settings.tracer();
-        this.listener = settings.listener();
+        this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
         loop.execute(this::openSocket);
     }
 
@@ -246,13 +248,7 @@ public final class MajordomoClient implements AutoCloseable {
     }
 
     private void event(MajordomoEvent.Type type, String service, String detail) {
-        if (listener != null) {
-            try {
-                listener.accept(new MajordomoEvent(type, endpoint, service, detail));
-            } catch (RuntimeException e) {
-                log.warn("client event listener failed", e);
-            }
-        }
+        events.report(() -> new MajordomoEvent(type, endpoint, service, detail));
     }
 
     // ------------------------------------------------------------------ closing

@@ -1,5 +1,7 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.EventReporter;
+
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
@@ -57,7 +59,7 @@ public final class MajordomoWorker implements AutoCloseable {
     private final long intervalNanos;
     private final long expiryNanos;
     private final MessageTracer tracer;
-    private final Consumer<MajordomoEvent> listener;
+    private final EventReporter<MajordomoEvent> events;
     private final AtomicLong served = new AtomicLong();
     private final Promise<Void> closeFuture;
 
@@ -103,7 +105,7 @@ public final class MajordomoWorker implements AutoCloseable {
         this.intervalNanos = settings.heartbeatInterval().toNanos();
         this.expiryNanos = settings.heartbeatExpiry().toNanos();
         this.tracer = settings.tracer();
-        this.listener = settings.listener();
+        this.events = new EventReporter<>(settings.listener(), log, "Majordomo worker");
         this.closeFuture = io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newPromise();
     }
 
@@ -379,13 +381,7 @@ public final class MajordomoWorker implements AutoCloseable {
     }
 
     private void event(MajordomoEvent.Type type, String peer, String detail) {
-        if (listener != null) {
-            try {
-                listener.accept(new MajordomoEvent(type, peer, service, detail));
-            } catch (RuntimeException e) {
-                log.warn("worker event listener failed", e);
-            }
-        }
+        events.report(() -> new MajordomoEvent(type, peer, service, detail));
     }
 
     private void inLoop(Runnable r) {

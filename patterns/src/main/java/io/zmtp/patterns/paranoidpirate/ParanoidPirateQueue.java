@@ -1,5 +1,7 @@
 package io.zmtp.patterns.paranoidpirate;
 
+import io.zmtp.patterns.EventReporter;
+
 import io.netty.channel.EventLoop;
 import io.zmtp.patterns.Envelope;
 import io.zmtp.patterns.Futures;
@@ -45,7 +47,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ParanoidPirateQueue.class);
 
     private final Settings settings;
-    private final Consumer<Event> listener;
+    private final EventReporter<Event> events;
     private final EventLoop loop;
     private final RouterSocket frontend;
     private final RouterSocket backend;
@@ -63,7 +65,7 @@ public final class ParanoidPirateQueue implements AutoCloseable {
 
     public ParanoidPirateQueue(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener;
+        this.events = new EventReporter<>(listener, log, "Paranoid Pirate queue");
         this.loop = context.group().next();
         this.frontend = (RouterSocket) context.socket(SocketType.ROUTER, settings.frontendOptions, loop);
         this.backend = (RouterSocket) context.socket(SocketType.ROUTER, settings.backendOptions, loop);
@@ -290,24 +292,8 @@ public final class ParanoidPirateQueue implements AutoCloseable {
         }
     }
 
-    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
     private void emit(java.util.function.Supplier<Event> event) {
-        boolean debug = log.isDebugEnabled();
-        if (listener == null && !debug) {
-            return;
-        }
-        Event e = event.get();
-        if (debug) {
-            log.debug("{}", e);
-        }
-        if (listener == null) {
-            return;
-        }
-        try {
-            listener.accept(e);
-        } catch (RuntimeException ex) {
-            log.warn("Paranoid Pirate queue listener failed on {}", e, ex);
-        }
+        events.report(event);
     }
 
     /** A worker as the queue sees it. */

@@ -1,5 +1,7 @@
 package io.zmtp.patterns.paranoidpirate;
 
+import io.zmtp.patterns.EventReporter;
+
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.Envelope;
@@ -51,7 +53,7 @@ public final class ParanoidPirateWorker implements AutoCloseable {
 
     private final ZmtpContext context;
     private final Settings settings;
-    private final Consumer<Event> listener;
+    private final EventReporter<Event> events;
     private final EventLoop loop;
     private final Random random;
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
@@ -78,7 +80,7 @@ public final class ParanoidPirateWorker implements AutoCloseable {
     public ParanoidPirateWorker(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.context = Objects.requireNonNull(context);
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener;
+        this.events = new EventReporter<>(listener, log, "Paranoid Pirate worker");
         this.loop = context.group().next();
         this.random = settings.simulation.newRandom();
         this.nextReconnectDelay = settings.reconnectInterval;
@@ -396,24 +398,8 @@ public final class ParanoidPirateWorker implements AutoCloseable {
         }
     }
 
-    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
     private void emit(java.util.function.Supplier<Event> event) {
-        boolean debug = log.isDebugEnabled();
-        if (listener == null && !debug) {
-            return;
-        }
-        Event e = event.get();
-        if (debug) {
-            log.debug("{}", e);
-        }
-        if (listener == null) {
-            return;
-        }
-        try {
-            listener.accept(e);
-        } catch (RuntimeException ex) {
-            log.warn("Paranoid Pirate worker listener failed on {}", e, ex);
-        }
+        events.report(event);
     }
 
     /** Something the worker did, for the listener (and the {@code ppworker} command's output). */

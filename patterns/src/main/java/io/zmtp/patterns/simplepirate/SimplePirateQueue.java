@@ -1,5 +1,7 @@
 package io.zmtp.patterns.simplepirate;
 
+import io.zmtp.patterns.EventReporter;
+
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.zmtp.patterns.Envelope;
@@ -40,7 +42,7 @@ public final class SimplePirateQueue implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SimplePirateQueue.class);
 
     private final Settings settings;
-    private final Consumer<Event> listener;
+    private final EventReporter<Event> events;
     private final EventLoop loop;
     private final RouterSocket frontend;
     private final RouterSocket backend;
@@ -56,7 +58,7 @@ public final class SimplePirateQueue implements AutoCloseable {
 
     public SimplePirateQueue(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener;
+        this.events = new EventReporter<>(listener, log, "Simple Pirate queue");
         this.loop = context.group().next();
         this.frontend = (RouterSocket) context.socket(SocketType.ROUTER, settings.frontendOptions, loop);
         this.backend = (RouterSocket) context.socket(SocketType.ROUTER, settings.backendOptions, loop);
@@ -204,24 +206,8 @@ public final class SimplePirateQueue implements AutoCloseable {
         }
     }
 
-    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
     private void emit(java.util.function.Supplier<Event> event) {
-        boolean debug = log.isDebugEnabled();
-        if (listener == null && !debug) {
-            return;
-        }
-        Event e = event.get();
-        if (debug) {
-            log.debug("{}", e);
-        }
-        if (listener == null) {
-            return;
-        }
-        try {
-            listener.accept(e);
-        } catch (RuntimeException ex) {
-            log.warn("Simple Pirate queue listener failed on {}", e, ex);
-        }
+        events.report(event);
     }
 
     /** Something the queue did, for the listener (and the {@code spqueue} command's output). */

@@ -1,5 +1,7 @@
 package io.zmtp.patterns.simplepirate;
 
+import io.zmtp.patterns.EventReporter;
+
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.Envelope;
 import io.zmtp.patterns.FailureSimulation;
@@ -36,7 +38,7 @@ public final class SimplePirateWorker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SimplePirateWorker.class);
 
     private final Settings settings;
-    private final Consumer<Event> listener;
+    private final EventReporter<Event> events;
     private final ZmtpSocket socket;
     private final String identity;
     private final Random random;
@@ -50,7 +52,7 @@ public final class SimplePirateWorker implements AutoCloseable {
 
     public SimplePirateWorker(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.settings = Objects.requireNonNull(settings);
-        this.listener = listener;
+        this.events = new EventReporter<>(listener, log, "Simple Pirate worker");
         this.identity = settings.identity != null ? settings.identity : randomIdentity();
         this.socket = context.socket(SocketType.REQ, settings.socketOptions.toBuilder().identity(identity).build());
         this.random = settings.simulation.newRandom();
@@ -203,24 +205,8 @@ public final class SimplePirateWorker implements AutoCloseable {
         return terminated;
     }
 
-    /** Reports an event to the listener and the debug log; builds it only if someone is listening. */
     private void emit(java.util.function.Supplier<Event> event) {
-        boolean debug = log.isDebugEnabled();
-        if (listener == null && !debug) {
-            return;
-        }
-        Event e = event.get();
-        if (debug) {
-            log.debug("({}) {}", identity, e);
-        }
-        if (listener == null) {
-            return;
-        }
-        try {
-            listener.accept(e);
-        } catch (RuntimeException ex) {
-            log.warn("Simple Pirate worker listener failed on {}", e, ex);
-        }
+        events.report(event);
     }
 
     /** Something the worker did, for the listener (and the {@code spworker} command's output). */
