@@ -4,7 +4,9 @@
 Reads one command per line on stdin and answers each with one line on stdout:
 "ok [words...]" or "err <message>". Frames travel hex-encoded; "-" is an empty frame.
 
-  socket ID TYPE                 create a socket (DEALER, ROUTER, REQ, ...)
+  socket ID TYPE                 create a socket (DEALER, ROUTER, REQ, ...); it starts with
+                                 ZMQ_SNDTIMEO 10000 so that no send hangs the peer (an "err"
+                                 answer reports EAGAIN instead); "opt ID SNDTIMEO -1" undoes it
   opt ID NAME VALUE              set an option: integer, "hex:<hex>" bytes, or "z85:<key>" text
   getopt ID NAME                 read an integer or bytes option (bytes come back hex)
   bind ID ENDPOINT               answers "ok <last endpoint>" (tcp port * is resolved)
@@ -15,6 +17,9 @@ Reads one command per line on stdin and answers each with one line on stdout:
   subscribe ID HEX / unsubscribe ID HEX   (SUB sockets; "-" is the empty prefix)
   echo ID COUNT TIMEOUT_MS       receive COUNT messages, send each back unchanged, answer "ok N"
   drain ID TIMEOUT_MS            receive until TIMEOUT_MS of silence, answer "ok N"
+  serve ID                       echo in the background: a thread sends every message the socket
+                                 receives back unchanged; the socket takes no other command
+                                 until "unserve ID", which answers "ok N" (messages echoed)
   monitor ID                     start recording events of the socket
   events ID                      answer "ok EVENT..." (names of the events seen so far)
   keypair                        answer "ok PUBLIC SECRET" (Z85, from zmq_curve_keypair)
@@ -39,6 +44,8 @@ import zmq.utils.z85
 ctx = zmq.Context.instance()
 sockets = {}
 monitors = {}
+servers = {}
+SEND_TIMEOUT_MS = 10000
 
 
 def frames_out(parts):
@@ -112,15 +119,47 @@ EVENT_NAMES = {getattr(zmq, n): n[6:] for n in dir(zmq) if n.startswith("EVENT_"
 def watch(sid, sock):
     mon = sock.get_monitor_socket()
     seen = monitors[sid]
-    while True:
+    try:
+        while True:
+            try:
+                msg = mon.recv_multipart()
+            except zmq.ZMQError:
+                return
+            event = int.from_bytes(msg[0][:2], "little")
+            seen.append(EVENT_NAMES.get(event, str(event)))
+            if event == zmq.EVENT_MONITOR_STOPPED:
+                return
+    finally:
+        # an open monitor socket would keep ctx.term() at exit waiting forever
+        mon.close(0)
+
+
+class Server(object):
+    """Echoes on a socket in a thread of its own until stopped."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.count = 0
+        self.stopping = threading.Event()
+        self.error = None
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
         try:
-            msg = mon.recv_multipart()
-        except zmq.ZMQError:
-            return
-        event = int.from_bytes(msg[0][:2], "little")
-        seen.append(EVENT_NAMES.get(event, str(event)))
-        if event == zmq.EVENT_MONITOR_STOPPED:
-            return
+            while not self.stopping.is_set():
+                if self.sock.poll(20):
+                    self.sock.send_multipart(self.sock.recv_multipart())
+                    self.count += 1
+        except zmq.ZMQError as e:
+            self.error = e
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join()
+        if self.error is not None:
+            return "err serving failed after %d: %s" % (self.count, self.error)
+        return "ok %d" % self.count
 
 
 def handle(words):
@@ -152,7 +191,12 @@ def handle(words):
     sid = words[1]
     if op == "socket":
         sockets[sid] = ctx.socket(getattr(zmq, words[2]))
+        sockets[sid].setsockopt(zmq.SNDTIMEO, SEND_TIMEOUT_MS)
         return "ok"
+    if op == "unserve":
+        return servers.pop(sid).stop()
+    if sid in servers:
+        return "err socket %s is being served" % sid
     s = sockets[sid]
     if op == "opt":
         s.setsockopt(getattr(zmq, words[2]), option_value(words[3]))
@@ -196,6 +240,9 @@ def handle(words):
             s.recv_multipart()
             n += 1
         return "ok %d" % n
+    if op == "serve":
+        servers[sid] = Server(s)
+        return "ok"
     if op == "monitor":
         monitors[sid] = []
         threading.Thread(target=watch, args=(sid, s), daemon=True).start()
@@ -223,6 +270,8 @@ def main():
         except Exception as e:  # every failure becomes one answer line
             reply = "err %s: %s" % (type(e).__name__, str(e).replace("\n", " "))
         print(reply, flush=True)
+    for server in servers.values():
+        server.stop()
     for s in sockets.values():
         s.close(0)
     if zap is not None:

@@ -210,6 +210,30 @@ public final class LibzmqPeer implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Echoes in the background: the peer sends every message the socket receives back unchanged
+     * until {@link #unserve}; meanwhile the socket takes no other command.
+     */
+    public LibzmqPeer serve(String id) {
+        call("serve " + id);
+        return this;
+    }
+
+    /** Stops {@link #serve} and returns how many messages were echoed. */
+    public int unserve(String id) {
+        return Integer.parseInt(call("unserve " + id, 20_000));
+    }
+
+    /** The port of a tcp endpoint as libzmq or we report it ("tcp://127.0.0.1:5555"). */
+    public static int port(String endpoint) {
+        return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
+    }
+
+    /** Whether the peer process is still running. */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
     /** Starts recording the socket's monitor events. */
     public LibzmqPeer monitor(String id) {
         call("monitor " + id);

@@ -9,7 +9,11 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "zmtp", mixinStandardHelpOptions = true, version = "zmtp 0.1.0",
         description = "ZMTP 3.x sockets and the ZeroMQ guide's reliable request-reply patterns.",
-        subcommands = {CommandLine.HelpCommand.class, TrippingCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, CatCommand.class, KeygenCommand.class, TrippingCommand.class,
+                LpClientCommand.class, LpServerCommand.class,
+                SpQueueCommand.class, SpWorkerCommand.class,
+                PpQueueCommand.class, PpWorkerCommand.class,
+                MdbrokerCommand.class, MdworkerCommand.class, MdclientCommand.class, MmiCommand.class})
 public final class ZmtpCli implements Runnable {
 
     @CommandLine.Spec
@@ -22,7 +26,8 @@ public final class ZmtpCli implements Runnable {
 
     /** Builds the command line with every subcommand (also used by tests). */
     public static CommandLine commandLine() {
-        return new CommandLine(new ZmtpCli());
+        return new CommandLine(new ZmtpCli()).setCaseInsensitiveEnumValuesAllowed(true)
+                .setParameterExceptionHandler(new RedactingErrorHandler());
     }
 
     public static void main(String[] args) {

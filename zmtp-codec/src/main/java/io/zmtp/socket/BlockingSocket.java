@@ -31,6 +31,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class BlockingSocket implements AutoCloseable {
     private static final int SPINS = 64;
+    /** Yields before parking: on few cores, giving the loop the CPU beats a park/unpark pair. */
+    private static final int YIELDS = Integer.getInteger("zmtp.blocking.yields", 0);
 
     private final ZmtpSocket socket;
     private final SpscArrayQueue<ZmtpMessage> outbox;
@@ -230,6 +232,11 @@ public final class BlockingSocket implements AutoCloseable {
         int n = inboxCount.incrementAndGet();
         if (n >= limit() && consumerPaused.compareAndSet(false, true)) {
             socket.fairQueue.pause(FairQueue.CONSUMER);
+            // The consumer may have emptied the inbox before it could see the flag (then it
+            // posted no resume): check again now that the flag is visible.
+            if (inboxCount.get() <= limit() / 2 && consumerPaused.compareAndSet(true, false)) {
+                socket.fairQueue.resume(FairQueue.CONSUMER);
+            }
         }
         Thread r = receiver;
         if (r != null) {
@@ -262,6 +269,12 @@ public final class BlockingSocket implements AutoCloseable {
             }
         }
         long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+        for (int i = 0; i < YIELDS && System.nanoTime() < deadline; i++) {
+            Thread.yield();
+            if ((m = take()) != null) {
+                return m;
+            }
+        }
         receiver = Thread.currentThread();
         try {
             while ((m = take()) == null) {

@@ -1,7 +1,6 @@
 package io.zmtp.socket;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.SocketType;
@@ -74,7 +73,7 @@ public final class RouterSocket extends ZmtpSocket {
             msg.release();
             return;
         }
-        msg.addFirst(Unpooled.wrappedBuffer(pipe.routingKey.bytes()));
+        msg.addFirst(pipe.routingKey.newFrame());
         deliver(msg);
     }
 

@@ -1,6 +1,7 @@
 package io.zmtp.socket;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -18,6 +19,8 @@ final class RoutingTable {
         private byte[] bytes;
         private ByteBuf buf;
         private int hash;
+        /** The id as a pooled frame, shared by duplicates put in front of received messages. */
+        private ByteBuf frame;
 
         private Key(byte[] bytes) {
             this.bytes = bytes;
@@ -29,6 +32,21 @@ final class RoutingTable {
 
         byte[] bytes() {
             return bytes;
+        }
+
+        /** A frame holding the id (a retained duplicate of a pooled buffer: no copy, no garbage). */
+        ByteBuf newFrame() {
+            if (frame == null) {
+                frame = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length).writeBytes(bytes);
+            }
+            return frame.retainedDuplicate();
+        }
+
+        void releaseFrame() {
+            if (frame != null) {
+                frame.release();
+                frame = null;
+            }
         }
 
         private static int hashOf(byte[] b) {
@@ -94,6 +112,7 @@ final class RoutingTable {
             return pipe;
         }
         if (old != null) {
+            old.routingKey.releaseFrame();
             old.routingKey = null;
         }
         pipe.routingKey = key;
@@ -120,6 +139,7 @@ final class RoutingTable {
     void remove(Pipe pipe) {
         if (pipe.routingKey != null) {
             byId.remove(pipe.routingKey, pipe);
+            pipe.routingKey.releaseFrame();
             pipe.routingKey = null;
         }
     }

@@ -1,7 +1,7 @@
 package io.zmtp.patterns.tripping;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.concurrent.Future;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.UnroutableMessageException;
@@ -18,10 +18,11 @@ import java.nio.charset.StandardCharsets;
  * reply's by the client's id ("C"), as in the guide's tripping example.
  */
 public final class TrippingBroker implements AutoCloseable {
-    static final ByteBuf WORKER_ID = Unpooled.unreleasableBuffer(
-            Unpooled.wrappedBuffer("W".getBytes(StandardCharsets.US_ASCII)).asReadOnly());
-    static final ByteBuf CLIENT_ID = Unpooled.unreleasableBuffer(
-            Unpooled.wrappedBuffer("C".getBytes(StandardCharsets.US_ASCII)).asReadOnly());
+    // Pooled and never released: each forward puts a retained duplicate in front (recycled, no copy).
+    static final ByteBuf WORKER_ID = PooledByteBufAllocator.DEFAULT.directBuffer(1)
+            .writeBytes("W".getBytes(StandardCharsets.US_ASCII));
+    static final ByteBuf CLIENT_ID = PooledByteBufAllocator.DEFAULT.directBuffer(1)
+            .writeBytes("C".getBytes(StandardCharsets.US_ASCII));
 
     private final ZmtpSocket frontend;
     private final ZmtpSocket backend;
@@ -38,7 +39,7 @@ public final class TrippingBroker implements AutoCloseable {
 
     private static void forward(ZmtpMessage m, ByteBuf to, ZmtpSocket out, ZmtpSocket in) {
         m.dropFirst();
-        m.addFirst(to.duplicate());
+        m.addFirst(to.retainedDuplicate());
         try {
             if (out.trySend(m)) {
                 return;

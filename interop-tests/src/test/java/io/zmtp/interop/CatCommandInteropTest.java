@@ -1,0 +1,215 @@
+package io.zmtp.interop;
+
+import io.zmtp.wire.SocketType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static io.zmtp.interop.Frames.assertMessage;
+import static io.zmtp.interop.Frames.msg;
+import static io.zmtp.interop.Frames.subscription;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code java -jar patterns/target/zmtp.jar cat} as users run it, a process of its own (with
+ * Netty's leak detector at paranoid level), against libzmq peers.
+ */
+class CatCommandInteropTest {
+    static final Path JAR = Path.of(System.getProperty("zmtp.jar", "../patterns/target/zmtp.jar"));
+    static LibzmqPeer zmq;
+    final List<CatProcess> cats = new ArrayList<>();
+    final List<SocketEnd> ends = new ArrayList<>();
+
+    @BeforeAll
+    static void startPeer() {
+        assertTrue(Files.isRegularFile(JAR), JAR + " is missing: it is built by 'mvn package' (or verify) of patterns");
+        zmq = LibzmqPeer.start();
+    }
+
+    @AfterAll
+    static void stopPeer() {
+        zmq.close();
+    }
+
+    @AfterEach
+    void stop() {
+        cats.forEach(CatProcess::close);
+        ends.forEach(SocketEnd::close);
+    }
+
+    CatProcess cat(String... args) throws IOException {
+        CatProcess c = new CatProcess(args);
+        cats.add(c);
+        return c;
+    }
+
+    SocketEnd.Libzmq libzmq(SocketType type, String identity) {
+        SocketEnd.Libzmq e = SocketEnd.libzmq(zmq, type, identity);
+        ends.add(e);
+        return e;
+    }
+
+    @Test
+    void catReqAgainstALibzmqRep() throws Exception {
+        SocketEnd.Libzmq rep = libzmq(SocketType.REP, null);
+        String ep = rep.bind("tcp", null);
+        CatProcess req = cat("-t", "REQ", "-c", ep).input("hello\tworld\nsecond\n").endInput();
+        assertMessage(msg("hello", "world"), rep.recv(), "libzmq REP got the first line");
+        rep.send(msg("hi", "there"));
+        assertMessage(msg("second"), rep.recv(), "the second line, after the first reply");
+        rep.send(msg("ok"));
+        assertEquals("hi\tthere", req.line());
+        assertEquals("ok", req.line());
+        assertEquals(0, req.exitCode());
+    }
+
+    @Test
+    void catRouterEchoAgainstLibzmqDealers() throws Exception {
+        CatProcess router = cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0", "--echo", "-n", "3");
+        String ep = router.bound();
+        SocketEnd.Libzmq d1 = libzmq(SocketType.DEALER, "dealer-1");
+        SocketEnd.Libzmq d2 = libzmq(SocketType.DEALER, null);
+        d1.connect(ep);
+        d2.connect(ep);
+        d1.send(msg("a", "", "b"));
+        assertMessage(msg("a", "", "b"), d1.recv(), "echo to the named dealer");
+        d2.send(msg("anonymous"));
+        assertMessage(msg("anonymous"), d2.recv(), "echo to the anonymous dealer");
+        d1.send(msg("again"));
+        assertMessage(msg("again"), d1.recv(), "echo again");
+        assertEquals("dealer-1\ta\t\tb", router.line());
+        String anon = router.line();
+        assertTrue(anon.matches("0x[0-9a-f]{10}\tanonymous"), "the routing id we generated, in hex: " + anon);
+        assertEquals("dealer-1\tagain", router.line());
+        assertEquals(0, router.exitCode());
+    }
+
+    @Test
+    void catSubAgainstALibzmqPublisher() throws Exception {
+        SocketEnd.Libzmq xpub = libzmq(SocketType.XPUB, null);
+        String ep = xpub.bind("tcp", null);
+        CatProcess sub = cat("-t", "SUB", "-c", ep, "--subscribe", "news", "-n", "2");
+        assertMessage(subscription(true, "news"), xpub.recv(), "libzmq saw the cat's subscription");
+        xpub.send(msg("sport 1"));
+        xpub.send(msg("news 1"));
+        xpub.send(msg("news 2", "more"));
+        assertEquals("news 1", sub.line());
+        assertEquals("news 2\tmore", sub.line());
+        assertEquals(0, sub.exitCode());
+    }
+
+    @Test
+    void catPushInHexToALibzmqPullThenExits() throws Exception {
+        SocketEnd.Libzmq pull = libzmq(SocketType.PULL, null);
+        String ep = pull.bind("tcp", null);
+        CatProcess push = cat("-t", "PUSH", "-c", ep, "--hex").input("00ff\t\t6869\n").endInput();
+        assertMessage(List.of(new byte[] {0, (byte) 0xff}, new byte[0], Frames.b("hi")), pull.recv(), "hex frames");
+        assertEquals(0, push.exitCode());
+    }
+
+    @Test
+    void catTimeoutEndsTheProcessWithStatusOne() throws Exception {
+        CatProcess pull = cat("-t", "PULL", "-b", "tcp://127.0.0.1:0", "--timeout", "200");
+        assertEquals(1, pull.exitCode());
+    }
+
+    /** A {@code zmtp cat} process. */
+    static final class CatProcess implements AutoCloseable {
+        final Process process;
+        final BlockingQueue<String> out = new LinkedBlockingQueue<>();
+        final BlockingQueue<String> err = new LinkedBlockingQueue<>();
+        final List<String> errSeen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final OutputStream stdin;
+
+        CatProcess(String... args) throws IOException {
+            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Dio.netty.leakDetection.level=paranoid", "-jar", JAR.toString(), "cat"));
+            cmd.addAll(List.of(args));
+            process = new ProcessBuilder(cmd).start();
+            stdin = process.getOutputStream();
+            pump(process.getInputStream(), out, null);
+            pump(process.getErrorStream(), err, errSeen);
+        }
+
+        private static void pump(InputStream s, BlockingQueue<String> q, List<String> copy) {
+            Thread t = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(s, StandardCharsets.UTF_8))) {
+                    String l;
+                    while ((l = r.readLine()) != null) {
+                        q.add(l);
+                        if (copy != null) {
+                            copy.add(l);
+                        }
+                    }
+                } catch (IOException ignored) {
+                    // the process ended
+                }
+            }, "cat-pump");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        CatProcess input(String text) throws IOException {
+            stdin.write(text.getBytes(StandardCharsets.UTF_8));
+            stdin.flush();
+            return this;
+        }
+
+        CatProcess endInput() throws IOException {
+            stdin.close();
+            return this;
+        }
+
+        String line() throws InterruptedException {
+            String l = out.poll(Frames.T, TimeUnit.MILLISECONDS);
+            if (l == null) {
+                throw new AssertionError("no output line within " + Frames.T + " ms; stderr: " + errSeen);
+            }
+            return l;
+        }
+
+        String bound() throws InterruptedException {
+            while (true) {
+                String l = err.poll(Frames.T, TimeUnit.MILLISECONDS);
+                if (l == null) {
+                    throw new AssertionError("no 'bound' line; stderr: " + errSeen);
+                }
+                if (l.startsWith("bound ")) {
+                    return l.substring("bound ".length());
+                }
+            }
+        }
+
+        int exitCode() throws InterruptedException {
+            if (!process.waitFor(Frames.T, TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("cat did not exit; stderr: " + errSeen);
+            }
+            assertFalse(errSeen.stream().anyMatch(l -> l.contains("LEAK:")), "no buffer leak: " + errSeen);
+            return process.exitValue();
+        }
+
+        @Override
+        public void close() {
+            if (process.isAlive()) {
+                process.destroyForcibly();
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.zmtp.interop;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A program running as its own process that prints one line per event: a libzmq program of the
+ * test resources' {@code peers/} folder (through /usr/bin/python3 and python3-zmq), or the
+ * packaged {@code zmtp} command line. Tests wait for lines with deadlines, and kill the process as
+ * a crash would.
+ */
+public final class PeerScript implements AutoCloseable {
+    private static final long DEADLINE_MS = 10_000;
+
+    private final String name;
+    private final Process process;
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+
+    private PeerScript(String name, Process process) {
+        this.name = name;
+        this.process = process;
+        Thread reader = new Thread(this::read, name + "-stdout");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Starts any program (the packaged {@code zmtp} command line, say); {@code name} is for messages. */
+    public static PeerScript startProgram(String name, List<String> command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            return new PeerScript(name, p);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + command, e);
+        }
+    }
+
+    /** Starts {@code peers/<script>} with the given arguments. */
+    public static PeerScript start(String script, String... args) {
+        try {
+            Path file = LibzmqPeer.script(script);
+            List<String> cmd = new ArrayList<>(List.of(LibzmqPeer.PYTHON, "-u", file.toString()));
+            cmd.addAll(List.of(args));
+            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            return new PeerScript(script, p);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + script + " (is python3-zmq installed? "
+                    + "scripts/install-test-deps.sh installs it)", e);
+        }
+    }
+
+    private void read() {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                lines.add(line);
+            }
+        } catch (IOException ignored) {
+            // the process ended
+        }
+    }
+
+    /** Every line printed so far. */
+    public List<String> lines() {
+        return new ArrayList<>(lines);
+    }
+
+    public long count(Predicate<String> p) {
+        return lines.stream().filter(p).count();
+    }
+
+    /** The first line starting with {@code prefix}, waiting for it. */
+    public String awaitLine(String prefix) {
+        return awaitCount(prefix, 1).get(0);
+    }
+
+    /** Waits until {@code n} lines start with {@code prefix}; returns them. */
+    public List<String> awaitCount(String prefix, int n) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
+        while (count(l -> l.startsWith(prefix)) < n) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(name + " printed no " + n + " lines '" + prefix + "' within "
+                        + DEADLINE_MS + " ms; it printed " + lines + (process.isAlive() ? "" : " and exited "
+                        + process.exitValue()));
+            }
+            sleep();
+        }
+        List<String> l = new ArrayList<>();
+        for (String s : lines) {
+            if (s.startsWith(prefix)) {
+                l.add(s);
+            }
+        }
+        return l;
+    }
+
+    /** Waits for the process to end and returns its exit status. */
+    public int awaitExit() {
+        try {
+            if (!process.waitFor(DEADLINE_MS, TimeUnit.MILLISECONDS)) {
+                throw new AssertionError(name + " still running after " + DEADLINE_MS + " ms; it printed " + lines);
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Kills the process at once (SIGKILL), as a crash would; its sockets close without a word. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(DEADLINE_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(5);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}

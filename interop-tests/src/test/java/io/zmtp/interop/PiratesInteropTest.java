@@ -1,0 +1,168 @@
+package io.zmtp.interop;
+
+import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.patterns.lazypirate.LazyPirateClient;
+import io.zmtp.patterns.lazypirate.LazyPirateServer;
+import io.zmtp.patterns.paranoidpirate.ParanoidPirateQueue;
+import io.zmtp.patterns.paranoidpirate.ParanoidPirateWorker;
+import io.zmtp.patterns.paranoidpirate.PirateHeartbeat;
+import io.zmtp.patterns.simplepirate.SimplePirateQueue;
+import io.zmtp.patterns.simplepirate.SimplePirateWorker;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.ZmtpMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static io.zmtp.patterns.PatternTesting.get;
+import static io.zmtp.patterns.PatternTesting.port;
+import static io.zmtp.patterns.PatternTesting.strings;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The Pirate patterns against libzmq 4.3 programs of our own (peers/lpclient.py, lpserver.py,
+ * ppworker.py, ppqueue.py), each its own process: theirs with our server and queues, ours with
+ * their server and queue, with processes killed as crashes are.
+ */
+class PiratesInteropTest {
+    /** Heartbeats of 50 ms; a peer is dead after 4 silent intervals. */
+    static final PirateHeartbeat HEARTBEAT = PirateHeartbeat.of(Duration.ofMillis(50), 4);
+    static final SocketOptions FAST_RECONNECT = SocketOptions.builder()
+            .reconnectInterval(Duration.ofMillis(10)).reconnectIntervalMax(Duration.ofMillis(50)).build();
+
+    ZmtpContext ctx;
+    final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        ctx = ZmtpContext.create(2);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        ctx.close(Duration.ofSeconds(5));
+    }
+
+    <T extends AutoCloseable> T closing(T t) {
+        toClose.add(t);
+        return t;
+    }
+
+    LazyPirateClient client(String endpoint, Duration timeout, int retries, Recorder<LazyPirateClient.Event> events) {
+        return closing(new LazyPirateClient(ctx, LazyPirateClient.Settings.builder().endpoint(endpoint)
+                .timeout(timeout).retries(retries).socketOptions(FAST_RECONNECT).build(), events)).start();
+    }
+
+    PeerScript lpserver(String endpoint) {
+        return closing(PeerScript.start("lpserver.py", endpoint));
+    }
+
+    @Test
+    void libzmqLazyPirateClientWithOurServer() {
+        LazyPirateServer server = closing(new LazyPirateServer(ctx, LazyPirateServer.Settings.builder()
+                .endpoint("tcp://127.0.0.1:0").build(), null));
+        server.start();
+        PeerScript client = closing(PeerScript.start("lpclient.py", server.endpoint(), "5", "2000", "3"));
+        assertEquals(0, client.awaitExit(), () -> client.lines().toString());
+        assertEquals(5, client.count(l -> l.startsWith("reply ")));
+    }
+
+    @Test
+    void ourLazyPirateClientWithALibzmqServerKilledAndRestarted() {
+        PeerScript first = lpserver("tcp://127.0.0.1:*");
+        String endpoint = first.awaitLine("listening ").substring("listening ".length());
+        Recorder<LazyPirateClient.Event> events = new Recorder<>();
+        LazyPirateClient client = client(endpoint, Duration.ofMillis(200), 25, events);
+        assertEquals(List.of("1"), client.request("1"));
+
+        first.kill(); // SIGKILL: the server process crashes
+        CompletableFuture<ZmtpMessage> second = client.requestAsync(ZmtpMessage.ofStrings("2"));
+        events.await("a retry while the server is down",
+                e -> e.type() == LazyPirateClient.Event.Type.RETRYING && e.request() == 2);
+        PeerScript restarted = lpserver("tcp://127.0.0.1:" + port(endpoint));
+        restarted.awaitLine("listening ");
+
+        assertEquals(List.of("2"), strings(get(second)));
+        assertEquals(List.of("3"), client.request("3"));
+        restarted.awaitLine("request 3");
+    }
+
+    @Test
+    void libzmqParanoidPirateWorkerAndClientWithOurQueue() {
+        Recorder<ParanoidPirateQueue.Event> queueEvents = new Recorder<>();
+        ParanoidPirateQueue queue = closing(new ParanoidPirateQueue(ctx, ParanoidPirateQueue.Settings.builder()
+                .frontend("tcp://127.0.0.1:0").backend("tcp://127.0.0.1:0").heartbeat(HEARTBEAT)
+                .linger(Duration.ZERO).build(), queueEvents)).start();
+        PeerScript worker = closing(PeerScript.start("ppworker.py", queue.backendEndpoint(), "50", "4", "100",
+                "400", "PY-WORKER"));
+        queueEvents.await("the libzmq worker ready", e -> e.type() == ParanoidPirateQueue.Event.Type.WORKER_READY
+                && e.worker().toString().equals("PY-WORKER"));
+
+        // Heartbeats both ways for many expiry times: neither side gives up on the other.
+        worker.awaitCount("queue-heartbeat", 5 * HEARTBEAT.liveness());
+        assertEquals(0, worker.count(l -> l.startsWith("heartbeat-lost")), () -> worker.lines().toString());
+        assertEquals(0, queueEvents.count(e -> e.type() == ParanoidPirateQueue.Event.Type.WORKER_EXPIRED));
+
+        // Our client, and a libzmq client, through our queue to the libzmq worker.
+        LazyPirateClient client = client(queue.frontendEndpoint(), Duration.ofSeconds(2), 3, null);
+        for (int i = 1; i <= 5; i++) {
+            assertEquals(List.of("ours " + i), client.request("ours " + i));
+        }
+        PeerScript libzmqClient = closing(PeerScript.start("lpclient.py", queue.frontendEndpoint(), "5", "2000", "3"));
+        assertEquals(0, libzmqClient.awaitExit(), () -> libzmqClient.lines().toString());
+
+        worker.kill(); // the worker process crashes: the queue forgets it after liveness x interval
+        queueEvents.await("the dead worker expired", e -> e.type() == ParanoidPirateQueue.Event.Type.WORKER_EXPIRED
+                && e.worker().toString().equals("PY-WORKER"));
+    }
+
+    @Test
+    void ourParanoidPirateWorkerWithALibzmqQueueThatRestarts() {
+        PeerScript queue = closing(PeerScript.start("ppqueue.py", "tcp://127.0.0.1:*", "tcp://127.0.0.1:*", "50", "4"));
+        String[] endpoints = queue.awaitLine("listening ").split(" ");
+        String frontend = endpoints[1];
+        String backend = endpoints[2];
+        Recorder<ParanoidPirateWorker.Event> events = new Recorder<>();
+        closing(new ParanoidPirateWorker(ctx, ParanoidPirateWorker.Settings.builder().backend(backend)
+                .heartbeat(HEARTBEAT).reconnectInterval(Duration.ofMillis(100)).reconnectIntervalMax(Duration.ofMillis(400))
+                .identity("JAVA-WORKER").socketOptions(FAST_RECONNECT).traceMessages(true).build(), events)).start();
+        queue.awaitLine("worker-ready JAVA-WORKER");
+        events.awaitCount("heartbeats from the libzmq queue",
+                e -> e.type() == ParanoidPirateWorker.Event.Type.QUEUE_HEARTBEAT, 5 * HEARTBEAT.liveness());
+        assertEquals(0, queue.count(l -> l.startsWith("worker-expired")), () -> queue.lines().toString());
+
+        LazyPirateClient client = client(frontend, Duration.ofMillis(500), 20, null);
+        assertEquals(List.of("before"), client.request("before"));
+
+        queue.kill(); // the queue process crashes
+        events.await("the worker noticed", e -> e.type() == ParanoidPirateWorker.Event.Type.HEARTBEAT_LOST);
+        List<ParanoidPirateWorker.Event> reconnects = events.awaitCount("two reconnects",
+                e -> e.type() == ParanoidPirateWorker.Event.Type.RECONNECTING, 2);
+        assertEquals(List.of(100L, 200L), reconnects.subList(0, 2).stream().map(e -> e.delay().toMillis()).toList());
+
+        PeerScript restarted = closing(PeerScript.start("ppqueue.py", frontend, backend, "50", "4"));
+        restarted.awaitLine("worker-ready JAVA-WORKER");
+        assertEquals(List.of("after"), client.request("after"));
+    }
+
+    @Test
+    void libzmqLazyPirateClientThroughOurSimplePirateQueue() {
+        SimplePirateQueue queue = closing(new SimplePirateQueue(ctx, SimplePirateQueue.Settings.builder()
+                .frontend("tcp://127.0.0.1:0").backend("tcp://127.0.0.1:0").linger(Duration.ZERO).build(), null))
+                .start();
+        closing(new SimplePirateWorker(ctx, SimplePirateWorker.Settings.builder().backend(queue.backendEndpoint())
+                .build(), null)).start();
+        PeerScript client = closing(PeerScript.start("lpclient.py", queue.frontendEndpoint(), "5", "2000", "3"));
+        assertEquals(0, client.awaitExit(), () -> client.lines().toString());
+        assertEquals(5, client.count(l -> l.startsWith("reply ")));
+    }
+}

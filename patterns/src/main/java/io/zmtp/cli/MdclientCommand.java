@@ -1,0 +1,144 @@
+package io.zmtp.cli;
+
+import io.zmtp.patterns.majordomo.MajordomoAsyncClient;
+import io.zmtp.patterns.majordomo.MajordomoClient;
+import io.zmtp.patterns.majordomo.MajordomoClientSettings;
+import io.zmtp.patterns.majordomo.MajordomoException;
+import io.zmtp.patterns.majordomo.MajordomoReply;
+import io.zmtp.patterns.majordomo.MdpVersion;
+import io.zmtp.socket.ZmtpContext;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code zmtp mdclient}: sends N requests to a Majordomo service, one at a time (the guide's
+ * mdclient) or all at once then every reply ({@code --async}, the guide's mdclient2), and prints
+ * how many were answered and how fast. Exits 0 when every request got its final reply, 1 otherwise.
+ */
+@Command(name = "mdclient", mixinStandardHelpOptions = true,
+        description = {"Sends N requests to a Majordomo service, synchronously or --async,",
+                "then prints a summary with the requests per second."})
+public final class MdclientCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = {"-c", "--connect"}, defaultValue = "tcp://localhost:5555",
+            description = "the broker (default: ${DEFAULT-VALUE})")
+    String connect;
+
+    @Option(names = {"-s", "--service"}, defaultValue = "echo", description = "the service (default: ${DEFAULT-VALUE})")
+    String service;
+
+    @Option(names = {"-n", "--requests"}, defaultValue = "100000", description = "how many requests (default: ${DEFAULT-VALUE})")
+    int requests;
+
+    @Option(names = "--async", description = "send every request first, then receive every reply")
+    boolean async;
+
+    @Option(names = "--protocol", defaultValue = "0.1", converter = MdpOptions.VersionConverter.class,
+            description = "MDP version, 0.1 or 0.2 (default: ${DEFAULT-VALUE})")
+    MdpVersion protocol;
+
+    @Option(names = "--timeout", defaultValue = "2500", description = "ms without a reply before resending (default: ${DEFAULT-VALUE})")
+    long timeoutMs;
+
+    @Option(names = "--retries", defaultValue = "3", description = "sends per request, the first included (default: ${DEFAULT-VALUE})")
+    int retries;
+
+    @Option(names = {"-v", "--verbose"}, description = "print every message, as the guide's -v")
+    boolean verbose;
+
+    @Option(names = {"-q", "--quiet"}, description = "print only the summary")
+    boolean quiet;
+
+    @Parameters(arity = "0..*", description = "request body frames (default: \"Hello world\")")
+    List<String> body = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        if (requests < 0) {
+            spec.commandLine().getErr().println("mdclient: --requests must not be negative");
+            return 2;
+        }
+        List<byte[]> frames = new ArrayList<>();
+        for (String b : body.isEmpty() ? List.of("Hello world") : body) {
+            frames.add(b.getBytes(StandardCharsets.UTF_8));
+        }
+        MajordomoClientSettings.Builder settings = MajordomoClientSettings.builder().version(protocol)
+                .timeout(Duration.ofMillis(timeoutMs)).retries(retries).listener(MdpOptions.events(out, quiet));
+        if (verbose) {
+            settings.tracer(MdpOptions.tracer(out));
+        }
+        ZmtpContext ctx = ZmtpContext.create(1);
+        long start = System.nanoTime();
+        long answered;
+        try {
+            answered = async ? runAsync(ctx, settings.build(), frames, out) : runSync(ctx, settings.build(), frames, out);
+        } finally {
+            ctx.close(Duration.ofSeconds(2));
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        MdpOptions.line(out, String.format("%d requests/replies processed in %.3f s: %.0f requests per second (%s, %s)",
+                answered, seconds, answered / Math.max(seconds, 1e-9), async ? "asynchronous" : "synchronous", protocol));
+        return answered == requests ? 0 : 1;
+    }
+
+    private long runSync(ZmtpContext ctx, MajordomoClientSettings settings, List<byte[]> frames, PrintWriter out) {
+        long count = 0;
+        try (MajordomoClient client = new MajordomoClient(ctx, connect, settings)) {
+            for (; count < requests; count++) {
+                client.request(service, null, frames);
+            }
+        } catch (MajordomoException e) {
+            if (!quiet) {
+                MdpOptions.line(out, "E: " + e.getMessage());
+            }
+        }
+        return count;
+    }
+
+    private long runAsync(ZmtpContext ctx, MajordomoClientSettings settings, List<byte[]> frames, PrintWriter out) {
+        long count = 0;
+        Duration wait = Duration.ofMillis(timeoutMs * retries + 1000);
+        try (MajordomoAsyncClient client = new MajordomoAsyncClient(ctx, connect, settings)) {
+            for (int i = 0; i < requests; i++) {
+                client.send(service, frames);
+            }
+            int settled = 0;
+            while (settled < requests) {
+                MajordomoReply r;
+                try {
+                    r = client.receive(wait);
+                } catch (MajordomoException e) {
+                    settled++;
+                    continue;
+                }
+                if (r == null) {
+                    if (!quiet) {
+                        MdpOptions.line(out, "E: no reply within " + wait.toMillis() + " ms, abandoning");
+                    }
+                    break;
+                }
+                if (r.isFinal()) {
+                    settled++;
+                    count++;
+                }
+            }
+            if (settled > count && !quiet) {
+                MdpOptions.line(out, "E: " + (settled - count) + " request(s) failed after " + retries + " attempts");
+            }
+        }
+        return count;
+    }
+}

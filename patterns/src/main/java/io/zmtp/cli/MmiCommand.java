@@ -1,0 +1,78 @@
+package io.zmtp.cli;
+
+import io.zmtp.patterns.majordomo.MajordomoClient;
+import io.zmtp.patterns.majordomo.MajordomoClientSettings;
+import io.zmtp.patterns.majordomo.MajordomoException;
+import io.zmtp.patterns.majordomo.MajordomoReply;
+import io.zmtp.patterns.majordomo.MdpProtocol;
+import io.zmtp.patterns.majordomo.MdpVersion;
+import io.zmtp.socket.ZmtpContext;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code zmtp mmi}: asks a broker's {@code mmi.service} whether a service has workers (the
+ * guide's mmiecho) and prints the code. Exit status: 0 for "200", 1 for any other code ("404"
+ * not found, "501" not implemented), 2 when the broker did not answer.
+ */
+@Command(name = "mmi", mixinStandardHelpOptions = true,
+        description = {"Asks the broker's mmi.service about a service and prints the code:",
+                "200 (workers registered), 404 (none). Exit status 0 for 200, 1 otherwise, 2 with no answer."})
+public final class MmiCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = {"-c", "--connect"}, defaultValue = "tcp://localhost:5555",
+            description = "the broker (default: ${DEFAULT-VALUE})")
+    String connect;
+
+    @Option(names = "--protocol", defaultValue = "0.1", converter = MdpOptions.VersionConverter.class,
+            description = "MDP version, 0.1 or 0.2 (default: ${DEFAULT-VALUE})")
+    MdpVersion protocol;
+
+    @Option(names = "--mmi-service", defaultValue = MdpProtocol.MMI_SERVICE,
+            description = "the MMI service to ask (default: ${DEFAULT-VALUE})")
+    String mmiService;
+
+    @Option(names = "--timeout", defaultValue = "2500", description = "ms to wait for the answer (default: ${DEFAULT-VALUE})")
+    long timeoutMs;
+
+    @Option(names = "--retries", defaultValue = "1", description = "sends, the first included (default: ${DEFAULT-VALUE})")
+    int retries;
+
+    @Option(names = {"-v", "--verbose"}, description = "print every message, as the guide's -v")
+    boolean verbose;
+
+    @Parameters(index = "0", defaultValue = "echo", description = "the service asked about (default: ${DEFAULT-VALUE})")
+    String name;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        MajordomoClientSettings.Builder settings = MajordomoClientSettings.builder().version(protocol)
+                .timeout(Duration.ofMillis(timeoutMs)).retries(retries);
+        if (verbose) {
+            settings.tracer(MdpOptions.tracer(out));
+        }
+        ZmtpContext ctx = ZmtpContext.create(1);
+        try (MajordomoClient client = new MajordomoClient(ctx, connect, settings.build())) {
+            MajordomoReply r = client.request(mmiService, name);
+            String code = r.bodyStrings().isEmpty() ? "" : r.bodyStrings().get(0);
+            MdpOptions.line(out, "Lookup " + name + " service: " + code);
+            return MdpProtocol.MMI_FOUND.equals(code) ? 0 : 1;
+        } catch (MajordomoException e) {
+            spec.commandLine().getErr().println("mmi: " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return 2;
+        } finally {
+            ctx.close(Duration.ofSeconds(2));
+        }
+    }
+}

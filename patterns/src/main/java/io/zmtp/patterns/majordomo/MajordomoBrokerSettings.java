@@ -1,0 +1,182 @@
+package io.zmtp.patterns.majordomo;
+
+import io.zmtp.socket.SocketOptions;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * The settings of a {@link MajordomoBroker}.
+ *
+ * <table>
+ *   <caption>Defaults</caption>
+ *   <tr><td>heartbeat interval</td><td>2500 ms (the guide's HEARTBEAT_INTERVAL)</td></tr>
+ *   <tr><td>heartbeat liveness</td><td>3: a worker silent for 3 intervals is forgotten</td></tr>
+ *   <tr><td>request expiry</td><td>10 s: how long a request waits for a service that has no worker</td></tr>
+ *   <tr><td>queued requests per service</td><td>100,000; beyond, new requests are dropped</td></tr>
+ *   <tr><td>aggregated reply size</td><td>16 MiB: the most a stream of PARTIAL replies may add up
+ *       to when the broker joins it into one REPLY for an MDP/0.1 client</td></tr>
+ *   <tr><td>socket</td><td>ROUTER with a send high-water mark of 10,000 messages per peer (a
+ *       ROUTER drops beyond it) and a linger of 1 s (to flush DISCONNECTs when closing)</td></tr>
+ * </table>
+ */
+public final class MajordomoBrokerSettings {
+    public static final MajordomoBrokerSettings DEFAULTS = builder().build();
+
+    private final Duration heartbeatInterval;
+    private final int heartbeatLiveness;
+    private final Duration requestExpiry;
+    private final int maxQueuedRequests;
+    private final long maxAggregatedReplyBytes;
+    private final SocketOptions socketOptions;
+    private final MessageTracer tracer;
+    private final Consumer<MajordomoEvent> listener;
+
+    private MajordomoBrokerSettings(Builder b) {
+        heartbeatInterval = b.heartbeatInterval;
+        heartbeatLiveness = b.heartbeatLiveness;
+        requestExpiry = b.requestExpiry;
+        maxQueuedRequests = b.maxQueuedRequests;
+        maxAggregatedReplyBytes = b.maxAggregatedReplyBytes;
+        socketOptions = b.socketOptions;
+        tracer = b.tracer;
+        listener = b.listener;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.heartbeatInterval = heartbeatInterval;
+        b.heartbeatLiveness = heartbeatLiveness;
+        b.requestExpiry = requestExpiry;
+        b.maxQueuedRequests = maxQueuedRequests;
+        b.maxAggregatedReplyBytes = maxAggregatedReplyBytes;
+        b.socketOptions = socketOptions;
+        b.tracer = tracer;
+        b.listener = listener;
+        return b;
+    }
+
+    public Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    public int heartbeatLiveness() {
+        return heartbeatLiveness;
+    }
+
+    /** How long a worker may stay silent: interval x liveness. */
+    public Duration heartbeatExpiry() {
+        return heartbeatInterval.multipliedBy(heartbeatLiveness);
+    }
+
+    public Duration requestExpiry() {
+        return requestExpiry;
+    }
+
+    public int maxQueuedRequests() {
+        return maxQueuedRequests;
+    }
+
+    public long maxAggregatedReplyBytes() {
+        return maxAggregatedReplyBytes;
+    }
+
+    public SocketOptions socketOptions() {
+        return socketOptions;
+    }
+
+    /** The tracer of every message, or null. */
+    public MessageTracer tracer() {
+        return tracer;
+    }
+
+    /** The listener of broker events, or null. */
+    public Consumer<MajordomoEvent> listener() {
+        return listener;
+    }
+
+    public static final class Builder {
+        private Duration heartbeatInterval = Duration.ofMillis(2500);
+        private int heartbeatLiveness = 3;
+        private Duration requestExpiry = Duration.ofSeconds(10);
+        private int maxQueuedRequests = 100_000;
+        private long maxAggregatedReplyBytes = 16L * 1024 * 1024;
+        private SocketOptions socketOptions = SocketOptions.builder().sendHwm(10_000)
+                .linger(Duration.ofSeconds(1)).build();
+        private MessageTracer tracer;
+        private Consumer<MajordomoEvent> listener;
+
+        private Builder() {
+        }
+
+        /** How often the broker heartbeats its workers and checks expiries. */
+        public Builder heartbeatInterval(Duration d) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("heartbeatInterval must be positive");
+            }
+            this.heartbeatInterval = d;
+            return this;
+        }
+
+        /** How many intervals a worker may stay silent before it is forgotten (3-5 is usual). */
+        public Builder heartbeatLiveness(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("heartbeatLiveness must be at least 1");
+            }
+            this.heartbeatLiveness = n;
+            return this;
+        }
+
+        /** How long a request may wait for a service that has no worker (checked each interval). */
+        public Builder requestExpiry(Duration d) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("requestExpiry must be positive");
+            }
+            this.requestExpiry = d;
+            return this;
+        }
+
+        /** The most requests one service may have waiting for a worker. */
+        public Builder maxQueuedRequests(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxQueuedRequests must be at least 1");
+            }
+            this.maxQueuedRequests = n;
+            return this;
+        }
+
+        /** The most bytes of PARTIAL bodies joined into one REPLY for an MDP/0.1 client. */
+        public Builder maxAggregatedReplyBytes(long n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxAggregatedReplyBytes must be at least 1");
+            }
+            this.maxAggregatedReplyBytes = n;
+            return this;
+        }
+
+        /** The ROUTER socket's options. */
+        public Builder socketOptions(SocketOptions o) {
+            this.socketOptions = Objects.requireNonNull(o);
+            return this;
+        }
+
+        public Builder tracer(MessageTracer t) {
+            this.tracer = t;
+            return this;
+        }
+
+        public Builder listener(Consumer<MajordomoEvent> l) {
+            this.listener = l;
+            return this;
+        }
+
+        public MajordomoBrokerSettings build() {
+            return new MajordomoBrokerSettings(this);
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.zmtp.patterns.majordomo;
+
+/**
+ * Something that happened in a Majordomo broker, worker or client: one line of the command
+ * line's output, and what tests wait for. Delivered on the component's event loop to the
+ * listener of its settings; a listener must not block.
+ */
+public final class MajordomoEvent {
+
+    public enum Type {
+        // ---- broker
+        /** A worker registered a service with READY. */
+        WORKER_READY,
+        /** A worker sent DISCONNECT and was forgotten. */
+        WORKER_LEFT,
+        /** A worker sent nothing for the heartbeat expiry and was forgotten. */
+        WORKER_EXPIRED,
+        /** The broker answered a valid but unexpected command with DISCONNECT. */
+        WORKER_DISCONNECTED,
+        /** A request waited for a service without workers longer than the request expiry. */
+        REQUEST_EXPIRED,
+        /** A request was refused: its service queue was full. */
+        REQUEST_REJECTED,
+        /** A streamed reply for an MDP/0.1 client outgrew the aggregation limit and was dropped. */
+        REPLY_DROPPED,
+        /** A message that follows neither protocol version was dropped. */
+        INVALID_MESSAGE,
+        /** The broker answered an MMI request itself. */
+        MMI_ANSWERED,
+        // ---- worker
+        /** A worker opened a new connection to its broker and sent READY. */
+        CONNECTING,
+        /** The broker told the worker to disconnect; it reconnects on a new socket. */
+        DISCONNECT_RECEIVED,
+        /** Nothing came from the broker for the heartbeat expiry (or its connection dropped). */
+        BROKER_LOST,
+        /** A worker's request handler threw; the worker reconnects so the broker forgets the request. */
+        HANDLER_FAILED,
+        // ---- client
+        /** No reply within the timeout, or the connection dropped: the client resends on a new socket. */
+        RETRYING,
+        /** A request was abandoned after its last attempt. */
+        REQUEST_FAILED
+    }
+
+    private final Type type;
+    private final String peer;
+    private final String service;
+    private final String detail;
+
+    public MajordomoEvent(Type type, String peer, String service, String detail) {
+        this.type = type;
+        this.peer = peer;
+        this.service = service;
+        this.detail = detail;
+    }
+
+    public Type type() {
+        return type;
+    }
+
+    /** The worker's routing id in hex (broker events), or the broker endpoint; may be null. */
+    public String peer() {
+        return peer;
+    }
+
+    /** The service concerned, or null. */
+    public String service() {
+        return service;
+    }
+
+    /** A human explanation, or null. */
+    public String detail() {
+        return detail;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder(type.name());
+        if (peer != null) {
+            sb.append(' ').append(peer);
+        }
+        if (service != null) {
+            sb.append(" service=").append(service);
+        }
+        if (detail != null) {
+            sb.append(": ").append(detail);
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,441 @@
+package io.zmtp.patterns.majordomo;
+
+import io.zmtp.patterns.EventReporter;
+
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * A Majordomo worker (the guide's mdwrkapi, as a reactor): registers one service with a broker
+ * over a DEALER socket, heartbeats, and runs a {@link MajordomoHandler} for each request.
+ *
+ * <p>Everything protocol-related runs on one event loop: the socket's handler, and a timer every
+ * {@link MajordomoWorkerSettings#heartbeatInterval() heartbeat interval} that sends HEARTBEAT when
+ * nothing else was sent for half an interval, and declares the broker lost after interval x
+ * liveness without a message from it. The handler runs on the worker's executor (a thread of its
+ * own by default) and answers through a {@link ReplyStream} from any thread, so a slow handler
+ * never stops the heartbeats. Requests are served one at a time, in the order they came.
+ *
+ * <p>Reconnecting, as 7/MDP and 18/MDP require: on DISCONNECT from the broker the worker closes
+ * its socket and registers again at once on a new one; after losing the broker it does the same
+ * after the {@link MajordomoWorkerSettings#reconnectDelay() reconnect delay}. A reply to a
+ * request received on an older connection is dropped (the broker it came from forgot it).
+ */
+public final class MajordomoWorker implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(MajordomoWorker.class);
+
+    private final ZmtpContext ctx;
+    private final String endpoint;
+    private final String service;
+    private final MajordomoHandler handler;
+    private final MajordomoWorkerSettings settings;
+    private final MdpVersion version;
+    private final EventLoop loop;
+    private final Executor executor;
+    private final ExecutorService ownExecutor;
+    private final long intervalNanos;
+    private final long expiryNanos;
+    private final MessageTracer tracer;
+    private final EventReporter<MajordomoEvent> events;
+    private final AtomicLong served = new AtomicLong();
+    private final Promise<Void> closeFuture;
+
+    // state on the loop
+    private ZmtpSocket socket;
+    private int session;
+    private long lastHeard;
+    private long lastSent;
+    private ScheduledFuture<?> ticker;
+    private ScheduledFuture<?> reconnectTimer;
+    private Job current;
+    private final ArrayDeque<Job> waiting = new ArrayDeque<>();
+    private boolean started;
+    private boolean closed;
+
+    public MajordomoWorker(ZmtpContext ctx, String brokerEndpoint, String service, MajordomoHandler handler) {
+        this(ctx, brokerEndpoint, service, handler, MajordomoWorkerSettings.DEFAULTS);
+    }
+
+    public MajordomoWorker(ZmtpContext ctx, String brokerEndpoint, String service, MajordomoHandler handler,
+                           MajordomoWorkerSettings settings) {
+        if (MmiService.isInternal(service)) {
+            throw new IllegalArgumentException("a worker may not register the internal service " + service);
+        }
+        this.ctx = ctx;
+        this.endpoint = Objects.requireNonNull(brokerEndpoint);
+        this.service = Objects.requireNonNull(service);
+        this.handler = Objects.requireNonNull(handler);
+        this.settings = settings;
+        this.version = settings.version();
+        this.loop = ctx.group().next();
+        if (settings.executor() != null) {
+            this.executor = settings.executor();
+            this.ownExecutor = null;
+        } else {
+            this.ownExecutor = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "mdworker-" + service);
+                t.setDaemon(true);
+                return t;
+            });
+            this.executor = ownExecutor;
+        }
+        this.intervalNanos = settings.heartbeatInterval().toNanos();
+        this.expiryNanos = settings.heartbeatExpiry().toNanos();
+        this.tracer = settings.tracer();
+        this.events = new EventReporter<>(settings.listener(), log, "Majordomo worker");
+        this.closeFuture = io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newPromise();
+    }
+
+    /** Connects to the broker and registers the service; returns this worker. */
+    public MajordomoWorker start() {
+        inLoop(() -> {
+            if (started || closed) {
+                return;
+            }
+            started = true;
+            connect();
+            ticker = loop.scheduleAtFixedRate(this::tick, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
+        });
+        return this;
+    }
+
+    public String service() {
+        return service;
+    }
+
+    public MdpVersion version() {
+        return version;
+    }
+
+    /** How many requests this worker has answered with a final reply. */
+    public long served() {
+        return served.get();
+    }
+
+    // ------------------------------------------------------------------ connection
+
+    private void connect() {
+        reconnectTimer = null;
+        if (closed) {
+            return;
+        }
+        session++;
+        ZmtpSocket s = ctx.socket(SocketType.DEALER, settings.socketOptions(), loop);
+        socket = s;
+        s.onMessage(m -> received(s, m));
+        s.connect(endpoint).addListener(f -> {
+            if (!f.isSuccess()) {
+                log.warn("worker {} cannot connect to {}: {}", service, endpoint, f.cause().toString());
+            }
+        });
+        long now = System.nanoTime();
+        lastHeard = now;
+        event(MajordomoEvent.Type.CONNECTING, endpoint, version.toString());
+        send(MdpProtocol.ready(version, service), "I: sending READY to broker");
+    }
+
+    private void dropSocket() {
+        if (socket != null) {
+            socket.close(java.time.Duration.ZERO);
+            socket = null;
+        }
+        if (!waiting.isEmpty()) {
+            log.debug("worker {} drops {} request(s) of its previous connection", service, waiting.size());
+            waiting.clear();
+        }
+    }
+
+    private void reconnectNow() {
+        dropSocket();
+        connect();
+    }
+
+    private void tick() {
+        if (closed || socket == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (now - lastHeard >= expiryNanos) {
+            log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting in {} ms", service, endpoint,
+                    (now - lastHeard) / 1_000_000, settings.reconnectDelay().toMillis());
+            event(MajordomoEvent.Type.BROKER_LOST, endpoint, "silent for " + (now - lastHeard) / 1_000_000 + " ms");
+            dropSocket();
+            reconnectTimer = loop.schedule(this::connect, settings.reconnectDelay().toNanos(), TimeUnit.NANOSECONDS);
+            return;
+        }
+        if (now - lastSent >= Math.max(1, intervalNanos / 2)) {
+            send(MdpProtocol.workerCommand(version, WorkerCommand.HEARTBEAT), "I: sending HEARTBEAT to broker");
+        }
+    }
+
+    // ------------------------------------------------------------------ receiving
+
+    private void received(ZmtpSocket s, ZmtpMessage m) {
+        if (s != socket || closed) {
+            m.release();
+            return;
+        }
+        try {
+            if (tracer != null) {
+                tracer.trace("I: received message from broker:", m);
+            }
+            lastHeard = System.nanoTime();
+            int i = 0;
+            if (version.leadingEmptyFrame()) {
+                if (m.size() < 1 || m.frame(0).isReadable()) {
+                    invalid(m, "no empty frame before the header");
+                    return;
+                }
+                i = 1;
+            }
+            if (m.size() < i + 2 || !MdpProtocol.frameEquals(m.frame(i), version.workerHeaderBytes())) {
+                invalid(m, "not an " + version.workerHeader() + " command");
+                return;
+            }
+            WorkerCommand cmd = version.workerCommand(MdpProtocol.code(m.frame(i + 1)));
+            if (cmd == WorkerCommand.REQUEST) {
+                if (m.size() < i + 5 || m.frame(i + 3).isReadable()) {
+                    invalid(m, "REQUEST needs a client address, an empty frame and a body");
+                    return;
+                }
+                Job j = new Job(session, ByteBufUtil.getBytes(m.frame(i + 2)), MdpProtocol.copyFrames(m, i + 4));
+                m.release();
+                if (current == null) {
+                    run(j);
+                } else {
+                    waiting.add(j);
+                }
+            } else if (cmd == WorkerCommand.HEARTBEAT) {
+                m.release();
+            } else if (cmd == WorkerCommand.DISCONNECT) {
+                m.release();
+                log.info("worker {}: the broker sent DISCONNECT, registering again", service);
+                event(MajordomoEvent.Type.DISCONNECT_RECEIVED, endpoint, null);
+                reconnectNow();
+            } else {
+                invalid(m, "unexpected command " + MessageDump.frameText(m.frame(i + 1)));
+            }
+        } catch (RuntimeException e) {
+            log.warn("worker {} failed on a message", service, e);
+            if (m.refCnt() > 0) {
+                m.release();
+            }
+        }
+    }
+
+    private void invalid(ZmtpMessage m, String reason) {
+        log.warn("worker {} drops an invalid message from the broker: {} ({})", service, reason, m);
+        m.release();
+    }
+
+    // ------------------------------------------------------------------ requests
+
+    private void run(Job j) {
+        current = j;
+        try {
+            executor.execute(() -> {
+                try {
+                    handler.handle(j.body, j);
+                } catch (Throwable t) {
+                    j.fail(t);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            j.fail(e);
+        }
+    }
+
+    /** A reply from the handler, on the loop. */
+    private void emit(Job j, List<byte[]> frames, boolean fin) {
+        boolean live = j.session == session && socket != null && !closed;
+        if (!live) {
+            log.debug("worker {} drops a reply to a request of an older connection", service);
+        } else if (fin) {
+            List<byte[]> body = frames;
+            if (j.joined != null) {
+                j.joined.addAll(frames);
+                body = j.joined;
+            }
+            WorkerCommand c = version == MdpVersion.V0_1 ? WorkerCommand.REPLY : WorkerCommand.FINAL;
+            send(MdpProtocol.workerReply(version, c, j.client, body), "I: sending " + c + " to broker");
+        } else if (version.streamsPartials()) {
+            send(MdpProtocol.workerReply(version, WorkerCommand.PARTIAL, j.client, frames),
+                    "I: sending PARTIAL to broker");
+        } else {
+            if (j.joined == null) {
+                j.joined = new ArrayList<>();
+            }
+            j.joined.addAll(frames);
+        }
+        if (fin) {
+            served.incrementAndGet();
+            done(j);
+        }
+    }
+
+    private void failed(Job j, Throwable cause) {
+        log.error("worker {}: the request handler failed; disconnecting so the broker forgets the request",
+                service, cause);
+        event(MajordomoEvent.Type.HANDLER_FAILED, endpoint, String.valueOf(cause));
+        if (j.session == session && socket != null && !closed) {
+            send(MdpProtocol.workerCommand(version, WorkerCommand.DISCONNECT), "I: sending DISCONNECT to broker");
+            reconnectNow();
+        }
+        done(j);
+    }
+
+    private void done(Job j) {
+        if (current == j) {
+            current = null;
+        }
+        Job next;
+        while (current == null && (next = waiting.poll()) != null) {
+            if (next.session == session) {
+                run(next);
+            }
+        }
+    }
+
+    /** One request: its body, its client, and the reply stream the handler answers through. */
+    private final class Job implements ReplyStream {
+        final int session;
+        final byte[] client;
+        final List<byte[]> body;
+        final AtomicBoolean finished = new AtomicBoolean();
+        List<byte[]> joined;
+
+        Job(int session, byte[] client, List<byte[]> body) {
+            this.session = session;
+            this.client = client;
+            this.body = body;
+        }
+
+        @Override
+        public MdpVersion version() {
+            return version;
+        }
+
+        @Override
+        public void partial(List<byte[]> frames) {
+            if (finished.get()) {
+                throw new IllegalStateException("the final reply was already sent");
+            }
+            List<byte[]> copy = new ArrayList<>(frames);
+            inLoop(() -> emit(this, copy, false));
+        }
+
+        @Override
+        public void finish(List<byte[]> frames) {
+            if (!finished.compareAndSet(false, true)) {
+                throw new IllegalStateException("the final reply was already sent");
+            }
+            List<byte[]> copy = new ArrayList<>(frames);
+            inLoop(() -> emit(this, copy, true));
+        }
+
+        @Override
+        public void fail(Throwable cause) {
+            if (!finished.compareAndSet(false, true)) {
+                log.warn("worker {}: the handler failed after its final reply", service, cause);
+                return;
+            }
+            inLoop(() -> failed(this, cause));
+        }
+    }
+
+    // ------------------------------------------------------------------ sending
+
+    private void send(ZmtpMessage m, String what) {
+        if (socket == null) {
+            m.release();
+            return;
+        }
+        if (tracer != null) {
+            tracer.trace(what, m);
+        }
+        lastSent = System.nanoTime();
+        socket.send(m);
+    }
+
+    private void event(MajordomoEvent.Type type, String peer, String detail) {
+        events.report(() -> new MajordomoEvent(type, peer, service, detail));
+    }
+
+    private void inLoop(Runnable r) {
+        if (!LoopCalls.run(loop, r)) {
+            log.debug("worker {}: event loop gone, dropping a task", service);
+        }
+    }
+
+    // ------------------------------------------------------------------ closing
+
+    /** Sends DISCONNECT to the broker and closes (the socket lingers to flush it). */
+    public Future<Void> closeAsync() {
+        boolean onLoop = LoopCalls.run(loop, () -> {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (ticker != null) {
+                ticker.cancel(false);
+            }
+            if (reconnectTimer != null) {
+                reconnectTimer.cancel(false);
+            }
+            waiting.clear();
+            if (ownExecutor != null) {
+                ownExecutor.shutdownNow();
+            }
+            if (socket == null) {
+                closeFuture.trySuccess(null);
+                return;
+            }
+            ZmtpSocket s = socket;
+            send(MdpProtocol.workerCommand(version, WorkerCommand.DISCONNECT), "I: sending DISCONNECT to broker");
+            socket = null;
+            s.close(settings.socketOptions().linger()).addListener(f -> closeFuture.trySuccess(null));
+        });
+        if (!onLoop) {
+            // the context was closed under the worker: its socket is gone already
+            closed = true;
+            if (ownExecutor != null) {
+                ownExecutor.shutdownNow();
+            }
+            closeFuture.trySuccess(null);
+        }
+        return closeFuture;
+    }
+
+    @Override
+    public void close() {
+        closeAsync().awaitUninterruptibly(settings.socketOptions().linger().toMillis() + 5000);
+    }
+
+    @Override
+    public String toString() {
+        return "MajordomoWorker[" + service + " " + version + " -> " + endpoint + "]";
+    }
+}

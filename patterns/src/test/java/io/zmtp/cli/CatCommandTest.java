@@ -1,0 +1,342 @@
+package io.zmtp.cli;
+
+import io.zmtp.socket.BlockingSocket;
+import io.zmtp.socket.PubSocket;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.testing.PeerBytes;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code zmtp cat} run in-process against our own sockets and against another cat. */
+class CatCommandTest {
+    static final Duration T = Duration.ofSeconds(10);
+    ZmtpContext ctx;
+    final List<CatRun> runs = new ArrayList<>();
+    @TempDir
+    Path tmp;
+
+    @BeforeEach
+    void start() {
+        ctx = ZmtpContext.create(1);
+    }
+
+    @AfterEach
+    void stop() {
+        runs.forEach(CatRun::close);
+        ctx.close(Duration.ofSeconds(5));
+    }
+
+    CatRun cat(String... args) {
+        CatRun r = CatRun.start(args);
+        runs.add(r);
+        return r;
+    }
+
+    BlockingSocket socket(SocketType type, String identity) {
+        SocketOptions.Builder b = SocketOptions.builder().linger(Duration.ZERO);
+        if (identity != null) {
+            b.identity(identity);
+        }
+        return ctx.blocking(type, b.build());
+    }
+
+    static List<String> strings(ZmtpMessage m) {
+        assertTrue(m != null, "a message arrived");
+        try {
+            List<String> l = new ArrayList<>();
+            for (int i = 0; i < m.size(); i++) {
+                l.add(m.frameString(i));
+            }
+            return l;
+        } finally {
+            m.release();
+        }
+    }
+
+    @Test
+    void boundPortZeroIsReportedOnStderr() {
+        CatRun pull = cat("-t", "PULL", "-b", "tcp://127.0.0.1:0", "-n", "1");
+        String ep = pull.bound();
+        assertTrue(ep.startsWith("tcp://127.0.0.1:"), ep);
+        assertNotEquals("tcp://127.0.0.1:0", ep, "the port chosen is reported");
+        BlockingSocket push = socket(SocketType.PUSH, null).connect(ep);
+        push.send("through the reported port");
+        assertEquals("through the reported port", pull.line());
+        assertEquals(0, pull.exitCode());
+    }
+
+    @Test
+    void reqAndRepCatsMakeARoundTrip() {
+        CatRun rep = cat("-t", "REP", "-b", "tcp://127.0.0.1:0", "--echo", "-n", "2");
+        String ep = rep.bound();
+        CatRun req = cat("-t", "REQ", "-c", ep).input("hello\tworld\nsecond\n").endInput();
+        assertEquals("hello\tworld", req.line(), "REQ prints the reply");
+        assertEquals("second", req.line());
+        assertEquals(0, req.exitCode(), "REQ exits once its input is answered");
+        assertEquals("hello\tworld", rep.line(), "REP prints the request");
+        assertEquals("second", rep.line());
+        assertEquals(0, rep.exitCode(), "REP exits after -n 2");
+    }
+
+    @Test
+    void repAnswersEachRequestWithItsNextInputLine() {
+        CatRun rep = cat("-t", "REP", "-b", "tcp://127.0.0.1:0", "-n", "2").input("pong 1\npong\t2\n");
+        BlockingSocket req = socket(SocketType.REQ, null).connect(rep.bound());
+        req.send("ping 1");
+        assertEquals(List.of("pong 1"), req.receiveStrings(T));
+        req.send("ping 2");
+        assertEquals(List.of("pong", "2"), req.receiveStrings(T));
+        assertEquals(List.of("ping 1", "ping 2"), List.of(rep.line(), rep.line()));
+        assertEquals(0, rep.exitCode(), "after answering the second request");
+    }
+
+    @Test
+    void routerEchoAnswersEachPeerThroughItsRoutingId() {
+        CatRun router = cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0", "--echo", "-n", "2");
+        String ep = router.bound();
+        BlockingSocket d1 = socket(SocketType.DEALER, "d1").connect(ep);
+        BlockingSocket d2 = socket(SocketType.DEALER, "d2").connect(ep);
+        d1.send("a", "", "b");
+        assertEquals(List.of("a", "", "b"), d1.receiveStrings(T));
+        d2.send("from d2");
+        assertEquals(List.of("from d2"), d2.receiveStrings(T));
+        assertEquals("d1\ta\t\tb", router.line(), "the routing id is the first frame printed");
+        assertEquals("d2\tfrom d2", router.line());
+        assertEquals(0, router.exitCode());
+    }
+
+    @Test
+    void routerPrintsGeneratedIdsAsHexAndALineSendsBackThroughThem() throws Exception {
+        CatRun router = cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0");
+        BlockingSocket anonymous = socket(SocketType.DEALER, null).connect(router.bound());
+        anonymous.send("hi");
+        String line = router.line();
+        assertTrue(line.matches("0x00[0-9a-f]{8}\thi"), "a generated 5-byte id printed as hex: " + line);
+        String id = line.substring(0, line.indexOf('\t'));
+        router.input(id + "\tanswer\t0xff00\n").endInput();
+        ZmtpMessage m = anonymous.receive(T);
+        assertTrue(m != null, "the answer arrived");
+        try {
+            assertEquals("answer", m.frameString(0));
+            assertArrayEquals(new byte[] {(byte) 0xff, 0}, m.frameBytes(1), "0x frames are sent as bytes");
+        } finally {
+            m.release();
+        }
+        assertEquals(0, router.exitCode());
+    }
+
+    @Test
+    void subPrintsOnlyWhatItSubscribedTo() {
+        BlockingSocket pub = socket(SocketType.PUB, null);
+        String ep = pub.bind("tcp://127.0.0.1:0");
+        CatRun sub = cat("-t", "SUB", "-c", ep, "--subscribe", "A", "--subscribe", "C", "-n", "3");
+        PubSocket p = (PubSocket) pub.socket();
+        eventually("two subscriptions", () -> p.eventLoop().submit(p::subscriptionCount).get() == 2);
+        pub.send("B1");
+        pub.send("A1");
+        pub.send("C1", "x");
+        pub.send("BA");
+        pub.send("A2");
+        assertEquals("A1", sub.line());
+        assertEquals("C1\tx", sub.line());
+        assertEquals("A2", sub.line());
+        assertEquals(0, sub.exitCode());
+    }
+
+    @Test
+    void xsubSubscribeSendsTheSubscriptionUpstream() {
+        BlockingSocket xpub = socket(SocketType.XPUB, null);
+        String ep = xpub.bind("tcp://127.0.0.1:0");
+        CatRun xsub = cat("-t", "XSUB", "-c", ep, "--subscribe", "news", "-n", "1");
+        ZmtpMessage sub = xpub.receive(T);
+        assertTrue(sub != null, "the subscription arrived");
+        try {
+            assertArrayEquals("\u0001news".getBytes(), sub.frameBytes(0));
+        } finally {
+            sub.release();
+        }
+        xpub.send("news 1");
+        assertEquals("news 1", xsub.line());
+        assertEquals(0, xsub.exitCode());
+    }
+
+    @Test
+    void countEndsTheRunAfterNMessages() {
+        CatRun pull = cat("-t", "PULL", "-b", "tcp://127.0.0.1:0", "-n", "2");
+        BlockingSocket push = socket(SocketType.PUSH, null).connect(pull.bound());
+        push.send("1");
+        push.send("2");
+        push.send("3");
+        assertEquals(0, pull.exitCode());
+        assertEquals(List.of("1", "2"), pull.out.drain(), "exactly two messages printed");
+    }
+
+    @Test
+    void timeoutWithNoMessageExitsWithStatusOne() {
+        CatRun pull = cat("-t", "PULL", "-b", "tcp://127.0.0.1:0", "--timeout", "100");
+        assertEquals(1, pull.exitCode());
+        assertEquals(List.of(), pull.out.drain());
+        assertTrue(pull.err.drain().stream().anyMatch(l -> l.startsWith("timeout")), "says why on stderr");
+    }
+
+    @Test
+    void timeoutRestartsAtEachMessage() {
+        CatRun pull = cat("-t", "PULL", "-b", "tcp://127.0.0.1:0", "--timeout", "300", "-n", "3");
+        BlockingSocket push = socket(SocketType.PUSH, null).connect(pull.bound());
+        for (int i = 0; i < 3; i++) {
+            push.send("m" + i);
+            assertEquals("m" + i, pull.line());
+        }
+        assertEquals(0, pull.exitCode(), "-n reached before any 300 ms of silence");
+    }
+
+    @Test
+    void hexReadsAndWritesEveryFrameAsHex() {
+        BlockingSocket router = socket(SocketType.ROUTER, null);
+        String ep = router.bind("tcp://127.0.0.1:0");
+        CatRun dealer = cat("-t", "DEALER", "-c", ep, "--hex", "--identity", "6431", "-n", "1")
+                .input("00ff\t\t6869\n");
+        ZmtpMessage m = router.receive(T);
+        assertTrue(m != null);
+        try {
+            assertEquals(4, m.size());
+            assertEquals("d1", m.frameString(0), "--identity is hex too");
+            assertArrayEquals(new byte[] {0, (byte) 0xff}, m.frameBytes(1));
+            assertEquals(0, m.frame(2).readableBytes());
+            assertEquals("hi", m.frameString(3));
+        } finally {
+            m.release();
+        }
+        router.send(ZmtpMessage.of("d1".getBytes(), new byte[] {1, 2}, new byte[0], "ok".getBytes()));
+        assertEquals("0102\t\t6f6b", dealer.line());
+        assertEquals(0, dealer.exitCode());
+    }
+
+    @Test
+    void delimiterSeparatesFrames() {
+        BlockingSocket pair = socket(SocketType.PAIR, null);
+        String ep = pair.bind("tcp://127.0.0.1:0");
+        CatRun cat = cat("-t", "PAIR", "-c", ep, "-d", "|", "-n", "1").input("a|b||c\n");
+        assertEquals(List.of("a", "b", "", "c"), pair.receiveStrings(T));
+        pair.send("x", "tab\there", "");
+        assertEquals("x|0x7461620968657265|", cat.line(), "a frame with a control character is hex");
+        assertEquals(0, cat.exitCode());
+    }
+
+    /** Input read before any peer exists waits for one, and the run ends once it is all sent. */
+    @Test
+    void pushSendsItsInputWhenAPeerComesAndThenExits() {
+        String ep = "ipc://" + tmp.resolve("late.ipc");
+        CatRun push = cat("-t", "PUSH", "-c", ep).input("one\ntwo\t2\n").endInput();
+        assertFalse(push.exited(), "nothing took the lines yet");
+        BlockingSocket pull = socket(SocketType.PULL, null);
+        pull.bind(ep);
+        assertEquals(List.of("one"), pull.receiveStrings(T));
+        assertEquals(List.of("two", "2"), pull.receiveStrings(T));
+        assertEquals(0, push.exitCode());
+    }
+
+    @Test
+    void verbosePrintsTheSocketsEvents() {
+        BlockingSocket router = socket(SocketType.ROUTER, null);
+        String ep = router.bind("tcp://127.0.0.1:0");
+        CatRun dealer = cat("-t", "DEALER", "-c", ep, "--verbose");
+        String line;
+        do {
+            line = dealer.err.next();
+        } while (!line.startsWith("HANDSHAKE_SUCCEEDED"));
+        assertTrue(line.contains(ep), line);
+        dealer.endInput();
+        assertEquals(0, dealer.exitCode(), "no -n, --timeout or --echo: the end of input ends the run");
+    }
+
+    /** --heartbeat reaches the socket: a peer that never answers our PINGs is dropped. */
+    @Test
+    void heartbeatDropsAPeerThatNeverAnswers() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CatRun dealer = cat("-t", "DEALER", "-c", "tcp://127.0.0.1:" + server.getLocalPort(), "--heartbeat", "50",
+                    "--verbose");
+            try (Socket mute = server.accept()) {
+                mute.getOutputStream().write(PeerBytes.create().greeting31().ready("Socket-Type", "ROUTER").toArray());
+                mute.getOutputStream().flush();
+                String line;
+                do {
+                    line = dealer.err.next();
+                } while (!line.startsWith("DISCONNECTED"));
+                assertTrue(line.contains("PING"), "dropped for not answering: " + line);
+            }
+            dealer.endInput();
+            assertEquals(0, dealer.exitCode());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "-t SUB -c tcp://127.0.0.1:5555 --echo",
+        "-t REQ -c tcp://127.0.0.1:5555 --echo",
+        "-t PUB -b tcp://127.0.0.1:0 -n 1",
+        "-t PUSH -c tcp://127.0.0.1:5555 --timeout 10",
+        "-t DEALER -c tcp://127.0.0.1:5555 --subscribe x",
+        "-t DEALER",
+        "-c tcp://127.0.0.1:5555",
+        "-t NOPE -c tcp://127.0.0.1:5555",
+        "-t DEALER -c tcp://127.0.0.1:5555 --hex -d a",
+        "-t DEALER -c tcp://127.0.0.1:5555 -n -1",
+        "-t DEALER -c nope://x",
+    })
+    void usageErrorsExitWithStatusTwo(String args) {
+        CatRun run = cat(args.split(" "));
+        assertEquals(2, run.exitCode(), String.join("\n", run.err.drain()));
+    }
+
+    @Test
+    void aBindThatFailsExitsWithStatusThree() throws Exception {
+        BlockingSocket holder = socket(SocketType.PULL, null);
+        String ep = holder.bind("tcp://127.0.0.1:0");
+        CatRun run = cat("-t", "PULL", "-b", ep);
+        assertEquals(3, run.exitCode());
+        assertTrue(run.err.drain().stream().anyMatch(l -> l.startsWith("cannot bind " + ep)));
+    }
+
+    interface Check {
+        boolean ok() throws Exception;
+    }
+
+    static void eventually(String what, Check c) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        try {
+            while (!c.ok()) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("timed out waiting for " + what);
+                }
+                Thread.sleep(5);
+            }
+        } catch (AssertionError e) {
+            throw e;
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}

@@ -1,0 +1,271 @@
+package io.zmtp.patterns.lazypirate;
+
+import io.netty.buffer.Unpooled;
+import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.patterns.RoutingId;
+import io.zmtp.socket.SocketClosedException;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static io.zmtp.patterns.PatternTesting.T;
+import static io.zmtp.patterns.PatternTesting.get;
+import static io.zmtp.patterns.PatternTesting.strings;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The Lazy Pirate client against real servers on tcp loopback, killed and restarted. */
+class LazyPirateClientTest {
+    /** Client sockets reconnect quickly, so a restarted server is found within one short try. */
+    static final SocketOptions FAST_RECONNECT = SocketOptions.builder()
+            .reconnectInterval(Duration.ofMillis(10)).reconnectIntervalMax(Duration.ofMillis(50)).build();
+
+    ZmtpContext ctx;
+    final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        ctx = ZmtpContext.create(2);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        ctx.close(Duration.ofSeconds(5));
+    }
+
+    LazyPirateServer server(String endpoint) {
+        LazyPirateServer s = new LazyPirateServer(ctx, LazyPirateServer.Settings.builder().endpoint(endpoint).build(),
+                null);
+        toClose.add(s);
+        s.start();
+        return s;
+    }
+
+    LazyPirateClient client(String endpoint, Duration timeout, int retries, Recorder<LazyPirateClient.Event> events) {
+        LazyPirateClient c = new LazyPirateClient(ctx, LazyPirateClient.Settings.builder().endpoint(endpoint)
+                .timeout(timeout).retries(retries).socketOptions(FAST_RECONNECT).build(), events);
+        toClose.add(c);
+        return c.start();
+    }
+
+    static boolean is(LazyPirateClient.Event e, LazyPirateClient.Event.Type t, long request) {
+        return e.type() == t && e.request() == request;
+    }
+
+    @Test
+    void blockingAndAsynchronousRequestsGetTheirOwnReplies() {
+        LazyPirateServer server = server("tcp://127.0.0.1:0");
+        Recorder<LazyPirateClient.Event> events = new Recorder<>();
+        LazyPirateClient client = client(server.endpoint(), Duration.ofSeconds(5), 3, events);
+
+        assertEquals(List.of("hello", "world"), client.request("hello", "world"));
+        List<CompletableFuture<ZmtpMessage>> futures = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            futures.add(client.requestAsync(ZmtpMessage.ofStrings("req", Integer.toString(i))));
+        }
+        for (int i = 0; i < 50; i++) {
+            assertEquals(List.of("req", Integer.toString(i)), strings(get(futures.get(i))), "reply " + i);
+        }
+        assertEquals(51, events.count(e -> e.type() == LazyPirateClient.Event.Type.REPLY));
+        assertEquals(0, events.count(e -> e.type() == LazyPirateClient.Event.Type.RETRYING), "no retry was needed");
+    }
+
+    @Test
+    void failsAfterTheConfiguredTriesEachOnANewSocket() {
+        // A ROUTER that swallows requests: it shows which connection each try came on.
+        ZmtpSocket blackHole = ctx.socket(SocketType.ROUTER);
+        BlockingQueue<RoutingId> tries = new LinkedBlockingQueue<>();
+        blackHole.onMessage(m -> {
+            tries.add(RoutingId.of(m.first()));
+            m.release();
+        });
+        String ep = get(io.zmtp.patterns.Futures.of(blackHole.bind("tcp://127.0.0.1:0")));
+        Recorder<LazyPirateClient.Event> events = new Recorder<>();
+        LazyPirateClient client = client(ep, Duration.ofMillis(100), 3, events);
+
+        NoReplyException e = assertThrows(NoReplyException.class, () -> client.request("anyone?"));
+        assertEquals(3, e.tries());
+        assertEquals(2, events.count(ev -> ev.type() == LazyPirateClient.Event.Type.RETRYING));
+        assertEquals(1, events.count(ev -> ev.type() == LazyPirateClient.Event.Type.FAILED));
+        Set<RoutingId> connections = new HashSet<>();
+        long deadline = System.nanoTime() + T.toNanos();
+        while (connections.size() < 3 && System.nanoTime() < deadline) {
+            RoutingId id = poll(tries);
+            if (id != null) {
+                connections.add(id);
+            }
+        }
+        assertEquals(3, connections.size(), "each try went out on a new socket (a new connection)");
+    }
+
+    @Test
+    void recoversWhenTheServerIsKilledAndRestartedMidRun() {
+        LazyPirateServer first = server("tcp://127.0.0.1:0");
+        String ep = first.endpoint();
+        Recorder<LazyPirateClient.Event> events = new Recorder<>();
+        LazyPirateClient client = client(ep, Duration.ofMillis(150), 20, events);
+        assertEquals(List.of("1"), client.request("1"));
+
+        first.close(); // linger 0: as if the process died
+        CompletableFuture<ZmtpMessage> second = client.requestAsync(ZmtpMessage.ofStrings("2"));
+        events.await("a retry of request 2 while the server is down",
+                e -> is(e, LazyPirateClient.Event.Type.RETRYING, 2));
+        server(ep); // the server comes back on the same port
+
+        assertEquals(List.of("2"), strings(get(second)));
+        assertEquals(List.of("3"), client.request("3"));
+        assertEquals(0, events.count(e -> e.type() == LazyPirateClient.Event.Type.FAILED));
+    }
+
+    @Test
+    void failsWhenTheServerIsKilledForGoodAndWorksAgainWhenItReturns() {
+        LazyPirateServer first = server("tcp://127.0.0.1:0");
+        String ep = first.endpoint();
+        LazyPirateClient client = client(ep, Duration.ofMillis(80), 3, new Recorder<>());
+        assertEquals(List.of("1"), client.request("1"));
+
+        first.close();
+        NoReplyException e = assertThrows(NoReplyException.class, () -> client.request("2"));
+        assertEquals(3, e.tries());
+
+        server(ep);
+        assertEquals(List.of("3"), client.request("3"), "the next request opens a new socket");
+    }
+
+    /**
+     * A server that answers late, and twice: with a fixed client identity, the late reply to the
+     * first try is routed to the retry's new socket, and a duplicate of the reply to request A
+     * arrives while request B waits. Only the reply carrying the current request id is taken.
+     */
+    @Test
+    void correlationDiscardsLateAndDuplicatedRepliesOnTheSameIdentity() throws Exception {
+        ZmtpSocket server = ctx.socket(SocketType.ROUTER,
+                SocketOptions.builder().routerHandover(true).routerMandatory(true).build());
+        BlockingQueue<ZmtpMessage> requests = new LinkedBlockingQueue<>();
+        server.onMessage(requests::add);
+        String ep = get(io.zmtp.patterns.Futures.of(server.bind("tcp://127.0.0.1:0")));
+        Recorder<LazyPirateClient.Event> events = new Recorder<>();
+        LazyPirateClient client = new LazyPirateClient(ctx, LazyPirateClient.Settings.builder().endpoint(ep)
+                .timeout(Duration.ofMillis(400)).retries(5).correlate(true)
+                .socketOptions(FAST_RECONNECT.toBuilder().identity("client-1").build()).build(), events);
+        toClose.add(client);
+        client.start();
+
+        CompletableFuture<ZmtpMessage> a = client.requestAsync(ZmtpMessage.ofStrings("A"));
+        ZmtpMessage tryOne = take(requests);   // [client-1, request id, "", A]
+        ZmtpMessage tryTwo = take(requests);   // the retry, on a new socket with the same identity
+        assertEquals("client-1", tryTwo.frameString(0));
+        assertEquals(4, tryTwo.size(), "identity, request id, delimiter, body");
+        // The late reply to the first try reaches the new socket (the send succeeds: routed) ...
+        get(io.zmtp.patterns.Futures.of(server.send(reply(tryOne, "A-late"))));
+        // ... then the reply to the second try.
+        get(io.zmtp.patterns.Futures.of(server.send(reply(tryTwo, "A"))));
+        assertEquals(List.of("A"), strings(get(a)));
+
+        CompletableFuture<ZmtpMessage> b = client.requestAsync(ZmtpMessage.ofStrings("B"));
+        ZmtpMessage requestB = take(requests);
+        get(io.zmtp.patterns.Futures.of(server.send(reply(tryTwo, "A-again")))); // a duplicate of A's reply
+        get(io.zmtp.patterns.Futures.of(server.send(reply(requestB, "B"))));
+        assertEquals(List.of("B"), strings(get(b)));
+        tryOne.release();
+        tryTwo.release();
+        requestB.release();
+        client.close();
+        requests.forEach(ZmtpMessage::release);
+    }
+
+    @Test
+    void aFixedIdentityWithoutCorrelationIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LazyPirateClient.Settings.builder().socketOptions(SocketOptions.builder().identity("me").build())
+                        .build());
+        assertTrue(e.getMessage().contains("correlate"), e.getMessage());
+    }
+
+    @Test
+    void theGuidesDefaults() {
+        LazyPirateClient.Settings s = LazyPirateClient.Settings.DEFAULTS;
+        assertEquals("tcp://localhost:5555", s.endpoint());
+        assertEquals(Duration.ofMillis(2500), s.timeout());
+        assertEquals(3, s.retries());
+    }
+
+    @Test
+    void closingFailsTheRequestsInFlightAndWaiting() {
+        ZmtpSocket blackHole = ctx.socket(SocketType.ROUTER);
+        blackHole.onMessage(ZmtpMessage::release);
+        String ep = get(io.zmtp.patterns.Futures.of(blackHole.bind("tcp://127.0.0.1:0")));
+        Recorder<LazyPirateClient.Event> events = new Recorder<>();
+        LazyPirateClient client = client(ep, Duration.ofSeconds(30), 1, events);
+        CompletableFuture<ZmtpMessage> inFlight = client.requestAsync(ZmtpMessage.ofStrings("1"));
+        CompletableFuture<ZmtpMessage> waiting = client.requestAsync(ZmtpMessage.ofStrings("2"));
+        events.await("request 1 sent", e -> is(e, LazyPirateClient.Event.Type.SENT, 1));
+        client.close();
+        for (CompletableFuture<ZmtpMessage> f : List.of(inFlight, waiting)) {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(T.toMillis(), TimeUnit.MILLISECONDS));
+            assertInstanceOf(SocketClosedException.class, e.getCause());
+        }
+    }
+
+    @Test
+    void aBlockingRequestOnTheEventLoopIsRefused() throws Exception {
+        LazyPirateServer server = server("tcp://127.0.0.1:0");
+        LazyPirateClient client = client(server.endpoint(), Duration.ofSeconds(1), 1, null);
+        Throwable thrown = client.eventLoop().submit(() -> {
+            try {
+                client.request(ZmtpMessage.ofStrings("x"));
+                return null;
+            } catch (IllegalStateException e) {
+                return e;
+            }
+        }).get(T.toMillis(), TimeUnit.MILLISECONDS);
+        assertNotNull(thrown);
+        assertTrue(thrown.getMessage().contains("deadlock"));
+    }
+
+    static ZmtpMessage reply(ZmtpMessage request, String body) {
+        ZmtpMessage r = ZmtpMessage.newMessage();
+        for (int i = 0; i < request.size() - 1; i++) {
+            r.add(request.frame(i).isReadable() ? request.frame(i).retainedDuplicate() : Unpooled.EMPTY_BUFFER);
+        }
+        return r.add(body);
+    }
+
+    static ZmtpMessage take(BlockingQueue<ZmtpMessage> q) throws InterruptedException {
+        ZmtpMessage m = q.poll(T.toMillis(), TimeUnit.MILLISECONDS);
+        if (m == null) {
+            throw new AssertionError("no request within " + T);
+        }
+        return m;
+    }
+
+    static <V> V poll(BlockingQueue<V> q) {
+        try {
+            return q.poll(100, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.zmtp.patterns.majordomo;
+
+import io.zmtp.patterns.majordomo.MdpTesting.Events;
+import io.zmtp.socket.ZmtpContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static io.zmtp.patterns.majordomo.MdpTesting.T;
+import static io.zmtp.patterns.majordomo.MdpTesting.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Failures with real brokers, workers and clients on short heartbeats (tens of ms): a worker
+ * crashing mid-request, a broker crashing or restarting, heartbeat expiry both ways. A "crash" is
+ * a component's whole context shut down at once: its sockets close with nothing said.
+ */
+class MajordomoReliabilityTest {
+    static final Duration BEAT = Duration.ofMillis(30);
+
+    ZmtpContext brokerCtx;
+    ZmtpContext workerCtx;
+    ZmtpContext clientCtx;
+    MajordomoBroker broker;
+    Events brokerEvents;
+    String endpoint;
+    Duration beat = BEAT;
+    final List<AutoCloseable> opened = new ArrayList<>();
+    final List<ZmtpContext> contexts = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        workerCtx = context();
+        clientCtx = context();
+        brokerCtx = context();
+        startBroker("tcp://127.0.0.1:0");
+    }
+
+    ZmtpContext context() {
+        ZmtpContext c = ZmtpContext.create(1);
+        contexts.add(c);
+        return c;
+    }
+
+    void startBroker(String bind) {
+        brokerEvents = new Events();
+        broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().heartbeatInterval(beat)
+                .heartbeatLiveness(4).listener(brokerEvents).build());
+        endpoint = LoopCalls.await(broker.bind(bind), T);
+    }
+
+    /** The broker's process dies: its sockets close, no DISCONNECT is sent. */
+    void crashBroker() {
+        brokerCtx.close(Duration.ZERO);
+        brokerCtx = context();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            opened.get(i).close();
+        }
+        broker.close();
+        for (ZmtpContext c : contexts) {
+            c.close(Duration.ofSeconds(5));
+        }
+    }
+
+    MajordomoWorker worker(ZmtpContext ctx, MdpVersion v, String service, MajordomoHandler h, Events events) {
+        MajordomoWorker w = new MajordomoWorker(ctx, endpoint, service, h, MajordomoWorkerSettings.builder()
+                .version(v).heartbeatInterval(beat).heartbeatLiveness(4).reconnectDelay(BEAT)
+                .socketOptions(MdpTesting.FAST_RECONNECT).listener(events).build());
+        opened.add(w);
+        return w.start();
+    }
+
+    MajordomoClientSettings.Builder clientSettings(MdpVersion v) {
+        return MajordomoClientSettings.builder().version(v).socketOptions(MdpTesting.FAST_RECONNECT);
+    }
+
+    void awaitWorkers(String service, int n) {
+        eventually(n + " workers for " + service, () -> broker.workerCount(service) == n);
+    }
+
+    @ParameterizedTest
+    @EnumSource(MdpVersion.class)
+    void aWorkerCrashingMidRequestIsReplacedByAnotherOnTheClientsRetry(MdpVersion v) {
+        ZmtpContext doomedCtx = context();
+        CountDownLatch stuck = new CountDownLatch(1);
+        CountDownLatch received = new CountDownLatch(1);
+        worker(doomedCtx, v, "echo", (req, replies) -> {
+            received.countDown();
+            stuck.await();
+        }, new Events());
+        awaitWorkers("echo", 1);
+        worker(workerCtx, v, "echo", MajordomoHandler.replying(req -> List.of("from the survivor".getBytes())),
+                new Events());
+        awaitWorkers("echo", 2);
+        MajordomoClient client = new MajordomoClient(clientCtx, endpoint,
+                clientSettings(v).timeout(Duration.ofMillis(300)).retries(3).build());
+        opened.add(client);
+        CompletableFuture<MajordomoReply> reply = CompletableFuture.supplyAsync(() -> client.request("echo", "hi"));
+        try {
+            assertTrue(received.await(T.toMillis(), TimeUnit.MILLISECONDS), "the first worker got the request");
+            doomedCtx.close(Duration.ZERO);
+            assertEquals(List.of("from the survivor"), reply.get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
+            brokerEvents.await(MajordomoEvent.Type.WORKER_EXPIRED);
+            assertEquals(1, broker.workerCount("echo"));
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        } finally {
+            stuck.countDown();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(MdpVersion.class)
+    void afterABrokerCrashWorkersRegisterAgainAndTheAsyncClientResends(MdpVersion v) throws Exception {
+        AtomicBoolean hold = new AtomicBoolean(true);
+        CountDownLatch busy = new CountDownLatch(1);
+        Events workerEvents = new Events();
+        worker(workerCtx, v, "slow", (req, replies) -> {
+            if (hold.get()) {
+                busy.countDown();
+                while (hold.get()) {
+                    Thread.sleep(5);
+                }
+            }
+            replies.finish(req);
+        }, workerEvents);
+        awaitWorkers("slow", 1);
+        MajordomoAsyncClient client = new MajordomoAsyncClient(clientCtx, endpoint,
+                clientSettings(v).timeout(Duration.ofSeconds(2)).retries(3).build());
+        opened.add(client);
+        List<CompletableFuture<MajordomoReply>> replies = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            replies.add(client.request("slow", "r" + i));
+        }
+        assertTrue(busy.await(T.toMillis(), TimeUnit.MILLISECONDS));
+        eventually("four requests queued at the broker", () -> broker.queuedRequests("slow") == 4);
+        String bound = endpoint;
+        crashBroker();
+        startBroker(bound);
+        brokerEvents.await(MajordomoEvent.Type.WORKER_READY);
+        hold.set(false);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(List.of("r" + i), replies.get(i).get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings(),
+                    "one worker: replies in order, each to its own request");
+        }
+        assertTrue(workerEvents.has(MajordomoEvent.Type.BROKER_LOST)
+                || workerEvents.has(MajordomoEvent.Type.DISCONNECT_RECEIVED), workerEvents.seen.toString());
+        assertEquals(0, client.outstanding());
+    }
+
+    @Test
+    void aBrokerThatClosesDisconnectsItsWorkersWhoRegisterWithTheNextOne() throws Exception {
+        Events workerEvents = new Events();
+        worker(workerCtx, MdpVersion.V0_2, "echo", MajordomoHandler.echo(), workerEvents);
+        worker(workerCtx, MdpVersion.V0_1, "echo", MajordomoHandler.echo(), workerEvents);
+        awaitWorkers("echo", 2);
+        String bound = endpoint;
+        broker.close();
+        workerEvents.awaitCount(MajordomoEvent.Type.DISCONNECT_RECEIVED, 2);
+        startBroker(bound);
+        awaitWorkers("echo", 2);
+        MajordomoClient client = new MajordomoClient(clientCtx, endpoint, clientSettings(MdpVersion.V0_1).build());
+        opened.add(client);
+        assertEquals(List.of("back"), client.request("echo", "back").bodyStrings());
+    }
+
+    @Test
+    void aWorkerNoticesItsBrokerIsGoneAndTheBrokerNoticesAGoneWorker() {
+        Events workerEvents = new Events();
+        worker(workerCtx, MdpVersion.V0_2, "echo", MajordomoHandler.echo(), workerEvents);
+        awaitWorkers("echo", 1);
+        // broker -> worker: the worker hears nothing for 3 intervals
+        String bound = endpoint;
+        crashBroker();
+        workerEvents.await(MajordomoEvent.Type.BROKER_LOST);
+        startBroker(bound);
+        awaitWorkers("echo", 1);
+        // worker -> broker: a worker that dies silently is forgotten after 3 intervals
+        ZmtpContext doomed = context();
+        worker(doomed, MdpVersion.V0_1, "other", MajordomoHandler.echo(), new Events());
+        awaitWorkers("other", 1);
+        doomed.close(Duration.ZERO);
+        MajordomoEvent e = brokerEvents.await(MajordomoEvent.Type.WORKER_EXPIRED);
+        assertEquals("other", e.service());
+        assertEquals(1, broker.workerCount("echo"), "the live worker stays registered");
+    }
+
+    @Test
+    void manyWorkersAndClientsOfBothVersionsAtOnce() throws Exception {
+        // a load test, not a heartbeat test: heartbeats slow enough for a busy two-core machine
+        broker.close();
+        beat = Duration.ofMillis(500);
+        startBroker("tcp://127.0.0.1:0");
+        for (int i = 0; i < 20; i++) {
+            MdpVersion v = i % 2 == 0 ? MdpVersion.V0_1 : MdpVersion.V0_2;
+            worker(workerCtx, v, "svc" + (i % 4), MajordomoHandler.echo(), new Events());
+        }
+        for (int s = 0; s < 4; s++) {
+            awaitWorkers("svc" + s, 5);
+        }
+        List<CompletableFuture<MajordomoReply>> all = new ArrayList<>();
+        for (int c = 0; c < 10; c++) {
+            MajordomoAsyncClient client = new MajordomoAsyncClient(clientCtx, endpoint,
+                    clientSettings(c % 2 == 0 ? MdpVersion.V0_1 : MdpVersion.V0_2).build());
+            opened.add(client);
+            for (int r = 0; r < 100; r++) {
+                all.add(client.request("svc" + (r % 4), ("c" + c + "r" + r).getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+        for (CompletableFuture<MajordomoReply> f : all) {
+            assertEquals(1, f.get(T.toMillis(), TimeUnit.MILLISECONDS).body().size());
+        }
+        assertEquals(20, broker.workerCount());
+    }
+}

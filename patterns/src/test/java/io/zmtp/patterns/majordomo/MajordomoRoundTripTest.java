@@ -1,0 +1,278 @@
+package io.zmtp.patterns.majordomo;
+
+import io.zmtp.socket.ZmtpContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static io.zmtp.patterns.majordomo.MdpTesting.T;
+import static io.zmtp.patterns.majordomo.MdpTesting.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The client and worker APIs end to end through a broker: both protocol versions, mixed versions,
+ * PARTIAL streams, many requests in flight, MMI.
+ */
+class MajordomoRoundTripTest {
+    ZmtpContext ctx;
+    MajordomoBroker broker;
+    String endpoint;
+    final List<AutoCloseable> opened = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        ctx = ZmtpContext.create(2);
+        broker = new MajordomoBroker(ctx);
+        endpoint = LoopCalls.await(broker.bind("tcp://127.0.0.1:0"), T);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            opened.get(i).close();
+        }
+        broker.close();
+        ctx.close(Duration.ofSeconds(5));
+    }
+
+    <C extends AutoCloseable> C open(C c) {
+        opened.add(c);
+        return c;
+    }
+
+    MajordomoWorker worker(MdpVersion v, String service, MajordomoHandler h) {
+        MajordomoWorker w = open(new MajordomoWorker(ctx, endpoint, service, h,
+                MajordomoWorkerSettings.builder().version(v).build())).start();
+        return w;
+    }
+
+    void awaitWorkers(String service, int n) {
+        eventually(n + " workers for " + service, () -> broker.workerCount(service) >= n);
+    }
+
+    MajordomoClient client(MdpVersion v) {
+        return open(new MajordomoClient(ctx, endpoint, MajordomoClientSettings.builder().version(v).build()));
+    }
+
+    MajordomoAsyncClient asyncClient(MdpVersion v) {
+        return open(new MajordomoAsyncClient(ctx, endpoint, MajordomoClientSettings.builder().version(v).build()));
+    }
+
+    /** A 0.2-style streaming service: "n" partial replies "part i", then a final "done". */
+    static MajordomoHandler counting() {
+        return (request, replies) -> {
+            int n = Integer.parseInt(new String(request.get(0), StandardCharsets.UTF_8));
+            for (int i = 1; i <= n; i++) {
+                replies.partial("part " + i);
+            }
+            replies.finish("done");
+        };
+    }
+
+    static MajordomoHandler upper() {
+        return MajordomoHandler.replying(req -> {
+            List<byte[]> out = new ArrayList<>();
+            for (byte[] f : req) {
+                out.add(new String(f, StandardCharsets.UTF_8).toUpperCase().getBytes(StandardCharsets.UTF_8));
+            }
+            return out;
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(MdpVersion.class)
+    void synchronousClientAndWorker(MdpVersion v) {
+        worker(v, "upper", upper());
+        awaitWorkers("upper", 1);
+        MajordomoClient client = client(v);
+        for (int i = 0; i < 20; i++) {
+            MajordomoReply r = client.request("upper", "hello", "n" + i);
+            assertEquals("upper", r.service());
+            assertEquals(List.of("HELLO", "N" + i), r.bodyStrings());
+            assertTrue(r.isFinal());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(MdpVersion.class)
+    void asynchronousClientWithManyRequestsInFlight(MdpVersion v) throws Exception {
+        for (int i = 0; i < 3; i++) {
+            worker(v, "echo", MajordomoHandler.echo());
+        }
+        awaitWorkers("echo", 3);
+        MajordomoAsyncClient client = asyncClient(v);
+        int n = 500;
+        for (int i = 0; i < n; i++) {
+            client.send("echo", "m" + i);
+        }
+        Set<String> bodies = new HashSet<>();
+        for (int i = 0; i < n; i++) {
+            MajordomoReply r = client.receive(T);
+            assertEquals("echo", r.service());
+            bodies.add(r.bodyStrings().get(0));
+        }
+        assertEquals(n, bodies.size(), "every request answered once");
+        assertEquals(0, client.outstanding());
+        List<CompletableFuture<MajordomoReply>> futures = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            futures.add(client.request("echo", "f" + i));
+        }
+        Set<String> got = new HashSet<>();
+        for (CompletableFuture<MajordomoReply> f : futures) {
+            got.add(f.get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings().get(0));
+        }
+        assertEquals(n, got.size());
+    }
+
+    @Test
+    void withOneWorkerPerServiceEachFutureGetsItsOwnReply() throws Exception {
+        worker(MdpVersion.V0_2, "a", upper());
+        worker(MdpVersion.V0_1, "b", MajordomoHandler.echo());
+        awaitWorkers("a", 1);
+        awaitWorkers("b", 1);
+        MajordomoAsyncClient client = asyncClient(MdpVersion.V0_2);
+        List<CompletableFuture<MajordomoReply>> fa = new ArrayList<>();
+        List<CompletableFuture<MajordomoReply>> fb = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            fa.add(client.request("a", "x" + i));
+            fb.add(client.request("b", "y" + i));
+        }
+        for (int i = 0; i < 100; i++) {
+            assertEquals(List.of("X" + i), fa.get(i).get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
+            assertEquals(List.of("y" + i), fb.get(i).get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
+        }
+    }
+
+    @Test
+    void mixedVersionsThroughOneBroker() throws Exception {
+        worker(MdpVersion.V0_1, "echo", MajordomoHandler.echo());
+        worker(MdpVersion.V0_2, "echo", MajordomoHandler.echo());
+        awaitWorkers("echo", 2);
+        MajordomoClient c1 = client(MdpVersion.V0_1);
+        MajordomoClient c2 = client(MdpVersion.V0_2);
+        MajordomoAsyncClient a1 = asyncClient(MdpVersion.V0_1);
+        MajordomoAsyncClient a2 = asyncClient(MdpVersion.V0_2);
+        List<CompletableFuture<MajordomoReply>> fs = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            assertEquals(List.of("s1-" + i), c1.request("echo", "s1-" + i).bodyStrings());
+            assertEquals(List.of("s2-" + i), c2.request("echo", "s2-" + i).bodyStrings());
+            fs.add(a1.request("echo", "a"));
+            fs.add(a2.request("echo", "a"));
+        }
+        for (CompletableFuture<MajordomoReply> f : fs) {
+            assertEquals(List.of("a"), f.get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
+        }
+        assertEquals(List.of("echo"), broker.services());
+    }
+
+    @Test
+    void anAsyncV02ClientSeesEachPartialThenTheFinal() throws Exception {
+        worker(MdpVersion.V0_2, "count", counting());
+        awaitWorkers("count", 1);
+        MajordomoAsyncClient client = asyncClient(MdpVersion.V0_2);
+        List<String> partials = new CopyOnWriteArrayList<>();
+        MajordomoReply fin = client.request("count", r -> partials.add(r.bodyStrings().get(0)),
+                List.of("3".getBytes(StandardCharsets.UTF_8))).get(T.toMillis(), TimeUnit.MILLISECONDS);
+        assertEquals(List.of("part 1", "part 2", "part 3"), partials);
+        assertEquals(List.of("done"), fin.bodyStrings());
+        // send/receive: partials come through receive() too, flagged as such
+        client.send("count", "2");
+        MajordomoReply p1 = client.receive(T);
+        MajordomoReply p2 = client.receive(T);
+        MajordomoReply f = client.receive(T);
+        assertEquals(List.of(false, false, true), List.of(p1.isFinal(), p2.isFinal(), f.isFinal()));
+        assertEquals(List.of("part 1", "part 2", "done"),
+                List.of(p1.bodyStrings().get(0), p2.bodyStrings().get(0), f.bodyStrings().get(0)));
+    }
+
+    @Test
+    void aSyncV02ClientPassesPartialsToTheCallerThread() {
+        worker(MdpVersion.V0_2, "count", counting());
+        awaitWorkers("count", 1);
+        MajordomoClient client = client(MdpVersion.V0_2);
+        List<String> partials = new ArrayList<>();
+        Thread caller = Thread.currentThread();
+        MajordomoReply fin = client.request("count", r -> {
+            assertEquals(caller, Thread.currentThread());
+            partials.add(r.bodyStrings().get(0));
+        }, List.of("4".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(List.of("part 1", "part 2", "part 3", "part 4"), partials);
+        assertEquals(List.of("done"), fin.bodyStrings());
+    }
+
+    @ParameterizedTest
+    @EnumSource(MdpVersion.class)
+    void aV01ClientGetsAStreamAsOneReply(MdpVersion clientVersion) {
+        // A 0.2 worker's stream joined by the broker, and a 0.1 worker's stream joined by the worker.
+        worker(MdpVersion.V0_2, "count2", counting());
+        worker(MdpVersion.V0_1, "count1", counting());
+        awaitWorkers("count2", 1);
+        awaitWorkers("count1", 1);
+        MajordomoClient client = client(MdpVersion.V0_1);
+        assertEquals(List.of("part 1", "part 2", "done"), client.request("count2", "2").bodyStrings());
+        MajordomoClient any = client(clientVersion);
+        List<MajordomoReply> partials = new ArrayList<>();
+        MajordomoReply r = any.request("count1", partials::add, List.of("2".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(List.of("part 1", "part 2", "done"), r.bodyStrings());
+        assertEquals(List.of(), partials, "a 0.1 worker sends no PARTIAL");
+    }
+
+    @Test
+    void anEmptyBodyTravelsAsOneEmptyFrame() {
+        worker(MdpVersion.V0_2, "echo", MajordomoHandler.echo());
+        awaitWorkers("echo", 1);
+        MajordomoReply r = client(MdpVersion.V0_2).request("echo", new byte[0][]);
+        assertEquals(List.of(""), r.bodyStrings());
+    }
+
+    @ParameterizedTest
+    @EnumSource(MdpVersion.class)
+    void mmiThroughTheClients(MdpVersion v) throws Exception {
+        worker(v, "echo", MajordomoHandler.echo());
+        awaitWorkers("echo", 1);
+        MajordomoClient client = client(v);
+        assertEquals(List.of("200"), client.request(MdpProtocol.MMI_SERVICE, "echo").bodyStrings());
+        assertEquals(List.of("404"), client.request(MdpProtocol.MMI_SERVICE, "titanic").bodyStrings());
+        assertEquals(List.of("501"), client.request("mmi.stats", "echo").bodyStrings());
+        MajordomoAsyncClient async = asyncClient(v);
+        assertEquals(List.of("200"), async.request(MdpProtocol.MMI_SERVICE, "echo")
+                .get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
+    }
+
+    @Test
+    void aWorkerRefusesAnMmiServiceName() {
+        assertThrows(IllegalArgumentException.class,
+                () -> new MajordomoWorker(ctx, endpoint, "mmi.service", MajordomoHandler.echo()));
+    }
+
+    @Test
+    void anAsyncHandlerAnswersLater() throws Exception {
+        CompletableFuture<List<byte[]>> later = new CompletableFuture<>();
+        java.util.concurrent.CountDownLatch called = new java.util.concurrent.CountDownLatch(1);
+        worker(MdpVersion.V0_2, "later", MajordomoHandler.async(req -> {
+            called.countDown();
+            return later;
+        }));
+        awaitWorkers("later", 1);
+        MajordomoAsyncClient client = asyncClient(MdpVersion.V0_2);
+        CompletableFuture<MajordomoReply> f = client.request("later", "q");
+        assertTrue(called.await(T.toMillis(), TimeUnit.MILLISECONDS));
+        assertTrue(!f.isDone(), "no reply before the handler's result");
+        later.complete(List.of("answered".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(List.of("answered"), f.get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
+    }
+}
