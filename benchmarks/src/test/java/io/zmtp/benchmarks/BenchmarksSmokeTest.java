@@ -26,11 +26,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Proves that the comparison benchmarks (workloads 1-4) and the codec benchmark run: each
- * benchmark method, for each of its parameter combinations (ours and JeroMQ's), through the JMH runner in this JVM (no fork, so the leak
- * check applies), with no warm-up and one short measured iteration. A set-up, an operation or a
- * tear-down that throws, hangs past the test timeout, or leaks a buffer fails the test. The
- * scores mean nothing here (the leak detector is at its paranoid level) and are not checked
- * beyond being positive.
+ * benchmark method, for each of its parameter combinations (ours and JeroMQ's), through the JMH
+ * runner in this JVM (no fork, so the leak check applies), with no warm-up and one short
+ * measured iteration. A set-up, an operation or a tear-down that throws, hangs past the test
+ * timeout, or leaks a buffer fails the test. The scores mean nothing here (the leak detector is
+ * at its paranoid level) and are not checked beyond being positive.
  */
 class BenchmarksSmokeTest {
 
