@@ -31,8 +31,13 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class BlockingSocket implements AutoCloseable {
     private static final int SPINS = 64;
-    /** Yields before parking: on few cores, giving the loop the CPU beats a park/unpark pair. */
-    private static final int YIELDS = Integer.getInteger("zmtp.blocking.yields", 0);
+    /**
+     * How long a receiver keeps looking (yielding the CPU between looks) before it parks. A reply
+     * over loopback comes within tens of microseconds; parking and being woken costs two system
+     * calls and a scheduler wake-up each time, which would dominate a synchronous round trip.
+     */
+    private static final long WAIT_BEFORE_PARK_NANOS =
+            TimeUnit.MICROSECONDS.toNanos(Long.getLong("zmtp.blocking.waitMicros", 100));
 
     private final ZmtpSocket socket;
     private final SpscArrayQueue<ZmtpMessage> outbox;
@@ -242,8 +247,10 @@ public final class BlockingSocket implements AutoCloseable {
         if (r != null) {
             LockSupport.unpark(r);
         }
-        for (ZmtpPoller p : pollers) {
-            p.signal();
+        if (!pollers.isEmpty()) {
+            for (ZmtpPoller p : pollers) {
+                p.signal();
+            }
         }
     }
 
@@ -268,8 +275,10 @@ public final class BlockingSocket implements AutoCloseable {
                 return m;
             }
         }
-        long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
-        for (int i = 0; i < YIELDS && System.nanoTime() < deadline; i++) {
+        long now = System.nanoTime();
+        long deadline = timeout == null ? Long.MAX_VALUE : now + timeout.toNanos();
+        long stopLooking = Math.min(deadline, now + WAIT_BEFORE_PARK_NANOS);
+        while (System.nanoTime() < stopLooking) {
             Thread.yield();
             if ((m = take()) != null) {
                 return m;

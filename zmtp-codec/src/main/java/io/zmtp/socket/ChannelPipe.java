@@ -4,6 +4,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
+import io.zmtp.wire.ZmtpCodec;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpVersion;
 
@@ -16,13 +17,25 @@ import java.util.ArrayDeque;
  */
 final class ChannelPipe extends Pipe {
     private final ChannelHandlerContext ctx;
+    /** The codec right before our handler, written to directly; null when other handlers sit between. */
+    private final ZmtpCodec codec;
     private final ArrayDeque<Object> backlog = new ArrayDeque<>();
     private final int sendHwm;
 
-    ChannelPipe(ZmtpSocket socket, ChannelHandlerContext ctx, ZmtpMetadata peer, ZmtpVersion version, String endpoint) {
+    ChannelPipe(ZmtpSocket socket, ChannelHandlerContext ctx, ZmtpCodec codec, ZmtpMetadata peer, ZmtpVersion version,
+                String endpoint) {
         super(socket, peer, version, endpoint);
         this.ctx = ctx;
+        this.codec = codec;
         this.sendHwm = socket.options().sendHwm();
+    }
+
+    private void writeToChannel(Object msg) {
+        if (codec != null) {
+            codec.writeDirect(msg);
+        } else {
+            ctx.write(msg, ctx.voidPromise());
+        }
     }
 
     ChannelHandlerContext context() {
@@ -37,13 +50,13 @@ final class ChannelPipe extends Pipe {
     @Override
     void write(Object msg) {
         if (backlog.isEmpty() && ctx.channel().isWritable()) {
-            ctx.write(msg, ctx.voidPromise());
+            writeToChannel(msg);
             if (ctx.channel().isWritable()) {
                 socket.markDirty(this);
             } else {
                 // A batch has reached Netty's high water mark: push it out now rather than
                 // piling the rest of this batch into the backlog.
-                ctx.flush();
+                flush();
             }
         } else if (ctx.channel().isActive()) {
             backlog.add(msg);
@@ -60,7 +73,7 @@ final class ChannelPipe extends Pipe {
         boolean wasFull = !hasRoom();
         Object m;
         while (ctx.channel().isWritable() && (m = backlog.poll()) != null) {
-            ctx.write(m, ctx.voidPromise());
+            writeToChannel(m);
         }
         socket.markDirty(this);
         if (wasFull && hasRoom()) {
@@ -70,7 +83,11 @@ final class ChannelPipe extends Pipe {
 
     @Override
     void flush() {
-        ctx.flush();
+        if (codec != null) {
+            codec.flushDirect();
+        } else {
+            ctx.flush();
+        }
     }
 
     @Override

@@ -53,10 +53,20 @@ final class RoutingTable {
             return Arrays.hashCode(b);
         }
 
-        private static int hashOf(ByteBuf b) {
+        /** The id's bytes for a probe: copied once into a scratch array (ids are at most 255 bytes). */
+        private byte[] scratch = new byte[32];
+        private int scratchLength;
+
+        private int probe(ByteBuf b) {
+            int n = b.readableBytes();
+            if (n > scratch.length) {
+                scratch = new byte[Math.max(n, 2 * scratch.length)];
+            }
+            b.getBytes(b.readerIndex(), scratch, 0, n);
+            scratchLength = n;
             int h = 1;
-            for (int i = b.readerIndex(); i < b.writerIndex(); i++) {
-                h = 31 * h + b.getByte(i);
+            for (int i = 0; i < n; i++) {
+                h = 31 * h + scratch[i];
             }
             return h;
         }
@@ -78,17 +88,9 @@ final class RoutingTable {
             if (buf == null && k.buf == null) {
                 return Arrays.equals(bytes, k.bytes);
             }
-            byte[] stored = buf == null ? bytes : k.bytes;
-            ByteBuf probe = buf == null ? k.buf : buf;
-            if (stored == null || probe.readableBytes() != stored.length) {
-                return false;
-            }
-            for (int i = 0; i < stored.length; i++) {
-                if (probe.getByte(probe.readerIndex() + i) != stored[i]) {
-                    return false;
-                }
-            }
-            return true;
+            Key stored = buf == null ? this : k;
+            Key probe = buf == null ? k : this;
+            return java.util.Arrays.equals(stored.bytes, 0, stored.bytes.length, probe.scratch, 0, probe.scratchLength);
         }
     }
 
@@ -123,7 +125,7 @@ final class RoutingTable {
     /** The peer whose routing id equals {@code id}'s readable bytes, or null. */
     Pipe get(ByteBuf id) {
         probe.buf = id;
-        probe.hash = Key.hashOf(id);
+        probe.hash = probe.probe(id);
         try {
             return byId.get(probe);
         } finally {

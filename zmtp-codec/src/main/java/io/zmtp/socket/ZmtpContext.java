@@ -6,6 +6,7 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.zmtp.transport.IoTransport;
+import io.zmtp.transport.SpinThenBlockStrategy;
 import io.zmtp.wire.SocketType;
 
 import java.time.Duration;
@@ -39,11 +40,25 @@ public final class ZmtpContext implements AutoCloseable {
         return create(Runtime.getRuntime().availableProcessors());
     }
 
+    /**
+     * How long an idle event loop polls before it blocks, by default: {@value #DEFAULT_SPIN_MICROS}
+     * microseconds (system property {@code zmtp.spinMicros}). See {@link SpinThenBlockStrategy}.
+     */
+    public static final long DEFAULT_SPIN_MICROS = 50;
+
     /** A context with {@code ioThreads} event loops. */
     public static ZmtpContext create(int ioThreads) {
+        return create(ioThreads, Duration.ofNanos(1000 * Long.getLong("zmtp.spinMicros", DEFAULT_SPIN_MICROS)));
+    }
+
+    /**
+     * A context with {@code ioThreads} event loops that poll for {@code spin} before blocking
+     * once they run out of work (zero: block at once, as plain Netty loops do).
+     */
+    public static ZmtpContext create(int ioThreads, Duration spin) {
         IoTransport t = IoTransport.preferred();
         EventLoopGroup g = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("zmtp", true),
-                t.handlerFactory());
+                t.handlerFactory(spin));
         return new ZmtpContext(g, true, t);
     }
 
@@ -67,8 +82,30 @@ public final class ZmtpContext implements AutoCloseable {
         return inproc;
     }
 
+    /**
+     * The event loop serving the fewest open sockets of this context (the first such in the
+     * group's order), so independent sockets spread over the loops: a broker's two sockets on one
+     * loop and its client on another, rather than round-robin piling them up.
+     */
     EventLoop nextLoop() {
-        return group.next();
+        java.util.Map<EventLoop, Integer> load = new java.util.HashMap<>();
+        for (ZmtpSocket s : sockets) {
+            if (!s.isClosed()) {
+                load.merge(s.eventLoop(), 1, Integer::sum);
+            }
+        }
+        EventLoop best = null;
+        int bestLoad = Integer.MAX_VALUE;
+        for (io.netty.util.concurrent.EventExecutor e : group) {
+            if (e instanceof EventLoop) {
+                int l = load.getOrDefault(e, 0);
+                if (l < bestLoad) {
+                    best = (EventLoop) e;
+                    bestLoad = l;
+                }
+            }
+        }
+        return best != null ? best : group.next();
     }
 
     /** A socket of the given type on the next event loop. */

@@ -56,6 +56,13 @@ public enum IoTransport {
         return this == EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     }
 
+    /** Handlers whose loops poll for {@code spin} before blocking (see {@link SpinThenBlockStrategy}). */
+    public IoHandlerFactory handlerFactory(java.time.Duration spin) {
+        io.netty.channel.SelectStrategyFactory strategy = SpinThenBlockStrategy.factory(spin);
+        return this == EPOLL ? EpollIoHandler.newFactory(0, strategy)
+                : NioIoHandler.newFactory(java.nio.channels.spi.SelectorProvider.provider(), strategy);
+    }
+
     public Class<? extends Channel> tcpChannel() {
         return this == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
     }

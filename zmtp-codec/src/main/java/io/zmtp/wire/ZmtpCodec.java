@@ -832,6 +832,19 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         }
     }
 
+    /**
+     * Writes like {@code ctx.write(msg)} from the handler placed right after this codec, without
+     * the trip through the pipeline: for that handler only, on the channel's event loop.
+     */
+    public void writeDirect(Object msg) {
+        write(ctx, msg, ctx.voidPromise());
+    }
+
+    /** Flushes like {@code ctx.flush()} from the handler right after this codec (event loop only). */
+    public void flushDirect() {
+        flush(ctx);
+    }
+
     private void encode(Object msg, ChannelPromise promise) {
         try {
             if (msg instanceof ZmtpMessage) {
