@@ -45,6 +45,8 @@ import java.util.concurrent.TimeUnit;
 public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
     private static final Logger log = LoggerFactory.getLogger(ZmtpCodec.class);
 
+    static final int DECODE_BATCH = Integer.getInteger("zmtp.decode.batch", 8);
+
     /** Room for a command name and CURVE's box around a frame, above the message size limit. */
     private static final int COMMAND_OVERHEAD = 512;
 
@@ -254,13 +256,12 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     break;
                 case HANDSHAKE:
                 case ACTIVE: {
-                    int before = out.size();
                     if (!readFrame(in, out)) {
                         return;
                     }
-                    if (out.size() > before) {
-                        // Hand each message on as soon as it is whole: the decoder fires it and
-                        // calls again, so at most one decoded message per connection is in flight.
+                    if (out.size() >= DECODE_BATCH) {
+                        // Hand messages on in small batches: the decoder fires them and calls
+                        // again, so few decoded messages per connection are in flight at once.
                         return;
                     }
                     break;
