@@ -18,13 +18,13 @@ import sys
 ROWS = []
 
 
-def throughput(label, unit, jmh, jmh_params, native, native_params, target):
-    ROWS.append((label, unit, "thrpt", jmh, jmh_params, native, native_params, None, target))
+def throughput(label, unit, jmh, jmh_params, native, native_params, target, twin=True):
+    ROWS.append((label, unit, "thrpt", jmh, jmh_params, native, native_params, None, target, twin))
 
 
 def latency(label, jmh_params, native_params, percentile, target):
     ROWS.append((label, "us", "latency", "ReqRepLatencyBenchmark.roundTrip", jmh_params,
-                 "reqrep_latency", native_params, percentile, target))
+                 "reqrep_latency", native_params, percentile, target, True))
 
 
 for transport in ("tcp", "inproc"):
@@ -33,6 +33,14 @@ for transport in ("tcp", "inproc"):
 for transport in ("tcp", "inproc"):
     throughput("round trip, asynchronous, %s" % transport, "calls/s", "TrippingBenchmark.asynchronous",
                {"transport": transport}, "tripping", {"mode": "async", "transport": transport}, 2.0)
+# The same round trip with our reactor client (a handler on an event loop instead of a user thread).
+# JeroMQ and libzmq have no such client: their columns are their blocking clients' figures.
+for mode in ("synchronous", "asynchronous"):
+    for transport in ("tcp", "inproc"):
+        throughput("round trip, %s, %s, reactor client" % (mode, transport), "calls/s",
+                   "TrippingReactorBenchmark." + mode, {"transport": transport}, "tripping",
+                   {"mode": "sync" if mode == "synchronous" else "async", "transport": transport}, 2.0,
+                   twin=False)
 for size, name in ((1, "1 B"), (1024, "1 KiB")):
     latency("REQ/REP %s, p50" % name, {"size": str(size)}, {"size": size}, "50.0", 1.0)
     latency("REQ/REP %s, p99" % name, {"size": str(size)}, {"size": size}, "99.0", 1.0)
@@ -143,9 +151,14 @@ def main():
     header = ["workload", "unit", "zmtp-netty", "JeroMQ", "libzmq", "vs JeroMQ", "vs libzmq", "target", "met"]
     table = []
     missing = []
-    for label, unit, kind, bench, jparams, nbench, nparams, pct, target in ROWS:
-        ours, ours_sd = jmh_figure(jmh, bench, "zmtp", jparams, kind, pct)
-        jeromq, jeromq_sd = jmh_figure(jmh, bench, "jeromq", jparams, kind, pct)
+    for label, unit, kind, bench, jparams, nbench, nparams, pct, target, twin in ROWS:
+        ours, ours_sd = jmh_figure(jmh, bench, "zmtp" if twin else None, jparams, kind, pct)
+        if twin:
+            jeromq, jeromq_sd = jmh_figure(jmh, bench, "jeromq", jparams, kind, pct)
+        else:
+            # no JeroMQ twin: compare with JeroMQ's blocking client on the same workload
+            jeromq, jeromq_sd = jmh_figure(jmh, bench.replace("TrippingReactorBenchmark", "TrippingBenchmark"),
+                                           "jeromq", jparams, kind, pct)
         libzmq, libzmq_sd = native_figure(native, nbench, nparams, kind, pct)
         for name, value in (("zmtp-netty", ours), ("JeroMQ", jeromq), ("libzmq", libzmq)):
             if value is None:
@@ -164,6 +177,8 @@ def main():
     print("Throughput: operations per second, mean of the measured iterations ± their standard deviation"
           " (% of the mean).")
     print("Latency: microseconds per round trip at the percentile.")
+    print("Rows marked 'reactor client' use our client written as an event-loop handler; JeroMQ and libzmq"
+          " have no such client, so their columns repeat their blocking clients' figures.")
     print("Ratios: > 1 means zmtp-netty is better. Throughput: zmtp-netty / peer; latency: peer / zmtp-netty."
           " Target: the issue's goal for the ratio vs libzmq.")
     print()

@@ -99,7 +99,7 @@ native() {
 step() { echo "$(date +%H:%M:%S) $*"; }
 
 step "round trip (tripping): zmtp-netty and JeroMQ"
-jmh tripping '\.TrippingBenchmark\.'
+jmh tripping '\.Tripping(Reactor)?Benchmark\.'
 step "round trip (tripping): libzmq"
 for mode in sync async; do
   for transport in tcp inproc; do
