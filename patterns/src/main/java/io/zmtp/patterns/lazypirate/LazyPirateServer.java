@@ -1,8 +1,8 @@
 package io.zmtp.patterns.lazypirate;
 
+import io.zmtp.patterns.DelayedMessage;
 import io.zmtp.patterns.EventReporter;
 
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.Envelope;
 import io.zmtp.patterns.FailureSimulation;
 import io.zmtp.patterns.Futures;
@@ -41,8 +41,7 @@ public final class LazyPirateServer implements AutoCloseable {
 
     // On the event loop.
     private long requests;
-    private ZmtpMessage delayed;
-    private ScheduledFuture<?> delayTimer;
+    private final DelayedMessage delayed = new DelayedMessage();
     private boolean closing;
 
     public LazyPirateServer(ZmtpContext context, Settings settings, Consumer<Event> listener) {
@@ -94,14 +93,7 @@ public final class LazyPirateServer implements AutoCloseable {
         if (delay.isZero()) {
             answer(n, request);
         } else {
-            delayed = request;
-            delayTimer = socket.schedule(() -> {
-                ZmtpMessage r = delayed;
-                delayed = null;
-                if (r != null) {
-                    answer(n, r);
-                }
-            }, delay);
+            delayed.hold(socket.eventLoop(), request, delay, r -> answer(n, r));
         }
     }
 
@@ -129,13 +121,7 @@ public final class LazyPirateServer implements AutoCloseable {
                 return;
             }
             closing = true;
-            if (delayTimer != null) {
-                delayTimer.cancel(false);
-            }
-            if (delayed != null) {
-                delayed.release();
-                delayed = null;
-            }
+            delayed.cancel();
             socket.close(linger);
         });
         return terminated;

@@ -1,5 +1,6 @@
 package io.zmtp.patterns.paranoidpirate;
 
+import io.zmtp.patterns.DelayedMessage;
 import io.zmtp.patterns.EventReporter;
 
 import io.netty.channel.EventLoop;
@@ -67,13 +68,12 @@ public final class ParanoidPirateWorker implements AutoCloseable {
     private Duration nextReconnectDelay;
     private HeartbeatTimer tick;
     private ScheduledFuture<?> reconnectTimer;
-    private ScheduledFuture<?> delayTimer;
     private final ArrayDeque<ZmtpMessage> queued = new ArrayDeque<>();
     private boolean busy;
     private boolean draining;
     private boolean frozen;
     private final ArrayDeque<ZmtpMessage> heldWhileFrozen = new ArrayDeque<>();
-    private ZmtpMessage delayed;
+    private final DelayedMessage delayed = new DelayedMessage();
     private long requests;
     private boolean closing;
 
@@ -243,15 +243,7 @@ public final class ParanoidPirateWorker implements AutoCloseable {
             handle(gen, n, msg, d);
             return;
         }
-        delayed = msg;
-        delayTimer = loop.schedule(() -> {
-            delayTimer = null;
-            ZmtpMessage m = delayed;
-            delayed = null;
-            if (m != null) {
-                handle(gen, n, m, d);
-            }
-        }, settings.workTime.toNanos(), TimeUnit.NANOSECONDS);
+        delayed.hold(loop, msg, settings.workTime, m -> handle(gen, n, m, d));
     }
 
     private void handle(int gen, long n, ZmtpMessage msg, int d) {
@@ -325,23 +317,18 @@ public final class ParanoidPirateWorker implements AutoCloseable {
         frozen = true;
         ZmtpSocket frozenSocket = socket;
         frozenSocket.pauseReceiving();
-        delayed = msg;
-        delayTimer = loop.schedule(() -> {
-            delayTimer = null;
+        delayed.hold(loop, msg, d, m -> {
             frozen = false;
-            ZmtpMessage m = delayed;
-            delayed = null;
             if (socket == frozenSocket) {
                 socket.resumeReceiving();
             }
             liveness = settings.heartbeat.liveness();
-            if (m != null) {
-                afterWork(gen, n, m, delimiter);
+            afterWork(gen, n, m, delimiter);
+            ZmtpMessage next;
+            while (!frozen && (next = heldWhileFrozen.poll()) != null) {
+                onMessage(generation, next);
             }
-            while (!frozen && (m = heldWhileFrozen.poll()) != null) {
-                onMessage(generation, m);
-            }
-        }, d.toNanos(), TimeUnit.NANOSECONDS);
+        });
     }
 
     // ------------------------------------------------------------------ closing
@@ -365,15 +352,10 @@ public final class ParanoidPirateWorker implements AutoCloseable {
             if (tick != null) {
                 tick.stop();
             }
-            for (ScheduledFuture<?> t : new ScheduledFuture<?>[] {reconnectTimer, delayTimer}) {
-                if (t != null) {
-                    t.cancel(false);
-                }
+            if (reconnectTimer != null) {
+                reconnectTimer.cancel(false);
             }
-            if (delayed != null) {
-                delayed.release();
-                delayed = null;
-            }
+            delayed.cancel();
             releaseAll(queued);
             releaseAll(heldWhileFrozen);
             if (socket == null) {

@@ -1,8 +1,8 @@
 package io.zmtp.patterns.simplepirate;
 
+import io.zmtp.patterns.DelayedMessage;
 import io.zmtp.patterns.EventReporter;
 
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.Envelope;
 import io.zmtp.patterns.FailureSimulation;
 import io.zmtp.patterns.Futures;
@@ -47,8 +47,7 @@ public final class SimplePirateWorker implements AutoCloseable {
     // On the event loop.
     private long requests;
     private boolean closing;
-    private ScheduledFuture<?> delayTimer;
-    private ZmtpMessage delayed;
+    private final DelayedMessage delayed = new DelayedMessage();
 
     public SimplePirateWorker(ZmtpContext context, Settings settings, Consumer<Event> listener) {
         this.settings = Objects.requireNonNull(settings);
@@ -120,14 +119,7 @@ public final class SimplePirateWorker implements AutoCloseable {
         if (delay.isZero()) {
             handle(n, msg, d);
         } else {
-            delayed = msg;
-            delayTimer = socket.schedule(() -> {
-                ZmtpMessage m = delayed;
-                delayed = null;
-                if (m != null) {
-                    handle(n, m, d);
-                }
-            }, delay);
+            delayed.hold(socket.eventLoop(), msg, delay, m -> handle(n, m, d));
         }
     }
 
@@ -193,13 +185,7 @@ public final class SimplePirateWorker implements AutoCloseable {
                 return;
             }
             closing = true;
-            if (delayTimer != null) {
-                delayTimer.cancel(false);
-            }
-            if (delayed != null) {
-                delayed.release();
-                delayed = null;
-            }
+            delayed.cancel();
             socket.close(linger);
         });
         return terminated;
