@@ -100,11 +100,6 @@ final class Frames {
 
     /** A short pause between polls of a condition. */
     static void pause() {
-        try {
-            Thread.sleep(5);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        io.zmtp.testing.Await.pause();
     }
 }

@@ -28,17 +28,7 @@ public final class PatternTesting {
     }
 
     public static void eventually(Supplier<String> what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + T.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what.get());
-            }
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
+        io.zmtp.testing.Await.until(T, what, condition);
     }
 
     /** The future's value, failing the test after the deadline. */

@@ -26,18 +26,9 @@ final class SocketTesting {
     }
 
     static void eventually(java.util.function.Supplier<String> what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + T.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what.get());
-            }
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
+        io.zmtp.testing.Await.until(T, what, condition);
     }
+
 
     /** Runs {@code c} on the socket's loop and returns its result. */
     static <T> T onLoop(ZmtpSocket s, Callable<T> c) {

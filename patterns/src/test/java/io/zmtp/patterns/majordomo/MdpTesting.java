@@ -33,17 +33,7 @@ final class MdpTesting {
     }
 
     static void eventually(Supplier<String> what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + T.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for: " + what.get());
-            }
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
+        io.zmtp.testing.Await.until(T, what, condition);
     }
 
     /** The frames of a message as text (printable) or hex, and the message released. */

@@ -1,0 +1,44 @@
+package io.zmtp.testing;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/** Waits in tests: a condition polled until it holds, failing the test at a deadline. */
+public final class Await {
+    /** The default deadline of a wait. */
+    public static final Duration DEADLINE = Duration.ofSeconds(10);
+
+    private Await() {
+    }
+
+    /** Polls {@code condition} every few milliseconds until it holds; fails after {@link #DEADLINE}. */
+    public static void until(Supplier<String> what, BooleanSupplier condition) {
+        until(DEADLINE, what, condition);
+    }
+
+    public static void until(String what, BooleanSupplier condition) {
+        until(DEADLINE, () -> what, condition);
+    }
+
+    /** Polls {@code condition} until it holds; fails after {@code deadline}, saying what it waited for. */
+    public static void until(Duration deadline, Supplier<String> what, BooleanSupplier condition) {
+        long end = System.nanoTime() + deadline.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out after " + deadline.toMillis() + " ms waiting for: " + what.get());
+            }
+            pause();
+        }
+    }
+
+    /** A short pause between two looks at a condition. */
+    public static void pause() {
+        try {
+            Thread.sleep(2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting", e);
+        }
+    }
+}
