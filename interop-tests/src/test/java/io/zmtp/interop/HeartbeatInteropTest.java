@@ -2,25 +2,17 @@ package io.zmtp.interop;
 
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.SocketOptions;
-import io.zmtp.socket.ZmtpContext;
 import io.zmtp.testing.PeerBytes;
 import io.zmtp.wire.HeartbeatPolicy;
 import io.zmtp.wire.SocketType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -37,35 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Intervals are 50 ms with a 200 ms timeout, and each connection idles 600 ms. The control test
  * shows that our socket does drop a peer that never answers, so the others can fail.
  */
-class HeartbeatInteropTest {
+class HeartbeatInteropTest extends LibzmqTestBase {
     static final HeartbeatPolicy OURS = HeartbeatPolicy.of(Duration.ofMillis(50), Duration.ZERO, Duration.ofMillis(200));
-    static LibzmqPeer zmq;
-    ZmtpContext ctx;
-    final List<SocketEnd> ends = new ArrayList<>();
-    @TempDir
-    Path tmp;
-
-    @BeforeAll
-    static void startPeer() {
-        zmq = LibzmqPeer.start();
-    }
-
-    @AfterAll
-    static void stopPeer() {
-        zmq.close();
-    }
-
-    @BeforeEach
-    void start() {
-        ctx = ZmtpContext.create(2);
-    }
-
-    @AfterEach
-    void stop() {
-        ends.forEach(SocketEnd::close);
-        ctx.close(Duration.ofSeconds(5));
-    }
-
     <E extends SocketEnd> E keep(E e) {
         ends.add(e);
         return e;

@@ -2,14 +2,9 @@ package io.zmtp.interop;
 
 import io.netty.channel.EventLoop;
 import io.zmtp.socket.SocketOptions;
-import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpProxy;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -28,32 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * to libzmq REP servers (each reply reaches the client that asked), and libzmq SUB subscribers
  * through our XSUB-XPUB proxy to a libzmq publisher (subscriptions flow upstream).
  */
-class ProxyInteropTest {
-    static LibzmqPeer zmq;
-    ZmtpContext ctx;
-    final List<SocketEnd> ends = new ArrayList<>();
-
-    @BeforeAll
-    static void startPeer() {
-        zmq = LibzmqPeer.start();
-    }
-
-    @AfterAll
-    static void stopPeer() {
-        zmq.close();
-    }
-
-    @BeforeEach
-    void start() {
-        ctx = ZmtpContext.create(2);
-    }
-
-    @AfterEach
-    void stop() {
-        ends.forEach(SocketEnd::close);
-        ctx.close(Duration.ofSeconds(5));
-    }
-
+class ProxyInteropTest extends LibzmqTestBase {
     SocketEnd.Libzmq libzmq(SocketType type) {
         SocketEnd.Libzmq e = SocketEnd.libzmq(zmq, type, null);
         ends.add(e);

@@ -1,16 +1,10 @@
 package io.zmtp.interop;
 
 import io.zmtp.socket.SocketOptions;
-import io.zmtp.socket.ZmtpContext;
 import io.zmtp.testing.PeerBytes;
 import io.zmtp.wire.HeartbeatPolicy;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpVersion;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -22,7 +16,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,34 +44,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
  * our PUB counts it, and a libzmq PUB is probed (messages whose first frame contains '~' are
  * probes, published until one arrives, and skipped by the subscriber).
  */
-class PubSubInteropTest {
-    static LibzmqPeer zmq;
-    ZmtpContext ctx;
-    final List<SocketEnd> ends = new ArrayList<>();
-    @TempDir
-    Path tmp;
-
-    @BeforeAll
-    static void startPeer() {
-        zmq = LibzmqPeer.start();
-    }
-
-    @AfterAll
-    static void stopPeer() {
-        zmq.close();
-    }
-
-    @BeforeEach
-    void start() {
-        ctx = ZmtpContext.create(2);
-    }
-
-    @AfterEach
-    void stop() {
-        ends.forEach(SocketEnd::close);
-        ctx.close(Duration.ofSeconds(5));
-    }
-
+class PubSubInteropTest extends LibzmqTestBase {
     SocketEnd end(SocketType type, boolean ours) {
         return end(type, ours, SocketOptions.builder());
     }

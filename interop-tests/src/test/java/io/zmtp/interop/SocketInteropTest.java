@@ -1,21 +1,13 @@
 package io.zmtp.interop;
 
 import io.zmtp.socket.SocketEvent;
-import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.SocketType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -45,34 +37,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
  * builds them: the routing ids a ROUTER shows (our identity seen by libzmq, libzmq's seen by
  * us), REQ's empty delimiter, REP's stripping of it.
  */
-class SocketInteropTest {
-    static LibzmqPeer zmq;
-    ZmtpContext ctx;
-    final List<SocketEnd> ends = new ArrayList<>();
-    @TempDir
-    Path tmp;
-
-    @BeforeAll
-    static void startPeer() {
-        zmq = LibzmqPeer.start();
-    }
-
-    @AfterAll
-    static void stopPeer() {
-        zmq.close();
-    }
-
-    @BeforeEach
-    void start() {
-        ctx = ZmtpContext.create(2);
-    }
-
-    @AfterEach
-    void stop() {
-        ends.forEach(SocketEnd::close);
-        ctx.close(Duration.ofSeconds(5));
-    }
-
+class SocketInteropTest extends LibzmqTestBase {
     /**
      * A valid pair: A sends first, B receives and (except PUSH-PULL) replies. The envelope lists
      * say what A puts in front of its body, what B sees in front of it, what B puts in front of
