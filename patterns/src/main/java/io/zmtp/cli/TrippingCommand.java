@@ -39,6 +39,9 @@ public final class TrippingCommand implements Callable<Integer> {
     @Option(names = "--rounds", description = "times to repeat the whole test (default ${DEFAULT-VALUE})", defaultValue = "1")
     int rounds;
 
+    @Option(names = "--no-warmup", description = "skip the unprinted warm-up pass of both tests")
+    boolean noWarmup;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -54,11 +57,18 @@ public final class TrippingCommand implements Callable<Integer> {
             TrippingWorker worker = new TrippingWorker(ctx, bound[1]);
             TrippingClient c = new TrippingClient(ctx, bound[0]);
             out.println("Setting up test... (" + transport + ", " + client + " client)");
-            // Warm the path (and the JIT) the same way for both tests.
-            if (reactor) {
-                c.synchronousReactor(Math.min(1000, syncCalls));
-            } else {
-                c.synchronous(Math.min(1000, syncCalls));
+            // A Java process runs slowly until the JIT has compiled the hot paths: one unprinted pass
+            // of both tests first, so the figures printed are those of a warm process.
+            if (!noWarmup) {
+                out.println("Warming up (one pass of both tests, not printed)...");
+                out.flush();
+                if (reactor) {
+                    c.synchronousReactor(syncCalls);
+                    c.asynchronousReactor(asyncCalls);
+                } else {
+                    c.synchronous(syncCalls);
+                    c.asynchronous(asyncCalls);
+                }
             }
             for (int r = 0; r < rounds; r++) {
                 out.println("Synchronous round-trip test...");
