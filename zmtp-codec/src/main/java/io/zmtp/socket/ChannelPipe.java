@@ -21,6 +21,8 @@ final class ChannelPipe extends Pipe {
     private final ZmtpCodec codec;
     private final ArrayDeque<Object> backlog = new ArrayDeque<>();
     private final int sendHwm;
+    /** closeAfterFlush is waiting for the backlog to drain. */
+    private boolean lingering;
 
     ChannelPipe(ZmtpSocket socket, ChannelHandlerContext ctx, ZmtpCodec codec, ZmtpMetadata peer, ZmtpVersion version,
                 String endpoint) {
@@ -76,6 +78,11 @@ final class ChannelPipe extends Pipe {
             writeToChannel(m);
         }
         socket.markDirty(this);
+        if (lingering && backlog.isEmpty()) {
+            // closeAfterFlush waited for the backlog: now everything is in the channel.
+            lingering = false;
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
         if (wasFull && hasRoom()) {
             socket.pipeHasRoom(this);
         }
@@ -93,11 +100,6 @@ final class ChannelPipe extends Pipe {
     @Override
     void setReading(boolean on) {
         ctx.channel().config().setAutoRead(on);
-    }
-
-    @Override
-    int queued() {
-        return backlog.size();
     }
 
     void releaseBacklog() {
@@ -129,13 +131,4 @@ final class ChannelPipe extends Pipe {
         }
     }
 
-    private boolean lingering;
-
-    /** Called after a backlog drain: finish a pending closeAfterFlush. */
-    void afterDrain() {
-        if (lingering && backlog.isEmpty()) {
-            lingering = false;
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-        }
-    }
 }

@@ -61,7 +61,6 @@ final class ConnectEndpoint {
         SocketAddress address;
         if (endpoint.transport() == Endpoint.Transport.TCP) {
             b.channel(io.tcpChannel()).option(ChannelOption.TCP_NODELAY, true);
-            address = InetSocketAddress.createUnresolved(endpoint.host(), endpoint.port());
             try {
                 address = endpoint.connectAddress();
             } catch (RuntimeException e) {

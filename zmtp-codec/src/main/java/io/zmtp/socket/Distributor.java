@@ -75,20 +75,36 @@ final class Distributor {
 
     /** Sends {@code msg} to every subscriber whose prefix matches its first frame; consumes it. */
     void send(ZmtpMessage msg) {
-        long e = ++epoch;
-        index.matchPrefixes(msg.frame(0), subs -> {
+        fanout.msg = msg;
+        fanout.epoch = ++epoch;
+        try {
+            index.matchPrefixes(msg.frame(0), fanout);
+        } finally {
+            fanout.msg = null;
+        }
+        msg.release();
+    }
+
+    /** Writes one message to the subscribers of each matched prefix, once per peer; reused for every send. */
+    private static final class Fanout implements Consumer<ArrayList<Pipe>> {
+        ZmtpMessage msg;
+        long epoch;
+
+        @Override
+        public void accept(ArrayList<Pipe> subs) {
             for (int i = 0, n = subs.size(); i < n; i++) {
                 Pipe p = subs.get(i);
-                if (p.matchEpoch != e) {
-                    p.matchEpoch = e;
+                if (p.matchEpoch != epoch) {
+                    p.matchEpoch = epoch;
                     if (p.hasRoom()) {
                         p.write(msg.retain());
                     }
                 }
             }
-        });
-        msg.release();
+        }
     }
+
+    private final Fanout fanout = new Fanout();
 
     /** The number of distinct prefixes subscribed to. */
     int prefixCount() {

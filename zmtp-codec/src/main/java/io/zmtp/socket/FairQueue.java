@@ -57,10 +57,6 @@ final class FairQueue {
         }
     }
 
-    boolean isPaused() {
-        return reasons != 0;
-    }
-
     int size() {
         return pipes.size();
     }

@@ -100,11 +100,6 @@ final class InprocPipe extends Pipe {
         peer.scheduleDrain();
     }
 
-    @Override
-    int queued() {
-        return peer.inboundCount.get();
-    }
-
     // ---------------------------------------------------------------- reader side (our loop)
 
     private void scheduleDrain() {

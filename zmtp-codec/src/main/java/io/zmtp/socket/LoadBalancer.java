@@ -45,12 +45,4 @@ final class LoadBalancer {
         }
         return null;
     }
-
-    boolean isEmpty() {
-        return pipes.isEmpty();
-    }
-
-    int size() {
-        return pipes.size();
-    }
 }

@@ -97,15 +97,9 @@ public final class PeerHandler extends ChannelDuplexHandler {
     }
 
     @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        socket.readComplete();
-    }
-
-    @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (pipe != null && ctx.channel().isWritable()) {
             pipe.onWritable();
-            pipe.afterDrain();
         }
         super.channelWritabilityChanged(ctx);
     }

@@ -64,9 +64,6 @@ public abstract class Pipe {
     /** Pauses or resumes reading from this peer (receive high-water mark). */
     abstract void setReading(boolean on);
 
-    /** Messages written but not yet handed to the transport. */
-    abstract int queued();
-
     /** Closes the connection to this peer; the socket hears of it through {@link ZmtpSocket#detach}. */
     abstract void close();
 

@@ -25,12 +25,4 @@ final class SocketTypes {
         }
     }
 
-    static SocketType typeOf(Class<? extends ZmtpSocket> kind) {
-        for (SocketType t : SocketType.values()) {
-            if (kind.getSimpleName().equalsIgnoreCase(t.name() + "Socket")) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException("not a socket class: " + kind);
-    }
 }

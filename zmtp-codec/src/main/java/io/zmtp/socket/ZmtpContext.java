@@ -124,11 +124,6 @@ public final class ZmtpContext implements AutoCloseable {
         return s;
     }
 
-    @SuppressWarnings("unchecked")
-    public <S extends ZmtpSocket> S socket(Class<S> kind, SocketOptions options) {
-        return (S) socket(SocketTypes.typeOf(kind), options, null);
-    }
-
     public RouterSocket router(SocketOptions options) {
         return (RouterSocket) socket(SocketType.ROUTER, options);
     }

@@ -462,10 +462,6 @@ public abstract class ZmtpSocket implements AutoCloseable {
         sub.release();
     }
 
-    /** End of a read from some peer: nothing by default. */
-    void readComplete() {
-    }
-
     // ------------------------------------------------------------------ pipes
 
     /** Called on the loop when a peer's handshake completed. */

@@ -5,7 +5,6 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.Recycler;
-import io.netty.util.ReferenceCounted;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -323,13 +322,6 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         tail = HEADROOM;
         properties = ZmtpMetadata.EMPTY;
         handle.recycle(this);
-    }
-
-    /** Releases {@code o} if it is reference counted; null-safe. */
-    static void releaseQuietly(Object o) {
-        if (o instanceof ReferenceCounted && ((ReferenceCounted) o).refCnt() > 0) {
-            ((ReferenceCounted) o).release();
-        }
     }
 
     @Override

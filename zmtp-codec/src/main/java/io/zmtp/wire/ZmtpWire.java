@@ -62,17 +62,6 @@ public final class ZmtpWire {
         }
     }
 
-    /** Writes an ERROR command frame; the reason is cut to 255 bytes. */
-    public static void writeError(ByteBuf out, String reason) {
-        byte[] r = reason.getBytes(StandardCharsets.US_ASCII);
-        int len = Math.min(255, r.length);
-        writeFrameHeader(out, FLAG_COMMAND, 1 + ERROR.length() + 1 + len);
-        out.writeByte(ERROR.length());
-        out.writeCharSequence(ERROR, StandardCharsets.US_ASCII);
-        out.writeByte(len);
-        out.writeBytes(r, 0, len);
-    }
-
     /** The 11 bytes sent first: signature (0xFF, 8 padding bytes, 0x7F) and major version 3. */
     public static void writeGreetingStart(ByteBuf out) {
         out.writeByte(0xFF);
