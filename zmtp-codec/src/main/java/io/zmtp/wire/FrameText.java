@@ -35,4 +35,36 @@ public final class FrameText {
         }
         return n > shown ? body + "...(" + n + " bytes)" : body;
     }
+
+    /**
+     * {@code text} (a string a remote peer supplied: a user name, a property, a reason) made safe
+     * for a log line, an event or an exception message: printable ASCII stays as it is, a
+     * backslash becomes {@code \\}, every other character (line breaks, escapes, non-ASCII)
+     * becomes a backslash escape ({@code x} and two hex digits, or {@code u} and four), and the result is cut after 64 characters of
+     * input. A peer can therefore neither forge log lines nor flood a line.
+     */
+    public static String escape(CharSequence text) {
+        if (text == null) {
+            return "null";
+        }
+        int n = text.length();
+        int shown = Math.min(n, MAX_SHOWN);
+        StringBuilder sb = new StringBuilder(shown + 8);
+        for (int i = 0; i < shown; i++) {
+            char c = text.charAt(i);
+            if (c == '\\') {
+                sb.append("\\\\");
+            } else if (c >= 0x20 && c <= 0x7e) {
+                sb.append(c);
+            } else if (c <= 0xff) {
+                sb.append(String.format("\\x%02x", (int) c));
+            } else {
+                sb.append(String.format("\\u%04x", (int) c));
+            }
+        }
+        if (n > shown) {
+            sb.append("...(").append(n).append(" chars)");
+        }
+        return sb.toString();
+    }
 }
