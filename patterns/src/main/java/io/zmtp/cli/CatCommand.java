@@ -252,6 +252,9 @@ public final class CatCommand implements Callable<Integer> {
             throw new IllegalArgumentException(
                     "-n, --timeout, --heartbeat, --linger and --send-timeout must not be negative");
         }
+        for (String s : subscriptions) {
+            lines.parseFrame(s); // a prefix the mode cannot read is a usage error
+        }
         if (identity != null && identityHex != null) {
             throw new IllegalArgumentException("give --identity or --identity-hex, not both");
         }
