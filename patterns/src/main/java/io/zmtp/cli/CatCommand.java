@@ -114,7 +114,7 @@ public final class CatCommand implements Callable<Integer> {
 
     @Option(names = "--subscribe", paramLabel = "PREFIX",
             description = "SUB, XSUB: receive messages whose first frame starts with PREFIX (repeatable; '' for "
-                    + "all), written as an input frame is (hex with --hex).")
+                    + "all), written as an input frame is (hex with --hex, 0x and hex with --0x).")
     List<String> subscriptions = new ArrayList<>();
 
     @Option(names = "--echo",
@@ -142,8 +142,8 @@ public final class CatCommand implements Callable<Integer> {
     boolean hex;
 
     @Option(names = "--0x", description = "Read an input frame written as 0x and an even number of hex digits as "
-            + "those bytes, as frames that are not plain text are printed (text starting with 0x is then written "
-            + "in hex too), so that printed lines can be sent back as they are.")
+            + "those bytes: the form in which frames that are not plain text (text starting with 0x included) "
+            + "are printed, so that printed lines can be sent back as they are.")
     boolean zeroX;
 
     @Option(names = "--verbose", description = "Print the security mechanism and the socket's events on stderr: "

@@ -424,6 +424,8 @@ class CatCommandTest {
         "-t DEALER -c tcp://127.0.0.1:5555 --identity-hex 6",
         "-t DEALER -c tcp://127.0.0.1:5555 --identity-hex 00",
         "-t DEALER -c tcp://127.0.0.1:5555 --send-timeout -1",
+        "-t SUB -c tcp://127.0.0.1:5555 --hex --subscribe zz",
+        "-t SUB -c tcp://127.0.0.1:5555 --0x --subscribe 0xz",
         "-t DEALER -c tcp://127.0.0.1:5555 -n -1",
         "-t DEALER -c nope://x",
     })
