@@ -101,6 +101,30 @@ class CatCommandInteropTest {
         assertEquals(0, router.exitCode());
     }
 
+    /** A ROUTER line for a peer not connected yet waits for it; --0x reads the hex frame back as bytes. */
+    @Test
+    void catRouterLineWaitsForALibzmqDealerToConnect() throws Exception {
+        CatProcess router = cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0", "--0x");
+        String ep = router.bound();
+        router.input("dealer-late\thello\t0x00ff\n").endInput();
+        SocketEnd.Libzmq late = libzmq(SocketType.DEALER, "dealer-late");
+        late.connect(ep);
+        assertMessage(List.of(Frames.b("hello"), new byte[] {0, (byte) 0xff}), late.recv(), "the line waited for it");
+        assertEquals(0, router.exitCode(), "the input is sent: the run ends");
+    }
+
+    /** In text mode what is typed is sent, byte for byte, and what is received prints as UTF-8. */
+    @Test
+    void catTextModeSendsWhatIsTypedAndPrintsUtf8() throws Exception {
+        SocketEnd.Libzmq pair = libzmq(SocketType.PAIR, null);
+        String ep = pair.bind("tcp", null);
+        CatProcess cat = cat("-t", "PAIR", "-c", ep, "-n", "1").input("0x41\tcafé\n");
+        assertMessage(msg("0x41", "café"), pair.recv(), "sent as typed");
+        pair.send(List.of(Frames.b("日本"), Frames.b("a\nb"), Frames.b("0x41")));
+        assertEquals("日本\t0x610a62\t0x30783431", cat.line());
+        assertEquals(0, cat.exitCode());
+    }
+
     @Test
     void catSubAgainstALibzmqPublisher() throws Exception {
         SocketEnd.Libzmq xpub = libzmq(SocketType.XPUB, null);

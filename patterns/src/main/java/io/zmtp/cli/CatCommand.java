@@ -1,6 +1,11 @@
 package io.zmtp.cli;
 
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.zmtp.socket.RouterSocket;
+import io.zmtp.socket.SendTimeoutException;
+import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.SubSocket;
@@ -18,15 +23,20 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -51,11 +61,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
         description = {
             "Connects one ZeroMQ socket to stdin and stdout.",
             "Each input line is sent as one message, its frames separated by the delimiter (a tab); each "
-                + "message received is printed as one line the same way. In text mode a frame that is not "
-                + "plain text (a generated routing id, binary data) is printed as 0x and hex, and an input "
-                + "frame written as 0x and hex is sent as those bytes, so a printed line can be sent back as "
-                + "it is. --hex writes and reads every frame as hex.",
-            "Sends wait for a connected peer. ROUTER sends a line to the peer its first frame names; REQ "
+                + "message received is printed as one line the same way. Input frames are sent as typed, "
+                + "byte for byte. A received frame that is not plain text (binary data, a generated routing "
+                + "id, a line break, the delimiter, text starting with 0x) is printed as 0x and hex; with "
+                + "--0x an input frame written that way is sent as those bytes, so every printed line can be "
+                + "sent back as it is. --hex writes and reads every frame as hex.",
+            "Sends wait for a connected peer (at most --send-timeout). ROUTER sends a line to the peer its "
+                + "first frame names, waiting for that peer to connect; REQ "
                 + "waits for each reply before the next line; REP answers each request with the next line "
                 + "(or with --echo). PUB drops lines no connected subscriber wants. SUB and PULL ignore "
                 + "stdin; PUB and PUSH exit once stdin ends and its lines are sent. Others exit when stdin "
@@ -93,12 +105,16 @@ public final class CatCommand implements Callable<Integer> {
     List<String> connects = new ArrayList<>();
 
     @Option(names = "--identity", paramLabel = "ID",
-            description = "Routing identity announced to peers, written as a frame is.")
+            description = "Routing identity announced to peers: this text's UTF-8 bytes, whatever the mode.")
     String identity;
+
+    @Option(names = "--identity-hex", paramLabel = "HEX",
+            description = "Routing identity announced to peers, as hex digits (instead of --identity).")
+    String identityHex;
 
     @Option(names = "--subscribe", paramLabel = "PREFIX",
             description = "SUB, XSUB: receive messages whose first frame starts with PREFIX (repeatable; '' for "
-                    + "all), written as a frame is.")
+                    + "all), written as an input frame is (hex with --hex, 0x and hex with --0x).")
     List<String> subscriptions = new ArrayList<>();
 
     @Option(names = "--echo",
@@ -118,11 +134,17 @@ public final class CatCommand implements Callable<Integer> {
     long heartbeatMs;
 
     @Option(names = {"-d", "--delimiter"}, paramLabel = "DELIM",
-            description = "Frame delimiter within a line (default: a tab; \\t also means a tab).")
+            description = "Frame delimiter within a line (default: a tab; \\t also means a tab). Not a hex "
+                    + "digit, x or a line break.")
     String delimiter = "\t";
 
     @Option(names = "--hex", description = "Read and write every frame as hex digits.")
     boolean hex;
+
+    @Option(names = "--0x", description = "Read an input frame written as 0x and an even number of hex digits as "
+            + "those bytes: the form in which frames that are not plain text (text starting with 0x included) "
+            + "are printed, so that printed lines can be sent back as they are.")
+    boolean zeroX;
 
     @Option(names = "--verbose", description = "Print the security mechanism and the socket's events on stderr: "
             + "connections, handshakes (a failed one with its reason: refused credentials, wrong server key), "
@@ -140,10 +162,17 @@ public final class CatCommand implements Callable<Integer> {
             description = "Messages queued per peer each way, and input lines in flight (default: ${DEFAULT-VALUE}).")
     int hwm;
 
+    @Option(names = "--send-timeout", paramLabel = "MS", defaultValue = "0",
+            description = "How long a line may wait for a peer to take it (ROUTER: for the peer it names to "
+                    + "connect, then for room); past it the line is reported on stderr and dropped "
+                    + "(default: 0, wait as long as it takes).")
+    long sendTimeoutMs;
+
     @Mixin
     SecurityOptions security = new SecurityOptions();
 
     private InputStream input = System.in;
+    private PrintWriter stdout;
 
     // State of one run. The counters are used on the socket's event loop only.
     private final CompletableFuture<Integer> exit = new CompletableFuture<>();
@@ -159,10 +188,19 @@ public final class CatCommand implements Callable<Integer> {
     private long answered;
     private long lastReceived;
     private int refusedEndpoints;
+    /** ROUTER lines waiting for the peer they name, in input order (event loop only). */
+    private final ArrayDeque<AwaitingPeer> awaitingPeer = new ArrayDeque<>();
+    private boolean stopped;
+    private boolean hexHintGiven;
 
     /** Where input lines come from (stdin by default; tests give their own). */
     void input(InputStream in) {
         this.input = in;
+    }
+
+    /** Where received lines go (UTF-8 on stdout by default; tests give their own). */
+    void output(PrintWriter out) {
+        this.stdout = out;
     }
 
     @Override
@@ -170,7 +208,12 @@ public final class CatCommand implements Callable<Integer> {
         err = spec.commandLine().getErr();
         SocketOptions options;
         try {
-            lines = new MessageLines(delimiter.replace("\\t", "\t"), hex);
+            if (hex && zeroX) {
+                throw new IllegalArgumentException("--hex and --0x exclude each other");
+            }
+            MessageLines.Mode mode = hex ? MessageLines.Mode.HEX
+                    : zeroX ? MessageLines.Mode.ZERO_X : MessageLines.Mode.TEXT;
+            lines = new MessageLines(delimiter.replace("\\t", "\t"), mode);
             validate();
             options = socketOptions();
         } catch (IllegalArgumentException e) {
@@ -205,8 +248,15 @@ public final class CatCommand implements Callable<Integer> {
         if (!subscriptions.isEmpty() && type != SocketType.SUB && type != SocketType.XSUB) {
             throw new IllegalArgumentException("--subscribe applies to SUB and XSUB only");
         }
-        if (count < 0 || timeoutMs < 0 || heartbeatMs < 0 || lingerMs < 0) {
-            throw new IllegalArgumentException("-n, --timeout, --heartbeat and --linger must not be negative");
+        if (count < 0 || timeoutMs < 0 || heartbeatMs < 0 || lingerMs < 0 || sendTimeoutMs < 0) {
+            throw new IllegalArgumentException(
+                    "-n, --timeout, --heartbeat, --linger and --send-timeout must not be negative");
+        }
+        for (String s : subscriptions) {
+            lines.parseFrame(s); // a prefix the mode cannot read is a usage error
+        }
+        if (identity != null && identityHex != null) {
+            throw new IllegalArgumentException("give --identity or --identity-hex, not both");
         }
         if (hwm < 1) {
             throw new IllegalArgumentException("--hwm must be at least 1");
@@ -219,13 +269,22 @@ public final class CatCommand implements Callable<Integer> {
     private SocketOptions socketOptions() {
         SocketOptions.Builder b = SocketOptions.builder().hwm(hwm).linger(Duration.ofMillis(lingerMs));
         if (identity != null) {
-            b.identity(lines.parseFrame(identity));
+            b.identity(identity.getBytes(StandardCharsets.UTF_8));
+        } else if (identityHex != null) {
+            if ((identityHex.length() & 1) != 0 || !identityHex.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+                throw new IllegalArgumentException("--identity-hex takes an even number of hex digits");
+            }
+            b.identity(HexFormat.of().parseHex(identityHex));
+        }
+        if (sendTimeoutMs > 0) {
+            b.sendTimeout(Duration.ofMillis(sendTimeoutMs));
         }
         if (heartbeatMs > 0) {
             b.heartbeat(HeartbeatPolicy.every(Duration.ofMillis(heartbeatMs)));
         }
         if (type == SocketType.ROUTER) {
-            b.routerMandatory(true); // a line for an unknown peer is reported, not silently dropped
+            // a full peer makes the line wait (not dropped); a peer not connected yet: see sendWhenPeer
+            b.routerMandatory(true);
         }
         return security.apply(b).build();
     }
@@ -236,7 +295,8 @@ public final class CatCommand implements Callable<Integer> {
             printErr("security: " + security.describe());
         }
         socket.monitor(this::event);
-        output = new Output(spec.commandLine().getOut());
+        output = new Output(stdout != null ? stdout : new PrintWriter(new BufferedWriter(
+                new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8))));
         Thread writer = new Thread(output, "zmtp-cat-output");
         writer.setDaemon(true);
         writer.start();
@@ -247,6 +307,7 @@ public final class CatCommand implements Callable<Integer> {
             if (inputThread != null) {
                 inputThread.interrupt();
             }
+            socket.inLoop(this::dropAwaiting);
             socket.close(Duration.ofMillis(lingerMs)).awaitUninterruptibly(lingerMs + 5000);
             output.close(writer);
         }
@@ -316,6 +377,9 @@ public final class CatCommand implements Callable<Integer> {
     private void event(SocketEvent e) {
         if (verbose) {
             printErr(e.toString());
+        }
+        if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED && !awaitingPeer.isEmpty()) {
+            socket.eventLoop().execute(this::sendAwaiting); // after the peer is attached
         }
         if (e.type() == SocketEvent.Type.RECONNECT_STOPPED) {
             printErr("stopped reconnecting to " + e.endpoint() + ": " + e.reason());
@@ -395,15 +459,27 @@ public final class CatCommand implements Callable<Integer> {
     // ------------------------------------------------------------------ sending (input thread)
 
     private void readInput() {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(input, StandardCharsets.UTF_8))) {
-            String line;
-            while (!exit.isDone() && (line = r.readLine()) != null) {
+        try (InputStream in = input) {
+            InputLines r = new InputLines(in);
+            long number = 0;
+            while (!exit.isDone() && r.next()) {
+                number++;
                 ZmtpMessage m;
                 try {
-                    m = lines.parse(line);
+                    m = lines.parse(r.line, 0, r.length);
                 } catch (IllegalArgumentException e) {
-                    log.warn("input line not sent: {}", e.getMessage());
+                    printErr("input line " + number + " not sent: " + e.getMessage());
                     continue;
+                }
+                if (type == SocketType.ROUTER && m.size() < 2) {
+                    m.release();
+                    printErr("input line " + number + " not sent: a ROUTER line is the routing id of a peer, "
+                            + "then the frames to send it");
+                    continue;
+                }
+                if (lines.mode() == MessageLines.Mode.TEXT && !hexHintGiven && lines.looksLikeHex(m)) {
+                    hexHintGiven = true;
+                    printErr("note: input frames are sent as typed; 0x... is sent as text (--0x reads it as hex)");
                 }
                 send(m);
             }
@@ -430,16 +506,162 @@ public final class CatCommand implements Callable<Integer> {
             m.release();
             throw e;
         }
-        socket.send(m).addListener(f -> {
+        Future<Void> sent = type == SocketType.ROUTER ? sendWhenPeer(m) : socket.send(m);
+        sent.addListener(f -> {
             inFlight.release();
             if (!f.isSuccess()) {
-                log.warn("message not sent: {}", reason(f.cause()));
-            } else if (type == SocketType.REP) {
+                printErr("not sent: " + reason(f.cause()));
+                if (type == SocketType.REQ) {
+                    replies.release(); // no reply comes to a request not sent
+                }
+            }
+            if (type == SocketType.REP) {
                 answered();
             }
         });
         if (type == SocketType.REQ) {
             replies.acquire();
+        }
+    }
+
+    /**
+     * ROUTER: sends {@code m} once the peer its first frame names is connected. The socket fails
+     * a send to an unknown peer at once (mandatory routing), so the line waits here, on the event
+     * loop, and is handed to the socket when a handshake brings that peer in, or fails after
+     * {@code --send-timeout}. Lines keep their order: one waiting holds back the ones after it,
+     * as a send waiting at the high-water mark does.
+     */
+    private Future<Void> sendWhenPeer(ZmtpMessage m) {
+        Promise<Void> p = socket.eventLoop().newPromise();
+        AwaitingPeer w = new AwaitingPeer(m, p);
+        socket.inLoop(() -> {
+            if (stopped) {
+                m.release();
+                p.tryFailure(new SocketClosedException("socket is closed"));
+                return;
+            }
+            awaitingPeer.add(w);
+            if (sendTimeoutMs > 0) {
+                w.timer = socket.schedule(() -> peerNeverCame(w), Duration.ofMillis(sendTimeoutMs));
+            }
+            sendAwaiting();
+        });
+        return p;
+    }
+
+    /** On the loop: hands the socket the waiting lines whose peers are connected, in order. */
+    private void sendAwaiting() {
+        RouterSocket router = (RouterSocket) socket;
+        AwaitingPeer w;
+        while (!stopped && (w = awaitingPeer.peek()) != null && router.hasPeer(w.routingId)) {
+            awaitingPeer.poll();
+            w.cancelTimer();
+            Promise<Void> p = w.promise;
+            socket.send(w.msg).addListener(f -> {
+                if (f.isSuccess()) {
+                    p.trySuccess(null);
+                } else {
+                    p.tryFailure(f.cause());
+                }
+            });
+        }
+    }
+
+    private void peerNeverCame(AwaitingPeer w) {
+        if (awaitingPeer.remove(w)) {
+            String id = lines.formatFrame(w.msg.first());
+            w.msg.release();
+            w.promise.tryFailure(new SendTimeoutException("no peer with routing id " + id + " connected within "
+                    + sendTimeoutMs + " ms"));
+            sendAwaiting();
+        }
+    }
+
+    /** On the loop, at the end: lines still waiting for their peer are dropped. */
+    private void dropAwaiting() {
+        stopped = true;
+        AwaitingPeer w;
+        while ((w = awaitingPeer.poll()) != null) {
+            w.cancelTimer();
+            w.msg.release();
+            w.promise.tryFailure(new SocketClosedException("socket is closed"));
+        }
+    }
+
+    /** A ROUTER line waiting for the peer it names. */
+    private static final class AwaitingPeer {
+        final ZmtpMessage msg;
+        final byte[] routingId;
+        final Promise<Void> promise;
+        ScheduledFuture<?> timer;
+
+        AwaitingPeer(ZmtpMessage msg, Promise<Void> promise) {
+            this.msg = msg;
+            this.routingId = msg.frameBytes(0);
+            this.promise = promise;
+        }
+
+        void cancelTimer() {
+            if (timer != null) {
+                timer.cancel(false);
+            }
+        }
+    }
+
+    /**
+     * Input lines as bytes: a line ends at a newline (\n), or at \r\n, whose \r is dropped; the
+     * last line needs no newline. Nothing else is interpreted.
+     */
+    static final class InputLines {
+        private final InputStream in;
+        private final byte[] buf = new byte[8192];
+        private int pos;
+        private int end;
+        byte[] line = new byte[256];
+        int length;
+
+        InputLines(InputStream in) {
+            this.in = in;
+        }
+
+        /** Reads the next line into {@code line[0, length)}; false at the end of the input. */
+        boolean next() throws IOException {
+            length = 0;
+            boolean any = false;
+            while (true) {
+                if (pos == end) {
+                    int n = in.read(buf);
+                    if (n < 0) {
+                        return any;
+                    }
+                    pos = 0;
+                    end = n;
+                    continue;
+                }
+                any = true;
+                int i = pos;
+                while (i < end && buf[i] != '\n') {
+                    i++;
+                }
+                append(pos, i);
+                if (i < end) {
+                    pos = i + 1;
+                    if (length > 0 && line[length - 1] == '\r') {
+                        length--;
+                    }
+                    return true;
+                }
+                pos = end;
+            }
+        }
+
+        private void append(int from, int to) {
+            int n = to - from;
+            if (length + n > line.length) {
+                line = Arrays.copyOf(line, Math.max(line.length * 2, length + n));
+            }
+            System.arraycopy(buf, from, line, length, n);
+            length += n;
         }
     }
 
@@ -484,7 +706,8 @@ public final class CatCommand implements Callable<Integer> {
             try {
                 Object l;
                 while ((l = queue.take()) != end) {
-                    out.println((String) l);
+                    out.print((String) l);
+                    out.print('\n');
                     if (queue.isEmpty()) {
                         out.flush();
                         if (out.checkError()) {

@@ -128,8 +128,8 @@ class CatCommandTest {
     }
 
     @Test
-    void routerPrintsGeneratedIdsAsHexAndALineSendsBackThroughThem() throws Exception {
-        CatRun router = cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0");
+    void routerPrintsGeneratedIdsAsHexAndWith0xALineSendsBackThroughThem() throws Exception {
+        CatRun router = cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0", "--0x");
         BlockingSocket anonymous = socket(SocketType.DEALER, null).connect(router.bound());
         anonymous.send("hi");
         String line = router.line();
@@ -216,13 +216,13 @@ class CatCommandTest {
     void hexReadsAndWritesEveryFrameAsHex() {
         BlockingSocket router = socket(SocketType.ROUTER, null);
         String ep = router.bind("tcp://127.0.0.1:0");
-        CatRun dealer = cat("-t", "DEALER", "-c", ep, "--hex", "--identity", "6431", "-n", "1")
+        CatRun dealer = cat("-t", "DEALER", "-c", ep, "--hex", "--identity-hex", "6431", "-n", "1")
                 .input("00ff\t\t6869\n");
         ZmtpMessage m = router.receive(T);
         assertTrue(m != null);
         try {
             assertEquals(4, m.size());
-            assertEquals("d1", m.frameString(0), "--identity is hex too");
+            assertEquals("d1", m.frameString(0), "--identity-hex is hex");
             assertArrayEquals(new byte[] {0, (byte) 0xff}, m.frameBytes(1));
             assertEquals(0, m.frame(2).readableBytes());
             assertEquals("hi", m.frameString(3));
@@ -240,9 +240,124 @@ class CatCommandTest {
         String ep = pair.bind("tcp://127.0.0.1:0");
         CatRun cat = cat("-t", "PAIR", "-c", ep, "-d", "|", "-n", "1").input("a|b||c\n");
         assertEquals(List.of("a", "b", "", "c"), pair.receiveStrings(T));
-        pair.send("x", "tab\there", "");
-        assertEquals("x|0x7461620968657265|", cat.line(), "a frame with a control character is hex");
+        pair.send("x", "tab\there", "a|b", "");
+        assertEquals("x|tab\there|0x617c62|", cat.line(), "under -d '|' a tab is text and a '|' is hex");
         assertEquals(0, cat.exitCode());
+    }
+
+    /** What is typed is sent: nothing that looks like hex or an escape is reinterpreted. */
+    @Test
+    void textModeSendsEveryLineAsTyped() {
+        BlockingSocket pair = socket(SocketType.PAIR, null);
+        String ep = pair.bind("tcp://127.0.0.1:0");
+        CatRun cat = cat("-t", "PAIR", "-c", ep).input("0x41\t0xff00\t\\x41\r\n");
+        assertEquals(List.of("0x41", "0xff00", "\\x41"), pair.receiveStrings(T), "the \\r of \\r\\n ends the line");
+        byte[] binary = {(byte) 0xff, 0, (byte) 0xc3, '\r', 'x', '\t', (byte) 0x80, '\n'};
+        cat.input(binary).endInput();
+        ZmtpMessage m = pair.receive(T);
+        assertTrue(m != null, "the binary line arrived");
+        try {
+            assertEquals(2, m.size());
+            assertArrayEquals(new byte[] {(byte) 0xff, 0, (byte) 0xc3, '\r', 'x'}, m.frameBytes(0), "bytes as read");
+            assertArrayEquals(new byte[] {(byte) 0x80}, m.frameBytes(1));
+        } finally {
+            m.release();
+        }
+        assertEquals(0, cat.exitCode());
+        assertTrue(cat.err.drain().stream().anyMatch(l -> l.startsWith("note: input frames are sent as typed")),
+                "a typed 0x frame gets a hint about --0x");
+    }
+
+    /** A received line printed with --0x, pasted back, sends exactly the frames received. */
+    @Test
+    void aPrintedLineSentBackWith0xIsTheMessageReceived() {
+        BlockingSocket pair = socket(SocketType.PAIR, null);
+        String ep = pair.bind("tcp://127.0.0.1:0");
+        CatRun cat = cat("-t", "PAIR", "-c", ep, "--0x");
+        byte[][] frames = {"0x41".getBytes(), {0, 1, (byte) 0xff}, "tab\tnew\nline".getBytes(), {}, "é".getBytes()};
+        pair.send(ZmtpMessage.of(frames));
+        String line = cat.line();
+        assertEquals("0x30783431\t0x0001ff\t0x746162096e65770a6c696e65\t\té", line);
+        cat.input(line + "\n").endInput();
+        ZmtpMessage back = pair.receive(T);
+        assertTrue(back != null, "the line came back");
+        try {
+            assertEquals(frames.length, back.size());
+            for (int i = 0; i < frames.length; i++) {
+                assertArrayEquals(frames[i], back.frameBytes(i), "frame " + i);
+            }
+        } finally {
+            back.release();
+        }
+        assertEquals(0, cat.exitCode());
+    }
+
+    @Test
+    void identityIsTextWhateverTheModeAndIdentityHexIsHex() {
+        BlockingSocket router = socket(SocketType.ROUTER, null);
+        String ep = router.bind("tcp://127.0.0.1:0");
+        List<String[]> runs = List.of(
+                new String[] {"--hex", "--identity", "6431"},
+                new String[] {"--0x", "--identity", "0x41"},
+                new String[] {"--identity", "0x41"},
+                new String[] {"--identity-hex", "C3A9"});
+        List<String> expected = List.of("6431", "0x41", "0x41", "é");
+        for (int i = 0; i < runs.size(); i++) {
+            List<String> args = new ArrayList<>(List.of("-t", "DEALER", "-c", ep));
+            args.addAll(List.of(runs.get(i)));
+            CatRun dealer = cat(args.toArray(new String[0]));
+            dealer.input(runs.get(i)[0].equals("--hex") ? "6869\n" : "hi\n").endInput();
+            assertEquals(List.of(expected.get(i), "hi"), strings(router.receive(T)), String.join(" ", runs.get(i)));
+            assertEquals(0, dealer.exitCode());
+        }
+    }
+
+    /** A ROUTER line for a peer that has not connected yet waits for it, as other sends wait for a peer. */
+    @Test
+    void routerLineWaitsForItsPeerToConnect() {
+        CatRun router = cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0");
+        String ep = router.bound();
+        router.input("late\tfirst\nlate\tsecond\t\n").endInput();
+        BlockingSocket other = socket(SocketType.DEALER, "other").connect(ep);
+        other.send("here early");
+        assertEquals("other\there early", router.line(), "the router runs while the lines wait");
+        assertFalse(router.exited(), "the lines wait for their peer");
+        BlockingSocket late = socket(SocketType.DEALER, "late").connect(ep);
+        assertEquals(List.of("first"), late.receiveStrings(T));
+        assertEquals(List.of("second", ""), late.receiveStrings(T));
+        assertEquals(0, router.exitCode(), "the input ended and every line was sent");
+        assertTrue(router.err.drain().stream().noneMatch(l -> l.startsWith("not sent")));
+    }
+
+    /** With --send-timeout a line whose peer does not come is reported and the lines after it go on. */
+    @Test
+    void routerWaitForAPeerEndsAtTheSendTimeout() {
+        CatRun router = cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0", "--send-timeout", "300");
+        String ep = router.bound();
+        BlockingSocket there = socket(SocketType.DEALER, "there").connect(ep);
+        there.send("hi");
+        assertEquals("there\thi", router.line());
+        router.input("nobody\tlost\nthere\tafter\n").endInput();
+        assertEquals(List.of("after"), there.receiveStrings(T), "the next line went once the first gave up");
+        String report;
+        do {
+            report = router.err.next();
+        } while (!report.startsWith("not sent"));
+        assertEquals("not sent: no peer with routing id nobody connected within 300 ms", report);
+        assertEquals(0, router.exitCode());
+    }
+
+    @Test
+    void aRouterLineWithoutFramesAfterTheIdIsRefused() {
+        CatRun router = cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0");
+        router.bound();
+        router.input("only-an-id\n").endInput();
+        String report;
+        do {
+            report = router.err.next();
+        } while (!report.startsWith("input line"));
+        assertTrue(report.startsWith("input line 1 not sent: a ROUTER line is the routing id"), report);
+        assertEquals(0, router.exitCode());
     }
 
     /** Input read before any peer exists waits for one, and the run ends once it is all sent. */
@@ -303,6 +418,14 @@ class CatCommandTest {
         "-c tcp://127.0.0.1:5555",
         "-t NOPE -c tcp://127.0.0.1:5555",
         "-t DEALER -c tcp://127.0.0.1:5555 --hex -d a",
+        "-t DEALER -c tcp://127.0.0.1:5555 -d x",
+        "-t DEALER -c tcp://127.0.0.1:5555 --hex --0x",
+        "-t DEALER -c tcp://127.0.0.1:5555 --identity a --identity-hex 61",
+        "-t DEALER -c tcp://127.0.0.1:5555 --identity-hex 6",
+        "-t DEALER -c tcp://127.0.0.1:5555 --identity-hex 00",
+        "-t DEALER -c tcp://127.0.0.1:5555 --send-timeout -1",
+        "-t SUB -c tcp://127.0.0.1:5555 --hex --subscribe zz",
+        "-t SUB -c tcp://127.0.0.1:5555 --0x --subscribe 0xz",
         "-t DEALER -c tcp://127.0.0.1:5555 -n -1",
         "-t DEALER -c nope://x",
     })

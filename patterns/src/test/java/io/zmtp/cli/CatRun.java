@@ -27,9 +27,12 @@ final class CatRun implements AutoCloseable {
 
     private CatRun(String... args) {
         CommandLine cl = ZmtpCli.commandLine();
-        cl.setOut(new PrintWriter(out, true));
+        PrintWriter stdout = new PrintWriter(out, true);
+        cl.setOut(stdout);
         cl.setErr(new PrintWriter(err, true));
-        ((CatCommand) cl.getSubcommands().get("cat").getCommand()).input(stdin);
+        CatCommand cat = (CatCommand) cl.getSubcommands().get("cat").getCommand();
+        cat.input(stdin);
+        cat.output(stdout);
         String[] all = new String[args.length + 1];
         all[0] = "cat";
         System.arraycopy(args, 0, all, 1, args.length);
@@ -52,6 +55,12 @@ final class CatRun implements AutoCloseable {
     /** Writes to the run's stdin. */
     CatRun input(String text) {
         stdin.write(text);
+        return this;
+    }
+
+    /** Writes bytes to the run's stdin. */
+    CatRun input(byte[] bytes) {
+        stdin.write(bytes);
         return this;
     }
 
@@ -108,7 +117,11 @@ final class CatRun implements AutoCloseable {
         private boolean ended;
 
         void write(String s) {
-            chunks.add(s.getBytes(StandardCharsets.UTF_8));
+            write(s.getBytes(StandardCharsets.UTF_8));
+        }
+
+        void write(byte[] bytes) {
+            chunks.add(bytes.clone());
         }
 
         @Override
