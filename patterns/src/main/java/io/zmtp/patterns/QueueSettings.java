@@ -1,6 +1,5 @@
 package io.zmtp.patterns;
 
-import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;
@@ -11,23 +10,20 @@ import java.util.Objects;
  * tcp://*:5555; workers on the backend, tcp://*:5556), their options, linger and clock. Each
  * queue's {@code Settings} extends this with what is its own (a heartbeat, say).
  */
-public abstract class QueueSettings {
+public abstract class QueueSettings extends ComponentSettings {
     final String frontend;
     final String backend;
     final SocketOptions frontendOptions;
     final SocketOptions backendOptions;
     final Duration linger;
-    final boolean traceMessages;
-    final PatternClock clock;
 
     protected QueueSettings(Builder<?, ?> b) {
+        super(b);
         frontend = b.frontend;
         backend = b.backend;
         linger = b.linger;
         frontendOptions = b.frontendOptions.toBuilder().linger(b.linger).build();
         backendOptions = b.backendOptions.toBuilder().linger(b.linger).build();
-        traceMessages = b.traceMessages;
-        clock = b.clock;
     }
 
     public String frontend() {
@@ -42,35 +38,23 @@ public abstract class QueueSettings {
         return linger;
     }
 
-    public boolean traceMessages() {
-        return traceMessages;
-    }
-
-    public PatternClock clock() {
-        return clock;
-    }
-
     /**
      * The builder every queue's settings builder extends.
      *
      * @param <B> the concrete builder
      * @param <S> the settings it builds
      */
-    public abstract static class Builder<B extends Builder<B, S>, S extends QueueSettings> {
+    public abstract static class Builder<B extends Builder<B, S>, S extends QueueSettings>
+            extends ComponentSettings.Builder<B, S> {
         private String frontend = "tcp://*:5555";
         private String backend = "tcp://*:5556";
         private SocketOptions frontendOptions = SocketOptions.builder().routerHandover(true).build();
         private SocketOptions backendOptions = SocketOptions.builder().routerHandover(true).build();
         private Duration linger = Duration.ofSeconds(1);
-        private boolean traceMessages;
-        private PatternClock clock = PatternClock.system();
 
         protected Builder() {
         }
 
-        protected abstract B self();
-
-        public abstract S build();
 
         /** Where clients connect. */
         public B frontend(String endpoint) {
@@ -112,19 +96,6 @@ public abstract class QueueSettings {
             return self();
         }
 
-        /**
-         * Also report an event for every message passed on (off by default: each costs a
-         * description of the message). The commands turn it on with --verbose.
-         */
-        public B traceMessages(boolean on) {
-            this.traceMessages = on;
-            return self();
-        }
 
-        /** Where heartbeats and expiry read the time ({@link PatternClock#system()} by default). */
-        public B clock(PatternClock clock) {
-            this.clock = Objects.requireNonNull(clock);
-            return self();
-        }
     }
 }

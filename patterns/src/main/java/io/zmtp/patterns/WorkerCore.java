@@ -38,6 +38,30 @@ public final class WorkerCore {
         /** Simulated: the overload is over. */
         default void overloadEnded() {
         }
+
+        /**
+         * The outlet of a worker with one socket for its life (REP, REQ): a reply goes out on
+         * {@code socket}; after a failure, {@code afterFailure} (if any) goes out instead; a
+         * crash runs {@code crash}.
+         */
+        static Outlet on(io.zmtp.socket.ZmtpSocket socket, Supplier<ZmtpMessage> afterFailure, Runnable crash) {
+            return new Outlet() {
+                @Override
+                public void reply(long request, int connection, ZmtpMessage reply) {
+                    socket.send(reply);
+                }
+
+                @Override
+                public void failed(long request, int connection) {
+                    socket.send(afterFailure.get());
+                }
+
+                @Override
+                public void crash(long request) {
+                    crash.run();
+                }
+            };
+        }
     }
 
     private final LoopClock clock;

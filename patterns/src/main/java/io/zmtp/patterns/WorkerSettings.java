@@ -1,6 +1,5 @@
 package io.zmtp.patterns;
 
-import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;
@@ -12,7 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * user code, how slow and how faulty it pretends to be, its socket options, its clock. Each
  * worker's {@code Settings} extends this with what is its own (a heartbeat, say).
  */
-public abstract class WorkerSettings {
+public abstract class WorkerSettings extends ComponentSettings {
     final String endpoint;
     final RequestHandler handler;
     final String identity;
@@ -20,10 +19,9 @@ public abstract class WorkerSettings {
     final FailureSimulation simulation;
     final SocketOptions socketOptions;
     final int maxQueuedRequests;
-    final boolean traceMessages;
-    final PatternClock clock;
 
     protected WorkerSettings(Builder<?, ?> b) {
+        super(b);
         endpoint = b.endpoint;
         handler = b.handler;
         identity = b.identity;
@@ -31,8 +29,6 @@ public abstract class WorkerSettings {
         simulation = b.simulation;
         socketOptions = b.socketOptions;
         maxQueuedRequests = b.maxQueuedRequests;
-        traceMessages = b.traceMessages;
-        clock = b.clock;
     }
 
     /** The guide's worker identity: two random 16-bit numbers in hex, "1A2B-3C4D". */
@@ -70,21 +66,14 @@ public abstract class WorkerSettings {
         return maxQueuedRequests;
     }
 
-    public boolean traceMessages() {
-        return traceMessages;
-    }
-
-    public PatternClock clock() {
-        return clock;
-    }
-
     /**
      * The builder every worker's settings builder extends.
      *
      * @param <B> the concrete builder
      * @param <S> the settings it builds
      */
-    public abstract static class Builder<B extends Builder<B, S>, S extends WorkerSettings> {
+    public abstract static class Builder<B extends Builder<B, S>, S extends WorkerSettings>
+            extends ComponentSettings.Builder<B, S> {
         private String endpoint;
         private RequestHandler handler = RequestHandler.echo();
         private String identity;
@@ -92,16 +81,11 @@ public abstract class WorkerSettings {
         private FailureSimulation simulation = FailureSimulation.NONE;
         private SocketOptions socketOptions = SocketOptions.DEFAULTS;
         private int maxQueuedRequests = 100;
-        private boolean traceMessages;
-        private PatternClock clock = PatternClock.system();
 
         protected Builder(String defaultEndpoint) {
             this.endpoint = defaultEndpoint;
         }
 
-        protected abstract B self();
-
-        public abstract S build();
 
         /** Where the worker connects (a queue's backend), or where a server binds. */
         public B endpoint(String endpoint) {
@@ -151,19 +135,6 @@ public abstract class WorkerSettings {
             return self();
         }
 
-        /**
-         * Also report an event for every message passed on (off by default: each costs a
-         * description of the message). The commands turn it on with --verbose.
-         */
-        public B traceMessages(boolean on) {
-            this.traceMessages = on;
-            return self();
-        }
 
-        /** Where heartbeats, delays and timeouts read the time ({@link PatternClock#system()} by default). */
-        public B clock(PatternClock clock) {
-            this.clock = Objects.requireNonNull(clock);
-            return self();
-        }
     }
 }

@@ -40,23 +40,9 @@ public final class LazyPirateServer extends LoopComponent {
         this.settings = settings;
         this.events = new EventReporter<>(listener, log, "Lazy Pirate server");
         this.socket = context.socket(SocketType.REP, settings.socketOptions(), eventLoop());
-        this.core = new WorkerCore(clock(), settings, new WorkerCore.Outlet() {
-            @Override
-            public void reply(long request, int connection, ZmtpMessage reply) {
-                socket.send(reply);
-            }
-
-            @Override
-            public void failed(long request, int connection) {
-                // a REP socket must answer before it reads again: an empty reply
-                socket.send(ZmtpMessage.ofStrings(""));
-            }
-
-            @Override
-            public void crash(long request) {
-                closeAsync();
-            }
-        }, events, () -> null);
+        // A REP socket must answer before it reads again: after a failure, an empty reply.
+        this.core = new WorkerCore(clock(), settings, WorkerCore.Outlet.on(socket, () -> ZmtpMessage.ofStrings(""),
+                this::closeAsync), events, () -> null);
     }
 
     @Override

@@ -46,22 +46,9 @@ public final class SimplePirateWorker extends LoopComponent {
         this.identity = settings.identity() != null ? settings.identity() : WorkerSettings.randomIdentity();
         this.socket = context.socket(SocketType.REQ, settings.socketOptions().toBuilder().identity(identity).build(),
                 eventLoop());
-        this.core = new WorkerCore(clock(), settings, new WorkerCore.Outlet() {
-            @Override
-            public void reply(long request, int connection, ZmtpMessage reply) {
-                socket.send(reply);
-            }
-
-            @Override
-            public void failed(long request, int connection) {
-                socket.send(ready());
-            }
-
-            @Override
-            public void crash(long request) {
-                closeAsync();
-            }
-        }, events, () -> identity);
+        // After a failure the worker says READY again: the queue gives it work, the client retries.
+        this.core = new WorkerCore(clock(), settings, WorkerCore.Outlet.on(socket, SimplePirateWorker::ready,
+                this::closeAsync), events, () -> identity);
     }
 
     /** This worker's identity, as the queue knows it. */
