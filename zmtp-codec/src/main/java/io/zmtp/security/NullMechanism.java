@@ -47,7 +47,7 @@ public final class NullMechanism implements Mechanism {
                 if (!command.is(ZmtpWire.READY)) {
                     throw new ZmtpProtocolException("NULL handshake: expected READY, got " + command.name());
                 }
-                session.complete(ZmtpMetadata.decode(command.data()), null, null);
+                session.complete(session.decodePeerMetadata(command.data()), null, null);
             }
         };
     }
