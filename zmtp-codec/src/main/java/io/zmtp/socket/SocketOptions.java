@@ -26,7 +26,7 @@ import java.util.Objects;
  *       (libzmq: 100 ms, no doubling)</td></tr>
  *   <tr><td>send timeout</td><td>none: a send at the high-water mark waits (ZMQ_SNDTIMEO -1)</td></tr>
  *   <tr><td>handshake timeout</td><td>30 s (ZMQ_HANDSHAKE_IVL)</td></tr>
- *   <tr><td>maximum message size</td><td>64 MiB, each frame counting 64 bytes more (libzmq: unlimited)</td></tr>
+ *   <tr><td>maximum message size</td><td>64 MiB, each frame after the first counting 64 bytes more (libzmq: unlimited)</td></tr>
  *   <tr><td>frames per message</td><td>65,536</td></tr>
  *   <tr><td>handshake metadata</td><td>64 KiB, 128 properties</td></tr>
  *   <tr><td>inbound budget</td><td>256 MiB or twice the maximum message size, whichever is more,
@@ -291,7 +291,7 @@ public final class SocketOptions {
 
         /**
          * The largest message accepted (ZMQ_MAXMSGSIZE): its bytes plus
-         * {@link ZmtpOptions#FRAME_COST} per frame; negative means the largest that can be set,
+         * {@link ZmtpOptions#FRAME_COST} per frame after the first; negative means the largest that can be set,
          * {@link ZmtpOptions#MAX_MESSAGE_SIZE_LIMIT}.
          */
         public Builder maxMessageSize(long bytes) {

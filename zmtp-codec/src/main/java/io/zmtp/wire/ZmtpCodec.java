@@ -128,7 +128,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         this.ctx = ctx;
         this.writer = new FrameWriter(ctx);
         if (ctx.channel().isActive()) {
-            start();
+            // Not from here: while a ChannelInitializer is still adding handlers, a failed first
+            // write (the peer already gone) would reach that initializer, which logs it as a
+            // WARN on the event loop. channelActive, or this task, starts once it is done.
+            ctx.executor().execute(this::start);
         }
     }
 
@@ -139,7 +142,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
 
     private void start() {
-        if (handshakeTimer != null || state != State.SIGNATURE) {
+        if (handshakeTimer != null || state != State.SIGNATURE || !ctx.channel().isActive()) {
             return;
         }
         long ms = options.handshakeTimeout().toMillis();
@@ -449,12 +452,13 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             }
             checkBudget(size);
         } else {
-            if (size > options.maxMessageSize() - partialBytes - ZmtpOptions.FRAME_COST) {
-                throw new ZmtpProtocolException("message of at least " + (partialBytes + size + ZmtpOptions.FRAME_COST)
-                        + " bytes (counting " + ZmtpOptions.FRAME_COST + " per frame) exceeds maxMessageSize "
-                        + options.maxMessageSize());
+            long cost = partial == null ? 0 : ZmtpOptions.FRAME_COST;
+            if (size > options.maxMessageSize() - partialBytes - cost) {
+                throw new ZmtpProtocolException("message of at least " + (partialBytes + size + cost)
+                        + " bytes (counting " + ZmtpOptions.FRAME_COST + " per frame after the first) exceeds"
+                        + " maxMessageSize " + options.maxMessageSize());
             }
-            checkBudget(partialBytes + size + ZmtpOptions.FRAME_COST);
+            checkBudget(partialBytes + size + cost);
         }
     }
 
@@ -475,11 +479,12 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             throw new ZmtpProtocolException("message of more than " + options.maxFramesPerMessage()
                     + " frames (maxFramesPerMessage)");
         }
-        partialBytes += body.readableBytes() + ZmtpOptions.FRAME_COST;
+        partialBytes += body.readableBytes() + (partial.size() == 0 ? 0 : ZmtpOptions.FRAME_COST);
         partial.add(body);
         if (partialBytes > options.maxMessageSize()) {
             throw new ZmtpProtocolException("message of " + partialBytes + " bytes (counting "
-                    + ZmtpOptions.FRAME_COST + " per frame) exceeds maxMessageSize " + options.maxMessageSize());
+                    + ZmtpOptions.FRAME_COST + " per frame after the first) exceeds maxMessageSize "
+                    + options.maxMessageSize());
         }
         if (!more) {
             ZmtpMessage m = partial;

@@ -10,7 +10,7 @@ import java.util.Objects;
  * Settings of one ZMTP connection: who we are (socket type, identity, properties), how we secure
  * it, and the limits that protect us from a peer. Immutable; build with {@link #builder}.
  *
- * <p>Defaults: {@value #DEFAULT_MAX_MESSAGE_SIZE} bytes per message (each frame also counts
+ * <p>Defaults: {@value #DEFAULT_MAX_MESSAGE_SIZE} bytes per message (each frame after the first also counts
  * {@value #FRAME_COST} bytes), {@value #DEFAULT_MAX_FRAMES_PER_MESSAGE} frames per message, a 30 s
  * handshake timeout (as libzmq's ZMQ_HANDSHAKE_IVL), {@value #DEFAULT_MAX_METADATA_SIZE} bytes and
  * {@value #DEFAULT_MAX_METADATA_PROPERTIES} properties of handshake metadata, no inbound budget
@@ -28,9 +28,11 @@ public final class ZmtpOptions {
      */
     public static final long MAX_MESSAGE_SIZE_LIMIT = Integer.MAX_VALUE - 64L * 1024 * 1024;
     /**
-     * What each received frame costs against the maximum message size, in addition to its bytes:
-     * about what holding one frame costs in memory (the slice object and its slot in the
-     * message's frame list). Without it a message of millions of empty frames would cost nothing.
+     * What each received frame after a message's first costs against the maximum message size, in
+     * addition to its bytes: about what holding one frame costs in memory (the slice object and
+     * its slot in the message's frame list). Without it a message of millions of empty frames
+     * would cost nothing; the first frame is free so that a one-frame message of exactly the
+     * maximum size is accepted.
      */
     public static final int FRAME_COST = 64;
     /** 65,536: a message with more frames closes the connection. */
@@ -125,7 +127,7 @@ public final class ZmtpOptions {
         return mechanism;
     }
 
-    /** The largest message accepted, in bytes plus {@link #FRAME_COST} per frame. */
+    /** The largest message accepted, in bytes plus {@link #FRAME_COST} per frame after the first. */
     public long maxMessageSize() {
         return maxMessageSize;
     }
@@ -239,7 +241,7 @@ public final class ZmtpOptions {
         }
 
         /**
-         * The largest message accepted: its bytes plus {@link #FRAME_COST} per frame. A negative
+         * The largest message accepted: its bytes plus {@link #FRAME_COST} per frame after the first. A negative
          * value (libzmq's -1, unlimited) and anything above {@link #MAX_MESSAGE_SIZE_LIMIT} mean
          * {@link #MAX_MESSAGE_SIZE_LIMIT}.
          */

@@ -27,7 +27,7 @@ class FrameLimitsTest {
 
     @Test
     void emptyFramesCountAgainstTheMessageSize() {
-        // 64 KiB allows 1,024 frames of cost 64; the 1,025th closes, whatever their size.
+        // 64 KiB allows 1,025 empty frames (the first is free, each later one costs 64); more close.
         ZmtpOptions options = ZmtpOptions.builder(SocketType.DEALER).maxMessageSize(64 * 1024).build();
         try (CodecHarness h = new CodecHarness(options)) {
             h.feed(handshake());
@@ -40,6 +40,18 @@ class FrameLimitsTest {
             assertTrue(f.reason().contains("exceeds maxMessageSize") && f.reason().contains("per frame"), f.reason());
             assertFalse(h.channel.isOpen());
             assertTrue(h.received.isEmpty());
+        }
+    }
+
+    @Test
+    void aOneFrameMessageOfExactlyTheMaximumSizeIsAccepted() {
+        ZmtpOptions options = ZmtpOptions.builder(SocketType.DEALER).maxMessageSize(1000).build();
+        try (CodecHarness h = new CodecHarness(options)) {
+            h.feed(handshake());
+            h.feed(PeerBytes.create().frame(false, new byte[1000]).toArray());
+            assertEquals(1, h.received.size());
+            h.feed(PeerBytes.create().frame(true, new byte[500]).frame(false, new byte[500]).toArray());
+            assertTrue(h.failure().reason().contains("exceeds maxMessageSize"), "two frames of 500 cost 1,064");
         }
     }
 
