@@ -82,7 +82,7 @@ final class CurveClientHandshake implements MechanismHandshake {
                 onReady(command.data());
                 break;
             default:
-                throw new ZmtpProtocolException("CURVE client: unexpected " + command.name());
+                throw new ZmtpProtocolException("CURVE client: unexpected " + io.zmtp.wire.FrameText.escape(command.name()));
         }
     }
 

@@ -68,13 +68,13 @@ final class CurveServerHandshake implements MechanismHandshake {
                 onInitiate(command.data());
                 break;
             default:
-                throw new ZmtpProtocolException("CURVE server: unexpected " + command.name());
+                throw new ZmtpProtocolException("CURVE server: unexpected " + io.zmtp.wire.FrameText.escape(command.name()));
         }
     }
 
     private static void expect(ZmtpCommand command, String name) throws ZmtpProtocolException {
         if (!command.is(name)) {
-            throw new ZmtpProtocolException("CURVE server: expected " + name + ", got " + command.name());
+            throw new ZmtpProtocolException("CURVE server: expected " + name + ", got " + io.zmtp.wire.FrameText.escape(command.name()));
         }
     }
 

@@ -109,7 +109,7 @@ public final class PlainMechanism implements Mechanism {
 
     /** The message for a client that receives a command other than the one it waits for. */
     static String unexpected(String mechanism, String expected, String got) {
-        return mechanism + " client: expected " + expected + ", got " + got
+        return mechanism + " client: expected " + expected + ", got " + io.zmtp.wire.FrameText.escape(got)
                 + ("HELLO".equals(got) ? " (the peer is a " + mechanism + " client too)" : "");
     }
 
@@ -182,7 +182,7 @@ public final class PlainMechanism implements Mechanism {
         @Override
         public void onCommand(ZmtpCommand command) throws ZmtpProtocolException {
             if (!command.is(expected)) {
-                throw new ZmtpProtocolException("PLAIN server: expected " + expected + ", got " + command.name());
+                throw new ZmtpProtocolException("PLAIN server: expected " + expected + ", got " + io.zmtp.wire.FrameText.escape(command.name()));
             }
             if (expected.equals(HELLO)) {
                 onHello(command.data());
