@@ -239,12 +239,12 @@ final class CurveServerHandshake implements MechanismHandshake {
         try {
             result = mechanism.authenticator().authenticate(request);
         } catch (RuntimeException e) {
-            session.fail("CURVE authenticator failed for " + request + ": " + FrameText.escape(e.toString()), "500", false);
+            session.fail("CURVE authenticator failed for " + request + ": " + FrameText.escape(e.toString(), 256), "500", false);
             return;
         }
         if (result == null || !result.isAllowed()) {
             session.fail("CURVE client refused: " + request + ": "
-                    + (result == null ? "authenticator returned null" : FrameText.escape(result.reason())),
+                    + (result == null ? "authenticator returned null" : FrameText.escape(result.reason(), 256)),
                     result == null ? "500" : result.statusCode(), true);
             return;
         }

@@ -213,7 +213,7 @@ public final class PlainMechanism implements Mechanism {
             try {
                 result = authenticator.authenticate(request);
             } catch (RuntimeException e) {
-                session.fail("PLAIN authenticator failed for " + request + ": " + FrameText.escape(e.toString()), "500", false);
+                session.fail("PLAIN authenticator failed for " + request + ": " + FrameText.escape(e.toString(), 256), "500", false);
                 return;
             } finally {
                 request.wipe();
@@ -221,7 +221,7 @@ public final class PlainMechanism implements Mechanism {
             if (result == null || !result.isAllowed()) {
                 String code = result == null ? "500" : result.statusCode();
                 session.fail("PLAIN client refused: " + request + ": "
-                        + (result == null ? "authenticator returned null" : FrameText.escape(result.reason())), code, true);
+                        + (result == null ? "authenticator returned null" : FrameText.escape(result.reason(), 256)), code, true);
                 return;
             }
             userId = result.userId();
