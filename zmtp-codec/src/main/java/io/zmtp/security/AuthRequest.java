@@ -84,7 +84,7 @@ public final class AuthRequest {
     @Override
     public String toString() {
         return "AuthRequest{" + mechanism + " from " + remoteAddress
-                + (username != null ? ", user '" + username + "'" : "")
+                + (username != null ? ", user '" + io.zmtp.wire.FrameText.escape(username) + "'" : "")
                 + (clientPublicKey != null ? ", key " + clientPublicKeyZ85() : "") + "}";
     }
 }

@@ -82,7 +82,7 @@ final class CurveClientHandshake implements MechanismHandshake {
                 onReady(command.data());
                 break;
             default:
-                throw new ZmtpProtocolException("CURVE client: unexpected " + command.name());
+                throw new ZmtpProtocolException("CURVE client: unexpected " + io.zmtp.wire.FrameText.escape(command.name()));
         }
     }
 
@@ -164,7 +164,7 @@ final class CurveClientHandshake implements MechanismHandshake {
             if (!box.open(sessionKey, nonce(READY_NONCE, n), data, ri + 8, len - 8, meta)) {
                 throw new ZmtpProtocolException("CURVE client: the READY box does not open");
             }
-            ZmtpMetadata peer = ZmtpMetadata.decode(meta);
+            ZmtpMetadata peer = session.decodePeerMetadata(meta);
             state = State.DONE;
             CurveFrameCipher cipher = new CurveFrameCipher(session.alloc(), box, sessionKey, true, nextNonce, n);
             box = null; // the cipher owns it now

@@ -1,6 +1,7 @@
 package io.zmtp.security;
 
 import io.netty.buffer.ByteBuf;
+import io.zmtp.wire.FrameText;
 import io.zmtp.wire.ZmtpCommand;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpProtocolException;
@@ -67,13 +68,13 @@ final class CurveServerHandshake implements MechanismHandshake {
                 onInitiate(command.data());
                 break;
             default:
-                throw new ZmtpProtocolException("CURVE server: unexpected " + command.name());
+                throw new ZmtpProtocolException("CURVE server: unexpected " + io.zmtp.wire.FrameText.escape(command.name()));
         }
     }
 
     private static void expect(ZmtpCommand command, String name) throws ZmtpProtocolException {
         if (!command.is(name)) {
-            throw new ZmtpProtocolException("CURVE server: expected " + name + ", got " + command.name());
+            throw new ZmtpProtocolException("CURVE server: expected " + name + ", got " + io.zmtp.wire.FrameText.escape(command.name()));
         }
     }
 
@@ -205,11 +206,11 @@ final class CurveServerHandshake implements MechanismHandshake {
             if (!CryptoBox.equal(vouch, 32, mechanism.keys().publicKeyBytes(), 0, 32)) {
                 throw new ZmtpProtocolException("CURVE server: the vouch is for another server");
             }
-            ZmtpMetadata peer = ZmtpMetadata.decode(io.netty.buffer.Unpooled.wrappedBuffer(
-                    initiatePlain, 128, initiatePlain.length - 128));
             state = State.DONE;
             cookieNonce = null;
-            authenticate(clientKey, peer, sessionKey, n);
+            // The metadata is decoded only once the authenticator has let the client in, so an
+            // unauthenticated client cannot make us parse it.
+            authenticate(clientKey, initiatePlain, sessionKey, n);
         } finally {
             Arrays.fill(cookiePlain, (byte) 0);
             Arrays.fill(transientSecret, (byte) 0);
@@ -231,21 +232,25 @@ final class CurveServerHandshake implements MechanismHandshake {
         return false;
     }
 
-    private void authenticate(byte[] clientKey, ZmtpMetadata peer, byte[] sessionKey, long peerNonce) {
+    private void authenticate(byte[] clientKey, byte[] initiatePlain, byte[] sessionKey, long peerNonce)
+            throws ZmtpProtocolException {
         AuthRequest request = AuthRequest.curve(session.remoteAddress(), clientKey);
         AuthResult result;
         try {
             result = mechanism.authenticator().authenticate(request);
         } catch (RuntimeException e) {
-            session.fail("CURVE authenticator failed for " + request + ": " + e, "500", false);
+            session.fail("CURVE authenticator failed for " + request + ": " + FrameText.escape(e.toString(), 256), "500", false);
             return;
         }
         if (result == null || !result.isAllowed()) {
             session.fail("CURVE client refused: " + request + ": "
-                    + (result == null ? "authenticator returned null" : result.reason()),
+                    + (result == null ? "authenticator returned null" : FrameText.escape(result.reason(), 256)),
                     result == null ? "500" : result.statusCode(), true);
             return;
         }
+        // Checked before READY goes out: a peer we cannot talk to gets ERROR, not READY.
+        ZmtpMetadata peer = session.decodePeerMetadata(
+                io.netty.buffer.Unpooled.wrappedBuffer(initiatePlain, 128, initiatePlain.length - 128));
         // READY = short nonce + Box[metadata](S' -> C'); our short nonces start at 1.
         long n = 1;
         ZmtpMetadata local = session.localMetadata();

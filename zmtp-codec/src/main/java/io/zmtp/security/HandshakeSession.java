@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
 import io.zmtp.wire.ZmtpMetadata;
+import io.zmtp.wire.ZmtpProtocolException;
 import io.zmtp.wire.ZmtpVersion;
 
 import java.net.SocketAddress;
@@ -27,6 +28,19 @@ public interface HandshakeSession {
 
     /** The properties to announce to the peer (Socket-Type, Identity, Resource, X-...). */
     ZmtpMetadata localMetadata();
+
+    /**
+     * Decodes the peer's properties (from READY or INITIATE) within the connection's limits
+     * (count, in linear time) and checks that we can talk to that peer (its Socket-Type pairs
+     * with ours). A mechanism calls it before it answers with READY, so an incompatible or
+     * malformed peer gets ERROR and no READY.
+     *
+     * @throws ZmtpProtocolException malformed metadata, too many properties, or a peer we cannot
+     *         talk to (with an error reason for ZMTP ERROR)
+     */
+    default ZmtpMetadata decodePeerMetadata(ByteBuf data) throws ZmtpProtocolException {
+        return ZmtpMetadata.decode(data);
+    }
 
     /**
      * Sends a command frame and flushes it. The data's readable bytes are copied; the caller keeps

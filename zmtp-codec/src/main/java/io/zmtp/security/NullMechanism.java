@@ -45,9 +45,9 @@ public final class NullMechanism implements Mechanism {
             @Override
             public void onCommand(ZmtpCommand command) throws ZmtpProtocolException {
                 if (!command.is(ZmtpWire.READY)) {
-                    throw new ZmtpProtocolException("NULL handshake: expected READY, got " + command.name());
+                    throw new ZmtpProtocolException("NULL handshake: expected READY, got " + io.zmtp.wire.FrameText.escape(command.name()));
                 }
-                session.complete(ZmtpMetadata.decode(command.data()), null, null);
+                session.complete(session.decodePeerMetadata(command.data()), null, null);
             }
         };
     }

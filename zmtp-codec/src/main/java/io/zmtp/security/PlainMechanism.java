@@ -1,6 +1,7 @@
 package io.zmtp.security;
 
 import io.netty.buffer.ByteBuf;
+import io.zmtp.wire.FrameText;
 import io.zmtp.wire.ZmtpCommand;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpProtocolException;
@@ -108,7 +109,7 @@ public final class PlainMechanism implements Mechanism {
 
     /** The message for a client that receives a command other than the one it waits for. */
     static String unexpected(String mechanism, String expected, String got) {
-        return mechanism + " client: expected " + expected + ", got " + got
+        return mechanism + " client: expected " + expected + ", got " + io.zmtp.wire.FrameText.escape(got)
                 + ("HELLO".equals(got) ? " (the peer is a " + mechanism + " client too)" : "");
     }
 
@@ -159,7 +160,7 @@ public final class PlainMechanism implements Mechanism {
                 sendMetadata(session, INITIATE);
             } else {
                 expected = "";
-                session.complete(ZmtpMetadata.decode(command.data()), null, null);
+                session.complete(session.decodePeerMetadata(command.data()), null, null);
             }
         }
     }
@@ -181,12 +182,13 @@ public final class PlainMechanism implements Mechanism {
         @Override
         public void onCommand(ZmtpCommand command) throws ZmtpProtocolException {
             if (!command.is(expected)) {
-                throw new ZmtpProtocolException("PLAIN server: expected " + expected + ", got " + command.name());
+                throw new ZmtpProtocolException("PLAIN server: expected " + expected + ", got " + io.zmtp.wire.FrameText.escape(command.name()));
             }
             if (expected.equals(HELLO)) {
                 onHello(command.data());
             } else {
-                ZmtpMetadata peer = ZmtpMetadata.decode(command.data());
+                // Checked before READY goes out: a peer we cannot talk to gets ERROR, not READY.
+                ZmtpMetadata peer = session.decodePeerMetadata(command.data());
                 expected = "";
                 sendMetadata(session, ZmtpWire.READY);
                 session.complete(peer, userId, null);
@@ -211,7 +213,7 @@ public final class PlainMechanism implements Mechanism {
             try {
                 result = authenticator.authenticate(request);
             } catch (RuntimeException e) {
-                session.fail("PLAIN authenticator failed for " + request + ": " + e, "500", false);
+                session.fail("PLAIN authenticator failed for " + request + ": " + FrameText.escape(e.toString(), 256), "500", false);
                 return;
             } finally {
                 request.wipe();
@@ -219,7 +221,7 @@ public final class PlainMechanism implements Mechanism {
             if (result == null || !result.isAllowed()) {
                 String code = result == null ? "500" : result.statusCode();
                 session.fail("PLAIN client refused: " + request + ": "
-                        + (result == null ? "authenticator returned null" : result.reason()), code, true);
+                        + (result == null ? "authenticator returned null" : FrameText.escape(result.reason(), 256)), code, true);
                 return;
             }
             userId = result.userId();

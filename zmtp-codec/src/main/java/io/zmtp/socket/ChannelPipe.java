@@ -99,7 +99,8 @@ final class ChannelPipe extends Pipe {
 
     @Override
     void setReading(boolean on) {
-        ctx.channel().config().setAutoRead(on);
+        // Through the gate the codec shares: reading stays paused while either wants it paused.
+        io.zmtp.wire.ReadGate.set(ctx.channel(), io.zmtp.wire.ReadGate.SOCKET, !on);
     }
 
     void releaseBacklog() {

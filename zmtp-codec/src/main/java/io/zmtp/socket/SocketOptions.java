@@ -3,6 +3,7 @@ package io.zmtp.socket;
 import io.zmtp.security.Mechanism;
 import io.zmtp.security.NullMechanism;
 import io.zmtp.wire.HeartbeatPolicy;
+import io.zmtp.wire.InboundBudget;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpOptions;
@@ -25,11 +26,17 @@ import java.util.Objects;
  *       (libzmq: 100 ms, no doubling)</td></tr>
  *   <tr><td>send timeout</td><td>none: a send at the high-water mark waits (ZMQ_SNDTIMEO -1)</td></tr>
  *   <tr><td>handshake timeout</td><td>30 s (ZMQ_HANDSHAKE_IVL)</td></tr>
- *   <tr><td>maximum message size</td><td>64 MiB (libzmq: unlimited)</td></tr>
+ *   <tr><td>maximum message size</td><td>64 MiB, each frame after the first counting 64 bytes more (libzmq: unlimited)</td></tr>
+ *   <tr><td>frames per message</td><td>65,536</td></tr>
+ *   <tr><td>handshake metadata</td><td>64 KiB, 128 properties</td></tr>
+ *   <tr><td>inbound budget</td><td>256 MiB or twice the maximum message size, whichever is more,
+ *       shared by the socket's connections for unfinished messages</td></tr>
  *   <tr><td>heartbeats</td><td>off (ZMQ_HEARTBEAT_IVL 0)</td></tr>
  * </table>
  */
 public final class SocketOptions {
+    /** 256 MiB: the least default inbound budget of a socket (see {@link #maxInboundBuffered()}). */
+    public static final long DEFAULT_MAX_INBOUND_BUFFERED = 256L * 1024 * 1024;
     public static final SocketOptions DEFAULTS = builder().build();
 
     private final byte[] identity;
@@ -38,6 +45,9 @@ public final class SocketOptions {
     private final Mechanism mechanism;
     private final long maxMessageSize;
     private final int maxMetadataSize;
+    private final int maxMetadataProperties;
+    private final int maxFramesPerMessage;
+    private final long maxInboundBuffered;
     private final Duration handshakeTimeout;
     private final HeartbeatPolicy heartbeat;
     private final ZmtpVersion version;
@@ -61,6 +71,9 @@ public final class SocketOptions {
         mechanism = b.mechanism;
         maxMessageSize = b.maxMessageSize;
         maxMetadataSize = b.maxMetadataSize;
+        maxMetadataProperties = b.maxMetadataProperties;
+        maxFramesPerMessage = b.maxFramesPerMessage;
+        maxInboundBuffered = b.maxInboundBuffered;
         handshakeTimeout = b.handshakeTimeout;
         heartbeat = b.heartbeat;
         version = b.version;
@@ -90,6 +103,9 @@ public final class SocketOptions {
         b.mechanism = mechanism;
         b.maxMessageSize = maxMessageSize;
         b.maxMetadataSize = maxMetadataSize;
+        b.maxMetadataProperties = maxMetadataProperties;
+        b.maxFramesPerMessage = maxFramesPerMessage;
+        b.maxInboundBuffered = maxInboundBuffered;
         b.handshakeTimeout = handshakeTimeout;
         b.heartbeat = heartbeat;
         b.version = version;
@@ -108,10 +124,16 @@ public final class SocketOptions {
         return b;
     }
 
-    /** The ZMTP settings of this socket's connections. */
+    /**
+     * The ZMTP settings of one socket's connections. Each call makes a new
+     * {@link InboundBudget} that all connections made with the result share: call it once per socket.
+     */
     public ZmtpOptions zmtpOptions(SocketType type) {
         ZmtpOptions.Builder b = ZmtpOptions.builder(type).mechanism(mechanism).maxMessageSize(maxMessageSize)
-                .maxMetadataSize(maxMetadataSize).handshakeTimeout(handshakeTimeout).heartbeat(heartbeat)
+                .maxMetadataSize(maxMetadataSize).maxMetadataProperties(maxMetadataProperties)
+                .maxFramesPerMessage(maxFramesPerMessage)
+                .inboundBudget(new InboundBudget(maxInboundBuffered()))
+                .handshakeTimeout(handshakeTimeout).heartbeat(heartbeat)
                 .version(version).properties(properties).identity(identity);
         if (resource != null) {
             b.resource(resource);
@@ -133,6 +155,28 @@ public final class SocketOptions {
 
     public long maxMessageSize() {
         return maxMessageSize;
+    }
+
+    /**
+     * The bytes all connections of the socket may hold together in unfinished messages: the
+     * value set, or by default {@value #DEFAULT_MAX_INBOUND_BUFFERED} bytes or twice the maximum
+     * message size, whichever is more.
+     */
+    public long maxInboundBuffered() {
+        if (maxInboundBuffered > 0) {
+            return maxInboundBuffered;
+        }
+        long maxMessage = maxMessageSize < 0 ? ZmtpOptions.MAX_MESSAGE_SIZE_LIMIT
+                : Math.min(maxMessageSize, ZmtpOptions.MAX_MESSAGE_SIZE_LIMIT);
+        return Math.max(DEFAULT_MAX_INBOUND_BUFFERED, 2 * maxMessage);
+    }
+
+    public int maxFramesPerMessage() {
+        return maxFramesPerMessage;
+    }
+
+    public int maxMetadataProperties() {
+        return maxMetadataProperties;
     }
 
     public Duration handshakeTimeout() {
@@ -195,6 +239,9 @@ public final class SocketOptions {
         private Mechanism mechanism = NullMechanism.INSTANCE;
         private long maxMessageSize = ZmtpOptions.DEFAULT_MAX_MESSAGE_SIZE;
         private int maxMetadataSize = ZmtpOptions.DEFAULT_MAX_METADATA_SIZE;
+        private int maxMetadataProperties = ZmtpOptions.DEFAULT_MAX_METADATA_PROPERTIES;
+        private int maxFramesPerMessage = ZmtpOptions.DEFAULT_MAX_FRAMES_PER_MESSAGE;
+        private long maxInboundBuffered;
         private Duration handshakeTimeout = ZmtpOptions.DEFAULT_HANDSHAKE_TIMEOUT;
         private HeartbeatPolicy heartbeat = HeartbeatPolicy.OFF;
         private ZmtpVersion version = ZmtpVersion.V3_1;
@@ -242,8 +289,40 @@ public final class SocketOptions {
             return this;
         }
 
+        /**
+         * The largest message accepted (ZMQ_MAXMSGSIZE): its bytes plus
+         * {@link ZmtpOptions#FRAME_COST} per frame after the first; negative means the largest that can be set,
+         * {@link ZmtpOptions#MAX_MESSAGE_SIZE_LIMIT}.
+         */
         public Builder maxMessageSize(long bytes) {
             this.maxMessageSize = bytes;
+            return this;
+        }
+
+        /** The most frames one received message may have (default 65,536). */
+        public Builder maxFramesPerMessage(int frames) {
+            ZmtpOptions.builder(SocketType.DEALER).maxFramesPerMessage(frames); // validates
+            this.maxFramesPerMessage = frames;
+            return this;
+        }
+
+        /** The most properties a peer may announce in its handshake (default 128). */
+        public Builder maxMetadataProperties(int properties) {
+            ZmtpOptions.builder(SocketType.DEALER).maxMetadataProperties(properties); // validates
+            this.maxMetadataProperties = properties;
+            return this;
+        }
+
+        /**
+         * The bytes all connections of the socket may hold together in unfinished messages
+         * (at least {@link InboundBudget#SMALL_HOLDING}); see {@link InboundBudget}. Default: 256 MiB
+         * or twice the maximum message size, whichever is more.
+         */
+        public Builder maxInboundBuffered(long bytes) {
+            if (bytes < InboundBudget.SMALL_HOLDING) {
+                throw new IllegalArgumentException("maxInboundBuffered must be at least " + InboundBudget.SMALL_HOLDING);
+            }
+            this.maxInboundBuffered = bytes;
             return this;
         }
 

@@ -44,11 +44,19 @@ public final class FrameText {
      * input. A peer can therefore neither forge log lines nor flood a line.
      */
     public static String escape(CharSequence text) {
+        return escape(text, MAX_SHOWN);
+    }
+
+    /**
+     * As {@link #escape(CharSequence)}, cut after {@code maxChars} characters of input instead of
+     * 64: for longer text that may contain what a peer supplied (an authenticator's reason).
+     */
+    public static String escape(CharSequence text, int maxChars) {
         if (text == null) {
             return "null";
         }
         int n = text.length();
-        int shown = Math.min(n, MAX_SHOWN);
+        int shown = Math.min(n, maxChars);
         StringBuilder sb = new StringBuilder(shown + 8);
         for (int i = 0; i < shown; i++) {
             char c = text.charAt(i);

@@ -44,6 +44,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
     private static final Logger log = LoggerFactory.getLogger(ZmtpCodec.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(ZmtpCodec.class);
 
     static final int DECODE_BATCH = Integer.getInteger("zmtp.decode.batch", 8);
 
@@ -56,14 +57,26 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private State state = State.SIGNATURE;
     private ChannelHandlerContext ctx;
     private FrameWriter writer;
-    private ZmtpVersion version;
+    /** Written on the event loop, read from any thread through the accessors. */
+    private volatile ZmtpVersion version;
+    private volatile ZmtpMetadata peerMetadata = ZmtpMetadata.EMPTY;
+    private volatile boolean active;
     private boolean peerAsServer;
     private MechanismHandshake handshake;
     private FrameCipher cipher;
-    private ZmtpMetadata peerMetadata = ZmtpMetadata.EMPTY;
 
     private ZmtpMessage partial;
+    /** The unfinished message's bytes plus {@link ZmtpOptions#FRAME_COST} per frame. */
     private long partialBytes;
+    /** What this connection has reserved of the socket's inbound budget (0 without one). */
+    private long budgetHeld;
+    /** Resumes reading once the inbound budget frees up (registered while paused for it). */
+    private Runnable budgetWake;
+    /**
+     * The context of the PONG we owe (the latest PING's), or null: a later PING replaces it, so a
+     * peer that sends PINGs and never reads costs at most one pending PONG.
+     */
+    private byte[] pendingPong;
     /** The decoder's output list while decode() runs: fired before any event, to keep order. */
     private List<Object> currentOut;
 
@@ -100,7 +113,12 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     /** Whether the handshake has completed and the connection is open. */
     public boolean isActive() {
-        return state == State.ACTIVE;
+        return active;
+    }
+
+    /** Whether a PONG is owed to the peer and not yet written (at most one ever is). */
+    public boolean hasPendingPong() {
+        return pendingPong != null;
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -110,7 +128,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         this.ctx = ctx;
         this.writer = new FrameWriter(ctx);
         if (ctx.channel().isActive()) {
-            start();
+            // Not from here: while a ChannelInitializer is still adding handlers, a failed first
+            // write (the peer already gone) would reach that initializer, which logs it as a
+            // WARN on the event loop. channelActive, or this task, starts once it is done.
+            ctx.executor().execute(this::start);
         }
     }
 
@@ -121,7 +142,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
 
     private void start() {
-        if (handshakeTimer != null || state != State.SIGNATURE) {
+        if (handshakeTimer != null || state != State.SIGNATURE || !ctx.channel().isActive()) {
             return;
         }
         long ms = options.handshakeTimeout().toMillis();
@@ -144,7 +165,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             // The peer hung up mid-handshake: how a libzmq CURVE server answers a client with the
             // wrong server key, so report it like the other handshake failures.
             String reason = "peer closed the connection during the " + options.mechanism().name() + " handshake";
-            log.info("{} {}", ctx.channel(), reason);
+            peerLog.debug("{} {}", ctx.channel(), reason);
             state = State.CLOSED;
             ctx.fireUserEventTriggered(new ConnectionFailed(ConnectionFailed.Kind.HANDSHAKE, reason, true));
         }
@@ -161,11 +182,15 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         if (state != State.CLOSED) {
             state = State.CLOSED;
         }
+        active = false;
+        pendingPong = null;
         cancelTimers();
         if (partial != null) {
             partial.release();
             partial = null;
+            partialBytes = 0;
         }
+        releaseBudget();
         failWritesBeforeReady(cause);
         if (writer != null) {
             writer.discard(cause);
@@ -200,9 +225,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             return;
         }
         if (cause instanceof java.io.IOException) {
-            log.debug("{} I/O error, closing: {}", ctx.channel(), cause.toString());
+            peerLog.debug("{} I/O error, closing: {}", ctx.channel(), cause.toString());
         } else {
-            log.warn("{} unexpected error, closing", ctx.channel(), cause);
+            peerLog.warn("{} unexpected error, closing: {}", ctx.channel(), cause.toString());
+            log.debug("{} unexpected error", ctx.channel(), cause);
         }
         ctx.fireExceptionCaught(cause);
         ctx.close();
@@ -219,13 +245,14 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             in.skipBytes(in.readableBytes());
             ConnectionFailed.Kind kind = state == State.ACTIVE ? ConnectionFailed.Kind.PROTOCOL
                     : ConnectionFailed.Kind.HANDSHAKE;
-            fail(kind, e.getMessage(), e.errorReason());
+            fail(kind, e.getMessage(), e.errorReason(), e.isFatal());
         } finally {
             currentOut = null;
         }
         if (state == State.CLOSED) {
             in.skipBytes(in.readableBytes());
         }
+        accountBudget(in.readableBytes());
     }
 
     @Override
@@ -327,7 +354,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         version = ZmtpVersion.negotiate(options.version(), 3, minor);
         if (!mechanism.equals(options.mechanism().name())) {
             throw new ZmtpProtocolException("security mechanism mismatch: we use "
-                    + options.mechanism().name() + ", the peer uses " + printable(mechanism));
+                    + options.mechanism().name() + ", the peer uses " + FrameText.escape(mechanism));
         }
         state = State.HANDSHAKE;
         handshake = options.mechanism().newHandshake(new Session());
@@ -410,7 +437,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         return true;
     }
 
-    /** Checked on the frame header, before any byte of the body is buffered. */
+    /**
+     * Checked on the frame header, before any byte of the body is buffered. Sizes are at most
+     * 2^63-1 and limits at most {@link ZmtpOptions#MAX_MESSAGE_SIZE_LIMIT}, so no sum overflows.
+     */
     private void checkSize(boolean command, long size) throws ZmtpProtocolException {
         if (command) {
             long max = state == State.ACTIVE
@@ -420,21 +450,41 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                 throw new ZmtpProtocolException("command frame of " + size + " bytes exceeds the limit of "
                         + max + " bytes");
             }
-        } else if (partialBytes + size > options.maxMessageSize()) {
-            throw new ZmtpProtocolException("message of at least " + (partialBytes + size)
-                    + " bytes exceeds maxMessageSize " + options.maxMessageSize());
+            checkBudget(size);
+        } else {
+            long cost = partial == null ? 0 : ZmtpOptions.FRAME_COST;
+            if (size > options.maxMessageSize() - partialBytes - cost) {
+                throw new ZmtpProtocolException("message of at least " + (partialBytes + size + cost)
+                        + " bytes (counting " + ZmtpOptions.FRAME_COST + " per frame after the first) exceeds"
+                        + " maxMessageSize " + options.maxMessageSize());
+            }
+            checkBudget(partialBytes + size + cost);
+        }
+    }
+
+    /** A message that alone needs more than the socket's whole inbound budget can never be read. */
+    private void checkBudget(long needed) throws ZmtpProtocolException {
+        InboundBudget budget = options.inboundBudget();
+        if (budget != null && needed > budget.limit()) {
+            throw new ZmtpProtocolException("message of at least " + needed
+                    + " bytes exceeds the socket's inbound budget of " + budget.limit() + " bytes");
         }
     }
 
     private void onDataFrame(boolean more, ByteBuf body, List<Object> out) throws ZmtpProtocolException {
         if (partial == null) {
             partial = ZmtpMessage.newMessage();
+        } else if (partial.size() >= options.maxFramesPerMessage()) {
+            body.release();
+            throw new ZmtpProtocolException("message of more than " + options.maxFramesPerMessage()
+                    + " frames (maxFramesPerMessage)");
         }
-        partialBytes += body.readableBytes();
+        partialBytes += body.readableBytes() + (partial.size() == 0 ? 0 : ZmtpOptions.FRAME_COST);
         partial.add(body);
         if (partialBytes > options.maxMessageSize()) {
-            throw new ZmtpProtocolException("message of " + partialBytes
-                    + " bytes exceeds maxMessageSize " + options.maxMessageSize());
+            throw new ZmtpProtocolException("message of " + partialBytes + " bytes (counting "
+                    + ZmtpOptions.FRAME_COST + " per frame after the first) exceeds maxMessageSize "
+                    + options.maxMessageSize());
         }
         if (!more) {
             ZmtpMessage m = partial;
@@ -530,7 +580,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             case ZmtpWire.READY:
                 throw new ZmtpProtocolException("READY after the handshake");
             default:
-                log.debug("{} ignoring unknown command {}", ctx.channel(), printable(name));
+                peerLog.debug("{} ignoring unknown command {}", ctx.channel(), FrameText.escape(name));
         }
     }
 
@@ -559,14 +609,17 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             int len = Math.min(data.readUnsignedByte(), data.readableBytes());
             reason = data.toString(data.readerIndex(), len, StandardCharsets.US_ASCII);
         }
-        fail(ConnectionFailed.Kind.PEER_ERROR, "peer sent ERROR \"" + printable(reason) + "\"", null);
+        fail(ConnectionFailed.Kind.PEER_ERROR, "peer sent ERROR \"" + FrameText.escape(reason) + "\"", null);
     }
 
     private void onPing(ByteBuf data) {
         int ttl = data.readableBytes() >= 2 ? data.readUnsignedShort() : 0;
         int ctxLen = Math.min(ZmtpWire.MAX_PING_CONTEXT, data.readableBytes());
-        writer.writeCommand(ZmtpWire.PONG, data.slice(data.readerIndex(), ctxLen));
-        pongPending = true;
+        // Owed, not written: the PONG goes out at the end of this read if the channel is writable,
+        // else once it is; a PING meanwhile replaces it (the latest context is the one to echo).
+        byte[] context = new byte[ctxLen];
+        data.getBytes(data.readerIndex(), context);
+        pendingPong = context;
         if (ttl > 0 && ttlTimer == null) {
             framesAtTtl = framesReceived;
             long ms = ttl * 100L;
@@ -580,15 +633,102 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         }
     }
 
-    private boolean pongPending;
-
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        super.channelReadComplete(ctx);
-        if (pongPending) {
-            pongPending = false;
-            writer.flush();
+        if (budgetWake != null) {
+            // Paused for the inbound budget: ByteToMessageDecoder would ask for one more read when
+            // no message came out of this one, which is exactly the read to hold back.
+            discardSomeReadBytes();
+            ctx.fireChannelReadComplete();
+        } else {
+            super.channelReadComplete(ctx);
         }
+        writePendingPong();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        writePendingPong();
+        super.channelWritabilityChanged(ctx);
+    }
+
+    /** Writes the PONG we owe, if any, while the channel can take it. */
+    private void writePendingPong() {
+        byte[] context = pendingPong;
+        if (context == null || state != State.ACTIVE || !ctx.channel().isWritable()) {
+            return;
+        }
+        pendingPong = null;
+        ByteBuf data = Unpooled.wrappedBuffer(context);
+        try {
+            writer.writeCommand(ZmtpWire.PONG, data);
+        } finally {
+            data.release();
+        }
+        writer.flush();
+    }
+
+    // ---------------------------------------------------------------- inbound budget
+
+    /**
+     * Reserves what this connection holds of an unfinished message ({@code buffered} bytes of an
+     * unfinished frame left in the read buffer, plus the unfinished message's frames) against the
+     * socket's inbound budget, and pauses reading while the budget is overdrawn and this
+     * connection holds more than {@link InboundBudget#SMALL_HOLDING}.
+     */
+    private void accountBudget(int buffered) {
+        InboundBudget budget = options.inboundBudget();
+        if (budget == null) {
+            return;
+        }
+        long held = state == State.CLOSED ? 0 : partialBytes + buffered;
+        budget.change(held - budgetHeld);
+        budgetHeld = held;
+        if (held > InboundBudget.SMALL_HOLDING && budget.overdrawn() && budgetWake == null) {
+            ReadGate.pause(ctx.channel(), ReadGate.BUDGET);
+            EventExecutor loop = ctx.executor();
+            Runnable wake = new Runnable() {
+                @Override
+                public void run() {
+                    if (loop.inEventLoop()) {
+                        resumeFromBudget(this);
+                    } else {
+                        loop.execute(() -> resumeFromBudget(this));
+                    }
+                }
+            };
+            budgetWake = wake;
+            budget.await(wake);
+        }
+    }
+
+    private void resumeFromBudget(Runnable wake) {
+        if (budgetWake != wake) {
+            return;
+        }
+        budgetWake = null;
+        if (state != State.CLOSED) {
+            ReadGate.resume(ctx.channel(), ReadGate.BUDGET);
+        }
+    }
+
+    /** Returns this connection's reservation (it closed, or it finished its message). */
+    private void releaseBudget() {
+        InboundBudget budget = options.inboundBudget();
+        if (budget == null) {
+            return;
+        }
+        if (budgetWake != null) {
+            budget.cancel(budgetWake);
+            budgetWake = null;
+        }
+        budget.change(-budgetHeld);
+        budgetHeld = 0;
+    }
+
+    /** The bytes this connection has reserved of its socket's inbound budget (event loop only). */
+    long budgetHeld() {
+        return budgetHeld;
     }
 
     private void fireOut(List<Object> out) {
@@ -632,6 +772,13 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         }
 
         @Override
+        public ZmtpMetadata decodePeerMetadata(ByteBuf data) throws ZmtpProtocolException {
+            ZmtpMetadata metadata = ZmtpMetadata.decode(data, options.maxMetadataProperties());
+            checkPeer(metadata);
+            return metadata;
+        }
+
+        @Override
         public void sendCommand(String name, ByteBuf data) {
             if (state == State.CLOSED) {
                 return;
@@ -655,23 +802,38 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         }
     }
 
-    private void onHandshakeComplete(ZmtpMetadata metadata, String userId, FrameCipher frameCipher) {
+    /**
+     * Whether we can talk to a peer that announced {@code metadata}: a known Socket-Type that
+     * pairs with ours, an identity of at most 255 bytes. Mechanisms call it (through
+     * {@link HandshakeSession#decodePeerMetadata}) before they send READY, as libzmq does, and
+     * the codec again when the handshake completes.
+     */
+    private void checkPeer(ZmtpMetadata metadata) throws ZmtpProtocolException {
         byte[] typeName = metadata.get(ZmtpMetadata.SOCKET_TYPE);
         SocketType peerType = SocketType.fromWireName(typeName);
         if (peerType == null) {
-            fail(ConnectionFailed.Kind.HANDSHAKE, typeName == null ? "peer sent no Socket-Type"
-                    : "peer's Socket-Type " + printable(new String(typeName, StandardCharsets.US_ASCII))
+            throw new ZmtpProtocolException(typeName == null ? "peer sent no Socket-Type"
+                    : "peer's Socket-Type " + FrameText.escape(new String(typeName, StandardCharsets.ISO_8859_1))
                     + " is unknown", "Invalid socket type", true);
-            return;
         }
         if (!options.socketType().isCompatibleWith(peerType)) {
-            fail(ConnectionFailed.Kind.HANDSHAKE, "socket types " + options.socketType() + " and "
+            throw new ZmtpProtocolException("socket types " + options.socketType() + " and "
                     + peerType + " cannot talk", "Invalid socket type", true);
-            return;
         }
         byte[] identity = metadata.get(ZmtpMetadata.IDENTITY);
         if (identity != null && identity.length > 255) {
-            fail(ConnectionFailed.Kind.HANDSHAKE, "peer identity longer than 255 bytes", null);
+            throw new ZmtpProtocolException("peer identity longer than 255 bytes");
+        }
+    }
+
+    private void onHandshakeComplete(ZmtpMetadata metadata, String userId, FrameCipher frameCipher) {
+        try {
+            checkPeer(metadata);
+        } catch (ZmtpProtocolException e) {
+            if (frameCipher != null) {
+                frameCipher.close();
+            }
+            fail(ConnectionFailed.Kind.HANDSHAKE, e.getMessage(), e.errorReason(), e.isFatal());
             return;
         }
         ZmtpMetadata.Builder b = metadata.toBuilder();
@@ -684,6 +846,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         }
         peerMetadata = b.build();
         state = State.ACTIVE;
+        active = true;
         cipher = frameCipher;
         writer.cipher(frameCipher);
         handshakeTimer = cancel(handshakeTimer);
@@ -691,8 +854,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             handshake.close();
             handshake = null;
         }
-        log.debug("{} handshake complete: {} {} peer {}", ctx.channel(), version,
-                options.mechanism().name(), peerMetadata);
+        if (peerLog.isDebugEnabled()) {
+            peerLog.debug("{} handshake complete: {} {} peer {}", ctx.channel(), version,
+                    options.mechanism().name(), peerMetadata);
+        }
         ctx.fireUserEventTriggered(new HandshakeCompleted(version, options.mechanism().name(), peerMetadata));
         startHeartbeats();
         if (writesBeforeReady != null) {
@@ -755,13 +920,17 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         }
         boolean beforeHandshake = state != State.ACTIVE;
         state = State.CLOSED;
+        active = false;
+        pendingPong = null;
         if (currentOut != null) {
             fireOut(currentOut);
         }
+        // A peer causes these: off the event loop and rate-limited (PeerFailureLog); every
+        // string from the peer in the reason was escaped where the reason was made.
         if (kind == ConnectionFailed.Kind.HEARTBEAT_TIMEOUT || kind == ConnectionFailed.Kind.PEER_ERROR) {
-            log.info("{} closing: {}", ctx.channel(), reason);
+            peerLog.debug("{} closing: {}", ctx.channel(), reason);
         } else {
-            log.warn("{} closing: {}", ctx.channel(), reason);
+            peerLog.warn("{} closing: {}", ctx.channel(), reason);
         }
         cancelTimers();
         if (partial != null) {
@@ -769,6 +938,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             partial = null;
             partialBytes = 0;
         }
+        releaseBudget();
         ZmtpProtocolException cause = new ZmtpProtocolException(reason);
         failWritesBeforeReady(cause);
         if (errorReason != null) {
@@ -798,15 +968,6 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             ((ChannelPromise) w[1]).tryFailure(cause);
         }
         writesBeforeReady = null;
-    }
-
-    private static String printable(String s) {
-        StringBuilder sb = new StringBuilder(s.length());
-        for (int i = 0; i < s.length() && i < 64; i++) {
-            char c = s.charAt(i);
-            sb.append(c >= 0x20 && c < 0x7f ? c : '?');
-        }
-        return sb.toString();
     }
 
     // ---------------------------------------------------------------- outbound

@@ -6,8 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The properties a peer announces in READY (or PLAIN/CURVE INITIATE): Socket-Type, Identity,
@@ -96,7 +98,7 @@ public final class ZmtpMetadata {
     public Builder toBuilder() {
         Builder b = new Builder();
         for (int i = 0; i < names.length; i++) {
-            b.put(names[i], values[i]);
+            b.putChecked(names[i], values[i], false); // already checked, and values are never changed
         }
         return b;
     }
@@ -126,13 +128,30 @@ public final class ZmtpMetadata {
 
     /**
      * Reads properties from the readable bytes of {@code in} (all of them), checking every length
-     * against what is there.
+     * against what is there, with at most {@link ZmtpOptions#DEFAULT_MAX_METADATA_PROPERTIES}
+     * properties.
      *
-     * @throws ZmtpProtocolException on a malformed or truncated property
+     * @throws ZmtpProtocolException on a malformed or truncated property, or too many
      */
     public static ZmtpMetadata decode(ByteBuf in) throws ZmtpProtocolException {
+        return decode(in, ZmtpOptions.DEFAULT_MAX_METADATA_PROPERTIES);
+    }
+
+    /**
+     * Reads properties from the readable bytes of {@code in}, at most {@code maxProperties} of
+     * them, in time linear in their number and size (a repeated name, in any case, replaces the
+     * earlier value).
+     *
+     * @throws ZmtpProtocolException on a malformed or truncated property, or more than
+     *         {@code maxProperties}
+     */
+    public static ZmtpMetadata decode(ByteBuf in, int maxProperties) throws ZmtpProtocolException {
         Builder b = new Builder();
+        int count = 0;
         while (in.isReadable()) {
+            if (++count > maxProperties) {
+                throw new ZmtpProtocolException("metadata with more than " + maxProperties + " properties");
+            }
             int nameLen = in.readUnsignedByte();
             if (nameLen == 0) {
                 throw new ZmtpProtocolException("metadata property with an empty name");
@@ -148,14 +167,14 @@ public final class ZmtpMetadata {
             String name = in.readCharSequence(nameLen, StandardCharsets.US_ASCII).toString();
             long valueLen = in.readUnsignedInt();
             if (valueLen > in.readableBytes()) {
-                throw new ZmtpProtocolException("metadata property '" + name + "' value truncated");
+                throw new ZmtpProtocolException("metadata property '" + FrameText.escape(name) + "' value truncated");
             }
             byte[] value = new byte[(int) valueLen];
             in.readBytes(value);
             if (name.equalsIgnoreCase(USER_ID) || name.equalsIgnoreCase(PEER_ADDRESS)) {
                 continue; // local properties cannot be set by a peer
             }
-            b.put(name, value);
+            b.putChecked(name, value, false);
         }
         return b.build();
     }
@@ -178,31 +197,39 @@ public final class ZmtpMetadata {
         return sb.append('}').toString();
     }
 
-    /** Builds metadata; a later put of the same name (any case) replaces the earlier one. */
+    /**
+     * Builds metadata; a later put of the same name (any case) replaces the earlier value, in the
+     * earlier one's place. Each put costs the same however many properties there are.
+     */
     public static final class Builder {
         private final List<String> names = new ArrayList<>();
         private final List<byte[]> values = new ArrayList<>();
+        /** Lower-case name to its index in {@code names}. */
+        private final Map<String, Integer> index = new HashMap<>();
 
         public Builder put(String name, byte[] value) {
             if (name.isEmpty() || name.length() > 255) {
-                throw new IllegalArgumentException("property name must be 1-255 characters: " + name);
+                throw new IllegalArgumentException("property name must be 1-255 characters: " + FrameText.escape(name));
             }
             for (int i = 0; i < name.length(); i++) {
                 char c = name.charAt(i);
                 if (c > 0x7f || !isNameChar((byte) c)) {
-                    throw new IllegalArgumentException("invalid character in property name: " + name);
+                    throw new IllegalArgumentException("invalid character in property name: " + FrameText.escape(name));
                 }
             }
-            String key = name.toLowerCase(Locale.ROOT);
-            for (int i = 0; i < names.size(); i++) {
-                if (names.get(i).toLowerCase(Locale.ROOT).equals(key)) {
-                    names.remove(i);
-                    values.remove(i);
-                    break;
-                }
+            return putChecked(name, value, true);
+        }
+
+        Builder putChecked(String name, byte[] value, boolean copy) {
+            byte[] v = copy ? value.clone() : value;
+            Integer at = index.putIfAbsent(name.toLowerCase(Locale.ROOT), names.size());
+            if (at == null) {
+                names.add(name);
+                values.add(v);
+            } else {
+                names.set(at, name);
+                values.set(at, v);
             }
-            names.add(name);
-            values.add(value.clone());
             return this;
         }
 
@@ -212,7 +239,7 @@ public final class ZmtpMetadata {
 
         public Builder putAll(ZmtpMetadata other) {
             for (int i = 0; i < other.names.length; i++) {
-                put(other.names[i], other.values[i]);
+                putChecked(other.names[i], other.values[i], false);
             }
             return this;
         }

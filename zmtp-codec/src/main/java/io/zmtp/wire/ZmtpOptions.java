@@ -10,13 +10,35 @@ import java.util.Objects;
  * Settings of one ZMTP connection: who we are (socket type, identity, properties), how we secure
  * it, and the limits that protect us from a peer. Immutable; build with {@link #builder}.
  *
- * <p>Defaults: no maximum beyond {@value #DEFAULT_MAX_MESSAGE_SIZE} bytes per message, a 30 s
- * handshake timeout (as libzmq's ZMQ_HANDSHAKE_IVL), {@value #DEFAULT_MAX_METADATA_SIZE} bytes of
- * handshake metadata, heartbeats off, NULL security, ZMTP 3.1 announced.
+ * <p>Defaults: {@value #DEFAULT_MAX_MESSAGE_SIZE} bytes per message (each frame after the first also counts
+ * {@value #FRAME_COST} bytes), {@value #DEFAULT_MAX_FRAMES_PER_MESSAGE} frames per message, a 30 s
+ * handshake timeout (as libzmq's ZMQ_HANDSHAKE_IVL), {@value #DEFAULT_MAX_METADATA_SIZE} bytes and
+ * {@value #DEFAULT_MAX_METADATA_PROPERTIES} properties of handshake metadata, no inbound budget
+ * shared with other connections (a socket gives its connections one), heartbeats off, NULL
+ * security, ZMTP 3.1 announced. Every field is safely published (final), so an options object
+ * may be read from any thread.
  */
 public final class ZmtpOptions {
     /** 64 MiB: a message whose frames add up to more closes the connection. */
     public static final long DEFAULT_MAX_MESSAGE_SIZE = 64L * 1024 * 1024;
+    /**
+     * The largest maximum message size that can be set: 2 GiB less 64 MiB, so that a frame's
+     * size fits an {@code int} and sums of sizes, frame costs and command overheads cannot
+     * overflow. A negative maximum (libzmq's -1, "unlimited") means this value.
+     */
+    public static final long MAX_MESSAGE_SIZE_LIMIT = Integer.MAX_VALUE - 64L * 1024 * 1024;
+    /**
+     * What each received frame after a message's first costs against the maximum message size, in
+     * addition to its bytes: about what holding one frame costs in memory (the slice object and
+     * its slot in the message's frame list). Without it a message of millions of empty frames
+     * would cost nothing; the first frame is free so that a one-frame message of exactly the
+     * maximum size is accepted.
+     */
+    public static final int FRAME_COST = 64;
+    /** 65,536: a message with more frames closes the connection. */
+    public static final int DEFAULT_MAX_FRAMES_PER_MESSAGE = 65_536;
+    /** 128: the most properties a peer's READY or INITIATE may carry. */
+    public static final int DEFAULT_MAX_METADATA_PROPERTIES = 128;
     /** 64 KiB: the largest handshake command body (READY, INITIATE and their metadata). */
     public static final int DEFAULT_MAX_METADATA_SIZE = 64 * 1024;
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);
@@ -28,6 +50,9 @@ public final class ZmtpOptions {
     private final Mechanism mechanism;
     private final long maxMessageSize;
     private final int maxMetadataSize;
+    private final int maxMetadataProperties;
+    private final int maxFramesPerMessage;
+    private final InboundBudget inboundBudget;
     private final Duration handshakeTimeout;
     private final HeartbeatPolicy heartbeat;
     private final ZmtpVersion version;
@@ -41,6 +66,9 @@ public final class ZmtpOptions {
         this.mechanism = b.mechanism;
         this.maxMessageSize = b.maxMessageSize;
         this.maxMetadataSize = b.maxMetadataSize;
+        this.maxMetadataProperties = b.maxMetadataProperties;
+        this.maxFramesPerMessage = b.maxFramesPerMessage;
+        this.inboundBudget = b.inboundBudget;
         this.handshakeTimeout = b.handshakeTimeout;
         this.heartbeat = b.heartbeat;
         this.version = b.version;
@@ -68,6 +96,9 @@ public final class ZmtpOptions {
         b.mechanism = mechanism;
         b.maxMessageSize = maxMessageSize;
         b.maxMetadataSize = maxMetadataSize;
+        b.maxMetadataProperties = maxMetadataProperties;
+        b.maxFramesPerMessage = maxFramesPerMessage;
+        b.inboundBudget = inboundBudget;
         b.handshakeTimeout = handshakeTimeout;
         b.heartbeat = heartbeat;
         b.version = version;
@@ -96,12 +127,29 @@ public final class ZmtpOptions {
         return mechanism;
     }
 
+    /** The largest message accepted, in bytes plus {@link #FRAME_COST} per frame after the first. */
     public long maxMessageSize() {
         return maxMessageSize;
     }
 
+    /** The largest handshake command body (READY, INITIATE and their metadata), in bytes. */
     public int maxMetadataSize() {
         return maxMetadataSize;
+    }
+
+    /** The most properties a peer may announce in its handshake. */
+    public int maxMetadataProperties() {
+        return maxMetadataProperties;
+    }
+
+    /** The most frames one received message may have. */
+    public int maxFramesPerMessage() {
+        return maxFramesPerMessage;
+    }
+
+    /** The inbound byte budget this connection shares with the other connections of its socket, or null. */
+    public InboundBudget inboundBudget() {
+        return inboundBudget;
     }
 
     public Duration handshakeTimeout() {
@@ -136,6 +184,9 @@ public final class ZmtpOptions {
         private Mechanism mechanism = NullMechanism.INSTANCE;
         private long maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
         private int maxMetadataSize = DEFAULT_MAX_METADATA_SIZE;
+        private int maxMetadataProperties = DEFAULT_MAX_METADATA_PROPERTIES;
+        private int maxFramesPerMessage = DEFAULT_MAX_FRAMES_PER_MESSAGE;
+        private InboundBudget inboundBudget;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private HeartbeatPolicy heartbeat = HeartbeatPolicy.OFF;
         private ZmtpVersion version = ZmtpVersion.V3_1;
@@ -189,11 +240,43 @@ public final class ZmtpOptions {
             return this;
         }
 
+        /**
+         * The largest message accepted: its bytes plus {@link #FRAME_COST} per frame after the first. A negative
+         * value (libzmq's -1, unlimited) and anything above {@link #MAX_MESSAGE_SIZE_LIMIT} mean
+         * {@link #MAX_MESSAGE_SIZE_LIMIT}.
+         */
         public Builder maxMessageSize(long bytes) {
-            if (bytes <= 0) {
-                throw new IllegalArgumentException("maxMessageSize must be positive");
+            if (bytes == 0) {
+                throw new IllegalArgumentException("maxMessageSize must not be 0 (negative means the largest)");
             }
-            this.maxMessageSize = bytes;
+            this.maxMessageSize = bytes < 0 ? MAX_MESSAGE_SIZE_LIMIT : Math.min(bytes, MAX_MESSAGE_SIZE_LIMIT);
+            return this;
+        }
+
+        /** The most frames one received message may have (at least 1). */
+        public Builder maxFramesPerMessage(int frames) {
+            if (frames < 1) {
+                throw new IllegalArgumentException("maxFramesPerMessage must be at least 1");
+            }
+            this.maxFramesPerMessage = frames;
+            return this;
+        }
+
+        /** The most properties a peer may announce in READY or INITIATE (at least 8). */
+        public Builder maxMetadataProperties(int properties) {
+            if (properties < 8) {
+                throw new IllegalArgumentException("maxMetadataProperties must be at least 8");
+            }
+            this.maxMetadataProperties = properties;
+            return this;
+        }
+
+        /**
+         * The budget of bytes held in unfinished messages that this connection shares with
+         * others (a socket gives all its connections one); null for none.
+         */
+        public Builder inboundBudget(InboundBudget budget) {
+            this.inboundBudget = budget;
             return this;
         }
 

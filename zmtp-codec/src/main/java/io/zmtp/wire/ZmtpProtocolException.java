@@ -8,6 +8,7 @@ public class ZmtpProtocolException extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final String errorReason;
+    private final boolean fatal;
 
     /** A violation that closes the connection without sending ZMTP ERROR. */
     public ZmtpProtocolException(String message) {
@@ -19,8 +20,22 @@ public class ZmtpProtocolException extends Exception {
      * (at most 255 ASCII characters) before the connection closes.
      */
     public ZmtpProtocolException(String message, String errorReason) {
+        this(message, errorReason, false);
+    }
+
+    /**
+     * As {@link #ZmtpProtocolException(String, String)}; {@code fatal} says that reconnecting
+     * with the same settings cannot succeed (the socket types cannot talk).
+     */
+    public ZmtpProtocolException(String message, String errorReason, boolean fatal) {
         super(message, null, false, false);
         this.errorReason = errorReason;
+        this.fatal = fatal;
+    }
+
+    /** Whether reconnecting with the same settings is pointless. */
+    public boolean isFatal() {
+        return fatal;
     }
 
     /** The reason to send in a ZMTP ERROR command, or null to close without one. */

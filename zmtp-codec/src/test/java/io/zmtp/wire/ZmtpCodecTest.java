@@ -228,10 +228,12 @@ class ZmtpCodecTest {
             for (int i = 0; i < 20; i++) {
                 ping[2 + i] = (byte) ('a' + i);
             }
-            h.feed(PeerBytes.create().command("PING", ping).command("PING", hex("0000")).toArray());
+            h.feed(PeerBytes.create().command("PING", ping).toArray());
             byte[] pong1 = Arrays.copyOfRange(ping, 2, 18);
-            byte[] expected = PeerBytes.create().command("PONG", pong1).command("PONG", new byte[0]).toArray();
-            assertArrayEquals(expected, h.written());
+            assertArrayEquals(PeerBytes.create().command("PONG", pong1).toArray(), h.written());
+            // Two PINGs in one read owe one PONG: the later one's context.
+            h.feed(PeerBytes.create().command("PING", ping).command("PING", hex("0000")).toArray());
+            assertArrayEquals(PeerBytes.create().command("PONG", new byte[0]).toArray(), h.written());
             assertTrue(h.received.isEmpty(), "PING never reaches the application");
             h.feed(PeerBytes.create().command("PONG", new byte[3]).toArray());
             assertTrue(h.received.isEmpty(), "PONG never reaches the application");

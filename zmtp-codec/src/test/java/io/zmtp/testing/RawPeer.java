@@ -1,0 +1,97 @@
+package io.zmtp.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * A hand-driven peer over loopback tcp, as an attacker would write one: it sends the bytes it is
+ * given (built with {@link PeerBytes}) and reads only when told to. Sends can run on a thread of
+ * their own, so a test is not blocked when the other side stops reading.
+ */
+public final class RawPeer implements AutoCloseable {
+    private final Socket socket;
+    private final OutputStream out;
+    private final InputStream in;
+    private final ExecutorService sender = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "raw-peer-sender");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private RawPeer(Socket socket) throws IOException {
+        this.socket = socket;
+        this.out = socket.getOutputStream();
+        this.in = socket.getInputStream();
+    }
+
+    /**
+     * Connects to 127.0.0.1:{@code port}; {@code receiveBuffer} bytes of kernel receive buffer
+     * (small for a peer that never reads), or 0 for the default.
+     */
+    public static RawPeer connect(int port, int receiveBuffer) throws IOException {
+        Socket s = new Socket();
+        if (receiveBuffer > 0) {
+            s.setReceiveBufferSize(receiveBuffer);
+        }
+        s.setTcpNoDelay(true);
+        s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        return new RawPeer(s);
+    }
+
+    /** Greeting (ZMTP 3.1, NULL) and READY announcing {@code socketType}. */
+    public RawPeer handshake(String socketType) throws IOException {
+        return send(PeerBytes.create().greeting31().ready("Socket-Type", socketType).toArray());
+    }
+
+    public RawPeer send(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+        return this;
+    }
+
+    /** Sends on the peer's own thread; the future completes when every byte is in the kernel. */
+    public CompletableFuture<Void> sendAsync(byte[] bytes) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                out.write(bytes);
+                out.flush();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, sender);
+    }
+
+    /** Reads whatever arrives until {@code n} bytes are read or the peer closes; returns the count. */
+    public long drain(long n) throws IOException {
+        byte[] b = new byte[64 * 1024];
+        long total = 0;
+        while (total < n) {
+            int r = in.read(b, 0, (int) Math.min(b.length, n - total));
+            if (r < 0) {
+                break;
+            }
+            total += r;
+        }
+        return total;
+    }
+
+    /** The local port: how the server side names this connection. */
+    public int localPort() {
+        return socket.getLocalPort();
+    }
+
+    @Override
+    public void close() throws IOException {
+        sender.shutdownNow();
+        if (!socket.isClosed()) {
+            socket.setSoLinger(true, 0);
+            socket.close();
+        }
+    }
+}
