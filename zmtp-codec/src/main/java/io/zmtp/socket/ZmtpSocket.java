@@ -51,6 +51,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
     private final SocketType type;
     private final SocketOptions options;
     private final ZmtpOptions zmtpOptions;
+    private final ZmtpOptions acceptedZmtpOptions;
 
     private State state = State.OPEN;
     private final Promise<Void> closeFuture;
@@ -77,7 +78,8 @@ public abstract class ZmtpSocket implements AutoCloseable {
         this.context = context;
         this.type = type;
         this.options = options;
-        this.zmtpOptions = options.zmtpOptions(type);
+        this.zmtpOptions = options.zmtpOptions(type, false);
+        this.acceptedZmtpOptions = options.zmtpOptions(type, true);
         this.loop = loop;
         this.closeFuture = loop.newPromise();
     }
@@ -92,9 +94,14 @@ public abstract class ZmtpSocket implements AutoCloseable {
         return options;
     }
 
-    /** The ZMTP settings of this socket's connections. */
+    /** The ZMTP settings of this socket's connections (those it makes, and channels of your own). */
     public final ZmtpOptions zmtpOptions() {
         return zmtpOptions;
+    }
+
+    /** The ZMTP settings of connections accepted on bound endpoints (their default heartbeats differ). */
+    final ZmtpOptions acceptedZmtpOptions() {
+        return acceptedZmtpOptions;
     }
 
     /** The event loop that runs this socket, its connections, handlers and timers. */
