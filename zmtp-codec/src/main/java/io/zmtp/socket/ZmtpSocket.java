@@ -243,6 +243,15 @@ public abstract class ZmtpSocket implements AutoCloseable {
         return p;
     }
 
+    /** Connections accepted on bound tcp:// and ipc:// endpoints and still open. Call on the event loop. */
+    final int acceptedConnections() {
+        int n = 0;
+        for (BindEndpoint b : new HashSet<>(binds.values())) {
+            n += b.connectionCount();
+        }
+        return n;
+    }
+
     /** The endpoints bound so far, as resolved. Call on the event loop. */
     public final List<String> boundEndpoints() {
         List<String> l = new ArrayList<>();
