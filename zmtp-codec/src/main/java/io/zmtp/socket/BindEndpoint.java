@@ -230,6 +230,10 @@ final class BindEndpoint {
         return done;
     }
 
+    Channel serverChannel() {
+        return server;
+    }
+
     Future<?> closeFuture() {
         return server.closeFuture();
     }

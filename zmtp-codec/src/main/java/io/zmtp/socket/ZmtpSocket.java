@@ -243,6 +243,12 @@ public abstract class ZmtpSocket implements AutoCloseable {
         return p;
     }
 
+    /** The server channel of a bound endpoint (tests), or null. Call on the event loop. */
+    final Channel serverChannel(String endpoint) {
+        BindEndpoint b = binds.get(endpoint);
+        return b == null ? null : b.serverChannel();
+    }
+
     /** Connections accepted on bound tcp:// and ipc:// endpoints and still open. Call on the event loop. */
     final int acceptedConnections() {
         int n = 0;

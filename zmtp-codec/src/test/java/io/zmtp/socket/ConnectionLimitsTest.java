@@ -112,6 +112,7 @@ class ConnectionLimitsTest {
             }
             eventually("4 held", () -> onLoop(rep, rep::acceptedConnections) == 4);
             assertTrue(closedAtOnce(ep, "127.0.0.9"), "the fifth connection is closed at once");
+            events.await(SocketEvent.Type.REFUSED);
             SocketEvent refused = events.first(SocketEvent.Type.REFUSED);
             assertNotNull(refused);
             assertTrue(refused.reason().contains("maximum of 4 connections"), refused.reason());
@@ -148,6 +149,24 @@ class ConnectionLimitsTest {
         } finally {
             req.close(Duration.ZERO);
         }
+    }
+
+    @Test
+    void failingAcceptsPauseAcceptingForAWhileAndThenItResumes() {
+        ZmtpSocket rep = echo(SocketOptions.DEFAULTS);
+        String ep = get(rep.bind("tcp://127.0.0.1:0"));
+        io.netty.channel.Channel server = onLoop(rep, () -> rep.serverChannel(ep));
+        // What Netty's accept loop does when accept(2) fails with EMFILE, many times over.
+        onLoop(rep, () -> {
+            for (int i = 0; i < 100; i++) {
+                server.pipeline().fireExceptionCaught(new java.io.IOException("Too many open files"));
+            }
+            return null;
+        });
+        assertFalse(onLoop(rep, () -> server.config().isAutoRead()), "accepting is paused");
+        eventually("accepting resumes after the pause", () -> onLoop(rep, () -> server.config().isAutoRead()));
+        assertTrue(server.isOpen(), "the endpoint is still bound");
+        goodClientRoundTrips(ep, "after the failures");
     }
 
     @Test
