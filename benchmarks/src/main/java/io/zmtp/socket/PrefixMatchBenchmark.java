@@ -12,6 +12,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.nio.charset.StandardCharsets;
@@ -56,6 +57,12 @@ public class PrefixMatchBenchmark {
         topic = Unpooled.directBuffer().writeBytes(("topic." + (prefixes / 2) + ".some.longer.subject")
                 .getBytes(StandardCharsets.US_ASCII));
         miss = Unpooled.directBuffer().writeBytes("topic.x.nothing".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    @TearDown
+    public void tearDown() {
+        topic.release();
+        miss.release();
     }
 
     @Benchmark
