@@ -6,8 +6,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
 import io.zmtp.wire.ConnectionFailed;
 import io.zmtp.wire.FrameText;
-import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.HandshakeCompleted;
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.ZmtpCodec;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpSubscription;
@@ -125,7 +125,7 @@ public final class PeerHandler extends ChannelDuplexHandler {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (failure == null) {
-            failure = cause.getMessage() != null ? cause.getMessage() : cause.toString();
+            failure = FrameText.escape(cause.getMessage() != null ? cause.getMessage() : cause.toString());
         }
         if (cause instanceof java.io.IOException) {
             peerLog.debug("{} {}: {}", socket, ctx.channel(), FrameText.escape(cause.toString()));

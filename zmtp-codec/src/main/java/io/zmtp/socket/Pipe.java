@@ -2,6 +2,7 @@ package io.zmtp.socket;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpVersion;
@@ -13,6 +14,8 @@ import io.zmtp.wire.ZmtpVersion;
  * deal only in pipes, whatever the transport.
  */
 public abstract class Pipe {
+    private static final PeerFailureLog REFUSALS = PeerFailureLog.get(Pipe.class);
+
     final ZmtpSocket socket;
     private final ZmtpMetadata peerMetadata;
     private final ZmtpVersion version;
@@ -80,8 +83,6 @@ public abstract class Pipe {
         REFUSALS.warn("{} closing {}: {}", socket, this, reason);
         close();
     }
-
-    private static final io.zmtp.wire.PeerFailureLog REFUSALS = io.zmtp.wire.PeerFailureLog.get(Pipe.class);
 
     /** Flushes what is queued, then closes; {@code done} runs once the peer is closed. */
     abstract void closeAfterFlush(Runnable done);
