@@ -94,6 +94,34 @@ class HeartbeatInteropTest extends LibzmqTestBase {
         assertMessage(msg("still here"), dealer.recv(), "after the idle time");
     }
 
+    /**
+     * A bound socket's default heartbeats ({@link SocketOptions#DEFAULT_BOUND_HEARTBEAT}: PING
+     * every interval with a TTL of three intervals, drop after one interval without an answer),
+     * scaled from 30 s to 100 ms so the test idles only a few intervals: an idle libzmq peer with
+     * libzmq's defaults (no heartbeats of its own) answers our PINGs, honours our TTL and stays.
+     */
+    @Test
+    void ourBoundSocketsDefaultHeartbeatsKeepAnIdleLibzmqPeerWithDefaultSettings() {
+        HeartbeatPolicy d = SocketOptions.DEFAULT_BOUND_HEARTBEAT;
+        assertTrue(d.enabled() && d.ttl().equals(d.interval().multipliedBy(3)) && d.timeout().equals(d.interval()));
+        Duration ivl = Duration.ofMillis(100);
+        SocketEnd.Ours router = keep(SocketEnd.ours(ctx, SocketType.ROUTER, null,
+                SocketOptions.builder().heartbeat(HeartbeatPolicy.of(ivl, ivl.multipliedBy(3), ivl))));
+        List<SocketEvent> ourEvents = events(router);
+        SocketEnd.Libzmq dealer = keep(SocketEnd.libzmq(zmq, SocketType.DEALER, "idle-dealer"));
+        zmq.monitor(dealer.id);
+        dealer.connect(router.bind("tcp", tmp));
+        dealer.send(msg("hello"));
+        assertMessage(msg("idle-dealer", "hello"), router.recv(), "connected");
+
+        assertNull(router.recv(1000), "ten heartbeat intervals with no traffic but PING/PONG");
+        List<String> theirEvents = zmq.events(dealer.id);
+        assertFalse(theirEvents.contains("DISCONNECTED"), "libzmq kept the connection: " + theirEvents);
+        assertFalse(has(ourEvents, SocketEvent.Type.DISCONNECTED), "we kept it: " + ourEvents);
+        router.send(msg("idle-dealer", "still here"));
+        assertMessage(msg("still here"), dealer.recv(), "after the idle time");
+    }
+
     /** The control: the same socket options against a peer that completes the handshake and then goes mute. */
     @Test
     void ourSocketDropsAPeerThatNeverAnswersItsPings() throws Exception {

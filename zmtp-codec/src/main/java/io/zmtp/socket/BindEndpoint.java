@@ -4,30 +4,55 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.zmtp.transport.Endpoint;
 import io.zmtp.transport.IoTransport;
+import io.zmtp.wire.FrameText;
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.ZmtpCodec;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A bound tcp:// or ipc:// endpoint: a server channel on the socket's event loop whose accepted
  * connections get a {@link ZmtpCodec} and a {@link PeerHandler}.
+ *
+ * <p>Accepted connections are bounded: at most {@link SocketOptions#maxConnections()} at once
+ * (handshaking or not), and for tcp:// at most {@link SocketOptions#maxConnectionsPerAddress()}
+ * from one remote address. A connection past either bound is closed as soon as it is accepted,
+ * before any handshake (a REFUSED event; a rate-limited log line). When accepting itself fails
+ * (EMFILE: the process is out of file descriptors) the endpoint stops accepting for a while,
+ * 10 ms doubling to 1 s while failures go on, and logs one rate-limited line, not a stack trace
+ * per failure.
  */
 final class BindEndpoint {
+    private static final PeerFailureLog log = PeerFailureLog.get(BindEndpoint.class);
+    static final long ACCEPT_BACKOFF_MIN_MILLIS = 10;
+    static final long ACCEPT_BACKOFF_MAX_MILLIS = 1000;
+
     private final ZmtpSocket socket;
     private final Endpoint requested;
     private Endpoint resolved;
     private Channel server;
     private String ipcPath;
+
+    private int connections;
+    private final HashMap<InetAddress, int[]> perAddress = new HashMap<>();
+    private long acceptBackoffMillis;
+    private boolean acceptPaused;
 
     BindEndpoint(ZmtpSocket socket, Endpoint requested) {
         this.socket = socket;
@@ -38,18 +63,22 @@ final class BindEndpoint {
         return resolved == null ? requested.toString() : resolved.toString();
     }
 
+    /** Connections accepted here and still open. Call on the event loop. */
+    int connectionCount() {
+        return connections;
+    }
+
     Future<String> bind() {
         Promise<String> p = socket.loop.newPromise();
         IoTransport io = socket.context.transport();
+        SocketOptions options = socket.options();
         ServerBootstrap b = new ServerBootstrap().group(socket.loop, socket.loop)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .handler(new AcceptFailures())
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        socket.channelOpened(ch);
-                        ch.pipeline().addLast(new ZmtpCodec(socket.zmtpOptions()),
-                                new PeerHandler(socket, resolved(), null));
-                        socket.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
+                        accepted(ch);
                     }
                 });
         ChannelFuture f;
@@ -85,6 +114,81 @@ final class BindEndpoint {
             p.trySuccess(resolved.toString());
         });
         return p;
+    }
+
+    /** A new connection: counted and set up, or closed at once when it passes a bound. */
+    private void accepted(Channel ch) {
+        SocketOptions options = socket.options();
+        SocketAddress remote = ch.remoteAddress();
+        InetAddress address = remote instanceof InetSocketAddress ? ((InetSocketAddress) remote).getAddress() : null;
+        String refusal = null;
+        if (connections >= options.maxConnections()) {
+            refusal = "endpoint holds its maximum of " + options.maxConnections() + " connections";
+        } else if (address != null) {
+            int[] n = perAddress.get(address);
+            if (n != null && n[0] >= options.maxConnectionsPerAddress()) {
+                refusal = "address holds its maximum of " + options.maxConnectionsPerAddress() + " connections";
+            }
+        }
+        if (refusal != null) {
+            ch.config().setOption(ChannelOption.SO_LINGER, 0);   // reset: no TIME_WAIT left behind
+            ch.close();
+            log.warn("{} {} refused a connection from {}: {}", socket, resolved(), remote, refusal);
+            socket.event(SocketEvent.Type.REFUSED, resolved(), String.valueOf(remote), refusal, null);
+            return;
+        }
+        connections++;
+        if (address != null) {
+            perAddress.computeIfAbsent(address, a -> new int[1])[0]++;
+        }
+        ch.closeFuture().addListener(f -> released(address));
+        if (requested.transport() == Endpoint.Transport.TCP) {
+            socket.context.transport().keepAlive(ch, options.tcpKeepAlive());
+        }
+        socket.channelOpened(ch);
+        ch.pipeline().addLast(new ZmtpCodec(socket.acceptedZmtpOptions()), new PeerHandler(socket, resolved(), null));
+        socket.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(remote), null, null);
+    }
+
+    private void released(InetAddress address) {
+        connections--;
+        if (address != null) {
+            int[] n = perAddress.get(address);
+            if (n != null && --n[0] == 0) {
+                perAddress.remove(address);
+            }
+        }
+    }
+
+    /**
+     * On the server channel, before Netty's acceptor: a failed accept pauses accepting with a
+     * doubling delay and one rate-limited line; the failure goes no further (Netty's own handling
+     * logs a stack trace per failure).
+     */
+    private final class AcceptFailures extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            acceptBackoffMillis = 0;   // an accept worked: the next failure starts from the shortest pause
+            ctx.fireChannelRead(msg);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            acceptBackoffMillis = acceptBackoffMillis == 0 ? ACCEPT_BACKOFF_MIN_MILLIS
+                    : Math.min(ACCEPT_BACKOFF_MAX_MILLIS, acceptBackoffMillis * 2);
+            log.warn("{} {}: accepting failed, pausing for {} ms: {}", socket, resolved(), acceptBackoffMillis,
+                    FrameText.escape(String.valueOf(cause)));
+            if (!acceptPaused) {
+                acceptPaused = true;
+                ctx.channel().config().setAutoRead(false);
+                ctx.executor().schedule(() -> {
+                    acceptPaused = false;
+                    if (ctx.channel().isOpen()) {
+                        ctx.channel().config().setAutoRead(true);
+                    }
+                }, acceptBackoffMillis, TimeUnit.MILLISECONDS);
+            }
+        }
     }
 
     /** ipc://* binds a fresh path; a stale socket file at the path is removed, as libzmq does. */
@@ -124,6 +228,10 @@ final class BindEndpoint {
             }
         }
         return done;
+    }
+
+    Channel serverChannel() {
+        return server;
     }
 
     Future<?> closeFuture() {

@@ -48,6 +48,13 @@ public final class BlockingSocket implements AutoCloseable {
     private final SpscUnboundedArrayQueue<ZmtpMessage> inbox = new SpscUnboundedArrayQueue<>(1024);
     private final AtomicInteger inboxCount = new AtomicInteger();
     private final AtomicBoolean consumerPaused = new AtomicBoolean();
+    /**
+     * Held by whoever polls {@link #inbox}, which has one consumer at a time: the user thread
+     * taking a message, or the release after close. Whoever finds the socket closed when it lets
+     * go releases what is left, so the inbox is never polled by two threads at once.
+     */
+    private final AtomicBoolean inboxBusy = new AtomicBoolean();
+    private volatile boolean inboxClosed;
     private volatile Thread receiver;
     private final CopyOnWriteArrayList<ZmtpPoller> pollers = new CopyOnWriteArrayList<>();
 
@@ -63,14 +70,28 @@ public final class BlockingSocket implements AutoCloseable {
         socket.closeFuture().addListener(f -> releaseQueues());
     }
 
+    /** On the loop, once the socket has closed. */
     private void releaseQueues() {
         ZmtpMessage m;
         while ((m = outbox.poll()) != null) {
             m.release();
         }
-        while ((m = inbox.poll()) != null) {
-            inboxCount.decrementAndGet();
-            m.release();
+        inboxClosed = true;
+        releaseInboxIfFree();
+    }
+
+    /** Releases what waits in the inbox, unless the user thread is taking (it then releases it as it leaves). */
+    private void releaseInboxIfFree() {
+        while (inboxClosed && inboxBusy.compareAndSet(false, true)) {
+            ZmtpMessage m;
+            while ((m = inbox.poll()) != null) {
+                inboxCount.decrementAndGet();
+                m.release();
+            }
+            inboxBusy.set(false);
+            if (inbox.isEmpty()) {
+                return;
+            }
         }
     }
 
@@ -329,7 +350,14 @@ public final class BlockingSocket implements AutoCloseable {
     }
 
     private ZmtpMessage take() {
+        if (!inboxBusy.compareAndSet(false, true)) {
+            return null;   // the close is releasing the inbox
+        }
         ZmtpMessage m = inbox.poll();
+        inboxBusy.set(false);
+        if (inboxClosed) {
+            releaseInboxIfFree();   // the close found us taking: what is left is ours to release
+        }
         if (m == null) {
             return null;
         }

@@ -117,6 +117,12 @@ final class ChannelPipe extends Pipe {
     }
 
     @Override
+    void refuse(String reason) {
+        ((PeerHandler) ctx.handler()).refuse(reason);
+        releaseBacklog();
+    }
+
+    @Override
     void closeAfterFlush(Runnable done) {
         ctx.channel().closeFuture().addListener(f -> done.run());
         if (!ctx.channel().isActive()) {

@@ -54,6 +54,9 @@ final class ConnectEndpoint {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        if (endpoint.transport() == Endpoint.Transport.TCP) {
+                            io.keepAlive(ch, socket.options().tcpKeepAlive());
+                        }
                         ch.pipeline().addLast(new ZmtpCodec(socket.zmtpOptions()),
                                 new PeerHandler(socket, endpoint.toString(), ConnectEndpoint.this));
                     }

@@ -1,12 +1,12 @@
 package io.zmtp.socket;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
 import io.zmtp.wire.ZmtpMessage;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -17,31 +17,80 @@ import java.util.function.Consumer;
  *
  * <p>Per peer a prefix is a set member, not a count (as libzmq's publishers): subscribers send
  * every SUBSCRIBE but only their last CANCEL, which is how subscriptions stay counted end to end.
+ * Prefixes are peer-chosen, so each peer's set is keyed by {@link RoutingId} (seeded hash), and
+ * bounded by the socket's {@link SocketOptions#maxSubscriptionSize()},
+ * {@link SocketOptions#maxSubscriptions()} and {@link SocketOptions#maxSubscriptionBytes()}:
+ * {@link #refusal} says when a SUBSCRIBE passes them, and the socket then closes that peer.
  */
 final class Distributor {
     private final PrefixTrie<ArrayList<Pipe>> index = new PrefixTrie<>();
+    private final int maxSize;
+    private final int maxCount;
+    private final long maxBytes;
     private long epoch;
+
+    /** One subscriber's prefixes and what they add up to. */
+    private static final class Subscriptions {
+        final HashSet<RoutingId> prefixes = new HashSet<>();
+        long bytes;
+    }
+
+    Distributor(SocketOptions options) {
+        this.maxSize = options.maxSubscriptionSize();
+        this.maxCount = options.maxSubscriptions();
+        this.maxBytes = options.maxSubscriptionBytes();
+    }
+
+    /**
+     * Why {@code pipe} may not subscribe to {@code topic}, or null when it may (or already has):
+     * the prefix is longer than the maximum, or the peer would pass its count or byte budget.
+     */
+    String refusal(Pipe pipe, ByteBuf topic) {
+        int len = topic.readableBytes();
+        if (len > maxSize) {
+            return "subscription of " + len + " bytes exceeds the maximum of " + maxSize;
+        }
+        Subscriptions mine = (Subscriptions) pipe.socketData;
+        if (mine == null) {
+            return null;
+        }
+        int count = mine.prefixes.size();
+        if (count < maxCount && mine.bytes + len <= maxBytes) {
+            return null;
+        }
+        if (mine.prefixes.contains(RoutingId.of(topic))) {
+            return null;
+        }
+        return count >= maxCount
+                ? "more than " + maxCount + " subscriptions from one peer"
+                : "subscriptions from one peer exceed " + maxBytes + " bytes";
+    }
 
     /** Adds a subscription; true when no peer had subscribed to {@code prefix} before. */
     boolean subscribe(Pipe pipe, byte[] prefix) {
-        Set<Key> mine = prefixes(pipe);
-        PrefixTrie.Node<ArrayList<Pipe>> n = index.nodeFor(prefix);
-        boolean first = n.value == null || n.value.isEmpty();
-        if (mine.add(new Key(prefix))) {
-            if (n.value == null) {
-                index.put(prefix, new ArrayList<>(2));
-                n = index.find(prefix);
-            }
-            n.value.add(pipe);
+        Subscriptions mine = subscriptions(pipe);
+        if (!mine.prefixes.add(RoutingId.wrap(prefix))) {
+            ArrayList<Pipe> subs = index.get(prefix);
+            return subs == null || subs.isEmpty();
         }
+        mine.bytes += prefix.length;
+        ArrayList<Pipe> subs = index.get(prefix);
+        boolean first = subs == null;
+        if (first) {
+            subs = new ArrayList<>(2);
+            index.put(prefix, subs);
+        }
+        subs.add(pipe);
         return first;
     }
 
     /** Removes a subscription; true when no peer is subscribed to {@code prefix} any more. */
     boolean cancel(Pipe pipe, byte[] prefix) {
-        if (!prefixes(pipe).remove(new Key(prefix))) {
+        Subscriptions mine = (Subscriptions) pipe.socketData;
+        if (mine == null || !mine.prefixes.remove(RoutingId.wrap(prefix))) {
             return false;
         }
+        mine.bytes -= prefix.length;
         return removeFromIndex(pipe, prefix);
     }
 
@@ -60,17 +109,16 @@ final class Distributor {
 
     /** Forgets a departed peer; {@code lastGone} hears each prefix no peer subscribes to now. */
     void removeAll(Pipe pipe, Consumer<byte[]> lastGone) {
-        @SuppressWarnings("unchecked")
-        Set<Key> mine = (Set<Key>) pipe.socketData;
+        Subscriptions mine = (Subscriptions) pipe.socketData;
         if (mine == null) {
             return;
         }
-        for (Key k : mine) {
-            if (removeFromIndex(pipe, k.bytes) && lastGone != null) {
-                lastGone.accept(k.bytes);
+        pipe.socketData = null;
+        for (RoutingId k : mine.prefixes) {
+            if (removeFromIndex(pipe, k.array()) && lastGone != null) {
+                lastGone.accept(k.array());
             }
         }
-        pipe.socketData = null;
     }
 
     /** Sends {@code msg} to every subscriber whose prefix matches its first frame; consumes it. */
@@ -111,6 +159,16 @@ final class Distributor {
         return index.size();
     }
 
+    /** The trie's node count (memory held for subscriptions: at most 2 per prefix, plus the root). */
+    int nodeCount() {
+        return index.nodeCount();
+    }
+
+    /** The prefix bytes the trie holds. */
+    long indexBytes() {
+        return index.labelBytes();
+    }
+
     /**
      * Sends one message or subscription to every peer (XSUB upstream, SUB subscriptions).
      * With {@code force} peers at their mark get it anyway (subscriptions must not be lost).
@@ -125,31 +183,10 @@ final class Distributor {
         ReferenceCountUtil.release(msg);
     }
 
-    @SuppressWarnings("unchecked")
-    private static Set<Key> prefixes(Pipe pipe) {
+    private static Subscriptions subscriptions(Pipe pipe) {
         if (pipe.socketData == null) {
-            pipe.socketData = new HashSet<Key>();
+            pipe.socketData = new Subscriptions();
         }
-        return (Set<Key>) pipe.socketData;
-    }
-
-    private static final class Key {
-        final byte[] bytes;
-        final int hash;
-
-        Key(byte[] bytes) {
-            this.bytes = bytes;
-            this.hash = java.util.Arrays.hashCode(bytes);
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key && java.util.Arrays.equals(((Key) o).bytes, bytes);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
+        return (Subscriptions) pipe.socketData;
     }
 }

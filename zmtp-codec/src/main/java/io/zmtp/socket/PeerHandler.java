@@ -5,7 +5,9 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
 import io.zmtp.wire.ConnectionFailed;
+import io.zmtp.wire.FrameText;
 import io.zmtp.wire.HandshakeCompleted;
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.ZmtpCodec;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpSubscription;
@@ -23,6 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class PeerHandler extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(PeerHandler.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(PeerHandler.class);
 
     private final ZmtpSocket socket;
     private final String endpoint;
@@ -30,6 +33,8 @@ public final class PeerHandler extends ChannelDuplexHandler {
     private ChannelPipe pipe;
     private String failure;
     private ConnectionFailed failedEvent;
+    /** The socket closed this peer for breaking a limit: nothing more it sends is read. */
+    private boolean refused;
 
     PeerHandler(ZmtpSocket socket, String endpoint, ConnectEndpoint owner) {
         this.socket = socket;
@@ -83,7 +88,7 @@ public final class PeerHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (pipe == null || !pipe.attached) {
+        if (pipe == null || !pipe.attached || refused) {
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -120,14 +125,35 @@ public final class PeerHandler extends ChannelDuplexHandler {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (failure == null) {
-            failure = cause.getMessage() != null ? cause.getMessage() : cause.toString();
+            failure = FrameText.escape(cause.getMessage() != null ? cause.getMessage() : cause.toString());
         }
         if (cause instanceof java.io.IOException) {
-            log.debug("{} {}: {}", socket, ctx.channel(), cause.toString());
+            peerLog.debug("{} {}: {}", socket, ctx.channel(), FrameText.escape(cause.toString()));
         } else {
-            log.warn("{} {}: unexpected error, closing the connection", socket, ctx.channel(), cause);
+            // The message may carry peer bytes; the stack trace goes to DEBUG only.
+            peerLog.warn("{} {}: unexpected error, closing the connection: {}", socket, ctx.channel(),
+                    FrameText.escape(cause.toString()));
+            if (log.isDebugEnabled()) {
+                log.debug("{} {}: unexpected error", socket, ctx.channel(), cause);
+            }
         }
         ctx.close();
+    }
+
+    /** Closes the connection because the peer broke a limit of the socket, with {@code reason}. */
+    void refuse(String reason) {
+        if (refused) {
+            return;
+        }
+        refused = true;
+        if (failure == null) {
+            failure = reason;
+        }
+        ChannelHandlerContext ctx = pipe != null ? pipe.context() : null;
+        peerLog.warn("{} closing {}: {}", socket, ctx == null ? endpoint : ctx.channel(), reason);
+        if (ctx != null) {
+            ctx.close();
+        }
     }
 
     /** The codec when it is the handler right before this one (then pipes write to it directly). */

@@ -1,5 +1,8 @@
 package io.zmtp.socket;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpVersion;
@@ -11,13 +14,17 @@ import io.zmtp.wire.ZmtpVersion;
  * deal only in pipes, whatever the transport.
  */
 public abstract class Pipe {
+    private static final PeerFailureLog REFUSALS = PeerFailureLog.get(Pipe.class);
+
     final ZmtpSocket socket;
     private final ZmtpMetadata peerMetadata;
     private final ZmtpVersion version;
     private final String endpoint;
 
     /** Set by a ROUTER: the id messages to this peer are routed by. */
-    RoutingTable.Key routingKey;
+    private RoutingId routingId;
+    /** The routing id as a pooled frame, shared by duplicates put in front of received messages. */
+    private ByteBuf routingIdFrame;
     /** Set by distribution: the last send this pipe was picked for (to send each message once). */
     long matchEpoch;
     /** Whether the socket counts this pipe among its peers. */
@@ -67,8 +74,46 @@ public abstract class Pipe {
     /** Closes the connection to this peer; the socket hears of it through {@link ZmtpSocket#detach}. */
     abstract void close();
 
+    /**
+     * Closes the connection because the peer broke one of the socket's limits: {@code reason}
+     * (our words, no peer-supplied text) goes to the log and to the DISCONNECTED event, and
+     * nothing more is read from the peer.
+     */
+    void refuse(String reason) {
+        REFUSALS.warn("{} closing {}: {}", socket, this, reason);
+        close();
+    }
+
     /** Flushes what is queued, then closes; {@code done} runs once the peer is closed. */
     abstract void closeAfterFlush(Runnable done);
+
+    /** The id a ROUTER routes to this peer by, or null. */
+    final RoutingId routingId() {
+        return routingId;
+    }
+
+    final void setRoutingId(RoutingId id) {
+        clearRoutingId();
+        routingId = id;
+    }
+
+    /** Forgets the routing id and releases its pooled frame. */
+    final void clearRoutingId() {
+        routingId = null;
+        if (routingIdFrame != null) {
+            routingIdFrame.release();
+            routingIdFrame = null;
+        }
+    }
+
+    /** A frame holding the routing id: a retained duplicate of one pooled buffer (no copy, no garbage). */
+    final ByteBuf newRoutingIdFrame() {
+        if (routingIdFrame == null) {
+            byte[] b = routingId.array();
+            routingIdFrame = PooledByteBufAllocator.DEFAULT.directBuffer(b.length).writeBytes(b);
+        }
+        return routingIdFrame.retainedDuplicate();
+    }
 
     @Override
     public String toString() {

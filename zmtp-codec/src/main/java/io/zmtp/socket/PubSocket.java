@@ -11,10 +11,11 @@ import io.zmtp.wire.ZmtpSubscription;
  * commands (ZMTP 3.1) or as 0x01/0x00-prefixed messages (ZMTP 3.0); both are understood.
  */
 public final class PubSocket extends ZmtpSocket {
-    private final Distributor out = new Distributor();
+    private final Distributor out;
 
     PubSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
         super(context, SocketType.PUB, options, loop);
+        this.out = new Distributor(options);
     }
 
     @Override
@@ -37,6 +38,11 @@ public final class PubSocket extends ZmtpSocket {
     void subscriptionReceived(Pipe pipe, ZmtpSubscription sub) {
         try {
             if (sub.isSubscribe()) {
+                String refusal = out.refusal(pipe, sub.topic());
+                if (refusal != null) {
+                    pipe.refuse(refusal);
+                    return;
+                }
                 out.subscribe(pipe, sub.topicBytes());
             } else {
                 out.cancel(pipe, sub.topicBytes());
@@ -58,5 +64,15 @@ public final class PubSocket extends ZmtpSocket {
     /** How many distinct prefixes subscribers have subscribed to. Call on the event loop. */
     public int subscriptionCount() {
         return out.prefixCount();
+    }
+
+    /** The nodes of the subscription index (memory held for subscriptions). Call on the event loop. */
+    int subscriptionNodes() {
+        return out.nodeCount();
+    }
+
+    /** The prefix bytes the subscription index holds. Call on the event loop. */
+    long subscriptionBytes() {
+        return out.indexBytes();
     }
 }

@@ -69,11 +69,11 @@ public final class RouterSocket extends ZmtpSocket {
 
     @Override
     void received(Pipe pipe, ZmtpMessage msg) {
-        if (pipe.routingKey == null) {
+        if (pipe.routingId() == null) {
             msg.release();
             return;
         }
-        msg.addFirst(pipe.routingKey.newFrame());
+        msg.addFirst(pipe.newRoutingIdFrame());
         deliver(msg);
     }
 

@@ -1,75 +1,26 @@
 package io.zmtp.socket;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * ROUTER's table of peers by routing id: the Identity a peer announced, or an id generated for it
- * when it announced none (5 bytes: a zero byte, then a counter starting at a random value, as
- * libzmq does). Lookups by a frame's bytes allocate nothing.
+ * ROUTER's table of peers by {@link RoutingId}: the Identity a peer announced, or an id generated
+ * for it when it announced none (5 bytes: a zero byte, then a counter starting at a random value,
+ * as libzmq does). Ids are chosen by peers; {@link RoutingId}'s seeded hash keeps chosen ids from
+ * colliding, and its order bounds the cost of ids that collide anyway. Lookups by a frame's bytes
+ * allocate nothing (one reused probe).
  */
 final class RoutingTable {
 
-    /** A routing id; also used as a lookup probe over a frame's bytes. */
-    static final class Key {
-        private byte[] bytes;
-        private ByteBuf buf;
-        private int hash;
-        /** The id as a pooled frame, shared by duplicates put in front of received messages. */
-        private ByteBuf frame;
-
-        private Key(byte[] bytes) {
-            this.bytes = bytes;
-            this.hash = hashOf(bytes);
-        }
-
-        private Key() {
-        }
-
-        byte[] bytes() {
-            return bytes;
-        }
-
-        /** A frame holding the id (a retained duplicate of a pooled buffer: no copy, no garbage). */
-        ByteBuf newFrame() {
-            if (frame == null) {
-                frame = PooledByteBufAllocator.DEFAULT.directBuffer(bytes.length).writeBytes(bytes);
-            }
-            return frame.retainedDuplicate();
-        }
-
-        void releaseFrame() {
-            if (frame != null) {
-                frame.release();
-                frame = null;
-            }
-        }
-
-        private static int hashOf(byte[] b) {
-            return Arrays.hashCode(b);
-        }
-
-        /** The id's bytes for a probe: copied once into a scratch array (ids are at most 255 bytes). */
-        private byte[] scratch = new byte[32];
-        private int scratchLength;
-
-        private int probe(ByteBuf b) {
-            int n = b.readableBytes();
-            if (n > scratch.length) {
-                scratch = new byte[Math.max(n, 2 * scratch.length)];
-            }
-            b.getBytes(b.readerIndex(), scratch, 0, n);
-            scratchLength = n;
-            int h = 1;
-            for (int i = 0; i < n; i++) {
-                h = 31 * h + scratch[i];
-            }
-            return h;
-        }
+    /**
+     * A lookup key over a frame's bytes, equal to the {@link RoutingId} of the same bytes. Only
+     * ever passed to {@link HashMap#get}, which calls the probe's {@code equals} with the stored key.
+     */
+    private static final class Probe {
+        ByteBuf frame;
+        int hash;
 
         @Override
         public int hashCode() {
@@ -78,24 +29,12 @@ final class RoutingTable {
 
         @Override
         public boolean equals(Object o) {
-            if (!(o instanceof Key)) {
-                return false;
-            }
-            Key k = (Key) o;
-            if (k.hash != hash) {
-                return false;
-            }
-            if (buf == null && k.buf == null) {
-                return Arrays.equals(bytes, k.bytes);
-            }
-            Key stored = buf == null ? this : k;
-            Key probe = buf == null ? k : this;
-            return java.util.Arrays.equals(stored.bytes, 0, stored.bytes.length, probe.scratch, 0, probe.scratchLength);
+            return o instanceof RoutingId id && id.hashCode() == hash && id.matches(frame);
         }
     }
 
-    private final HashMap<Key, Pipe> byId = new HashMap<>();
-    private final Key probe = new Key();
+    private final HashMap<Object, Pipe> byId = new HashMap<>();
+    private final Probe probe = new Probe();
     private int nextGenerated = ThreadLocalRandom.current().nextInt();
 
     /**
@@ -105,44 +44,40 @@ final class RoutingTable {
      */
     Pipe add(Pipe pipe, boolean handover) {
         byte[] id = pipe.peerMetadata().identity();
-        if (id.length == 0) {
-            id = generate();
-        }
-        Key key = new Key(id);
+        RoutingId key = id.length == 0 ? generate() : RoutingId.wrap(id);
         Pipe old = byId.get(key);
         if (old != null && !handover) {
             return pipe;
         }
         if (old != null) {
-            old.routingKey.releaseFrame();
-            old.routingKey = null;
+            old.clearRoutingId();
         }
-        pipe.routingKey = key;
+        pipe.setRoutingId(key);
         byId.put(key, pipe);
         return old;
     }
 
     /** The peer whose routing id equals {@code id}'s readable bytes, or null. */
     Pipe get(ByteBuf id) {
-        probe.buf = id;
-        probe.hash = probe.probe(id);
+        probe.frame = id;
+        probe.hash = RoutingId.hash(id);
         try {
             return byId.get(probe);
         } finally {
-            probe.buf = null;
+            probe.frame = null;
         }
     }
 
     /** The peer with this routing id, or null. */
     Pipe get(byte[] id) {
-        return byId.get(new Key(id));
+        return byId.get(RoutingId.wrap(id));
     }
 
     void remove(Pipe pipe) {
-        if (pipe.routingKey != null) {
-            byId.remove(pipe.routingKey, pipe);
-            pipe.routingKey.releaseFrame();
-            pipe.routingKey = null;
+        RoutingId id = pipe.routingId();
+        if (id != null) {
+            byId.remove(id, pipe);
+            pipe.clearRoutingId();
         }
     }
 
@@ -150,11 +85,11 @@ final class RoutingTable {
         return byId.size();
     }
 
-    private byte[] generate() {
+    private RoutingId generate() {
         for (;;) {
             int n = nextGenerated++;
-            byte[] id = {0, (byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n};
-            if (!byId.containsKey(new Key(id))) {
+            RoutingId id = RoutingId.wrap(new byte[] {0, (byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
+            if (!byId.containsKey(id)) {
                 return id;
             }
         }

@@ -15,6 +15,11 @@ public final class SocketEvent {
         BIND_FAILED,
         /** A bound endpoint accepted a connection. */
         ACCEPTED,
+        /**
+         * A bound endpoint closed a connection as soon as it was accepted, because the endpoint
+         * or the peer's address holds its maximum of connections; {@link #reason()} says which.
+         */
+        REFUSED,
         /** An outgoing connection was established (before the handshake). */
         CONNECTED,
         /** An outgoing connection attempt failed; a reconnect follows. */

@@ -2,6 +2,7 @@ package io.zmtp.socket;
 
 import io.zmtp.security.Mechanism;
 import io.zmtp.security.NullMechanism;
+import io.zmtp.transport.TcpKeepAlive;
 import io.zmtp.wire.HeartbeatPolicy;
 import io.zmtp.wire.InboundBudget;
 import io.zmtp.wire.SocketType;
@@ -31,12 +32,35 @@ import java.util.Objects;
  *   <tr><td>handshake metadata</td><td>64 KiB, 128 properties</td></tr>
  *   <tr><td>inbound budget</td><td>256 MiB or twice the maximum message size, whichever is more,
  *       shared by the socket's connections for unfinished messages</td></tr>
- *   <tr><td>heartbeats</td><td>off (ZMQ_HEARTBEAT_IVL 0)</td></tr>
+ *   <tr><td>heartbeats</td><td>bound endpoints' connections: PING every 30 s, drop after 30 s
+ *       without an answer, TTL 90 s ({@link #DEFAULT_BOUND_HEARTBEAT}); connected: off
+ *       (libzmq: off, ZMQ_HEARTBEAT_IVL 0)</td></tr>
+ *   <tr><td>maximum subscription size</td><td>4096 bytes per prefix (libzmq: unlimited)</td></tr>
+ *   <tr><td>maximum subscriptions</td><td>10,000 prefixes and 1 MiB of prefixes per peer
+ *       (libzmq: unlimited)</td></tr>
+ *   <tr><td>maximum connections</td><td>4096 per bound endpoint, 1024 of them from one
+ *       address (libzmq: unlimited)</td></tr>
+ *   <tr><td>TCP keepalive</td><td>on: first probe after 120 s idle, then every 20 s, 5 probes
+ *       (libzmq: the system's default, ZMQ_TCP_KEEPALIVE -1)</td></tr>
  * </table>
  */
 public final class SocketOptions {
     /** 256 MiB: the least default inbound budget of a socket (see {@link #maxInboundBuffered()}). */
     public static final long DEFAULT_MAX_INBOUND_BUFFERED = 256L * 1024 * 1024;
+    /**
+     * The heartbeats of a bound endpoint's connections unless {@link Builder#heartbeat} says
+     * otherwise: a PING every 30 s; a peer that sends nothing (not even the PONG) within 30 s of
+     * a PING is dropped, so an idle peer that stopped answering goes after at most a minute; the
+     * PINGs carry a TTL of 90 s. libzmq answers PINGs, so its peers stay connected.
+     */
+    public static final HeartbeatPolicy DEFAULT_BOUND_HEARTBEAT =
+            HeartbeatPolicy.of(Duration.ofSeconds(30), Duration.ofSeconds(90), Duration.ofSeconds(30));
+    public static final int DEFAULT_MAX_SUBSCRIPTION_SIZE = 4096;
+    public static final int DEFAULT_MAX_SUBSCRIPTIONS = 10_000;
+    public static final long DEFAULT_MAX_SUBSCRIPTION_BYTES = 1 << 20;
+    public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1024;
+
     public static final SocketOptions DEFAULTS = builder().build();
 
     private final byte[] identity;
@@ -63,6 +87,12 @@ public final class SocketOptions {
     private final boolean reqRelaxed;
     private final boolean reqCorrelate;
     private final boolean xpubVerbose;
+    private final int maxSubscriptionSize;
+    private final int maxSubscriptions;
+    private final long maxSubscriptionBytes;
+    private final int maxConnections;
+    private final int maxConnectionsPerAddress;
+    private final TcpKeepAlive tcpKeepAlive;
 
     private SocketOptions(Builder b) {
         identity = b.identity;
@@ -89,6 +119,12 @@ public final class SocketOptions {
         reqRelaxed = b.reqRelaxed;
         reqCorrelate = b.reqCorrelate;
         xpubVerbose = b.xpubVerbose;
+        maxSubscriptionSize = b.maxSubscriptionSize;
+        maxSubscriptions = b.maxSubscriptions;
+        maxSubscriptionBytes = b.maxSubscriptionBytes;
+        maxConnections = b.maxConnections;
+        maxConnectionsPerAddress = b.maxConnectionsPerAddress;
+        tcpKeepAlive = b.tcpKeepAlive;
     }
 
     public static Builder builder() {
@@ -121,19 +157,34 @@ public final class SocketOptions {
         b.reqRelaxed = reqRelaxed;
         b.reqCorrelate = reqCorrelate;
         b.xpubVerbose = xpubVerbose;
+        b.maxSubscriptionSize = maxSubscriptionSize;
+        b.maxSubscriptions = maxSubscriptions;
+        b.maxSubscriptionBytes = maxSubscriptionBytes;
+        b.maxConnections = maxConnections;
+        b.maxConnectionsPerAddress = maxConnectionsPerAddress;
+        b.tcpKeepAlive = tcpKeepAlive;
         return b;
     }
 
     /**
-     * The ZMTP settings of one socket's connections. Each call makes a new
-     * {@link InboundBudget} that all connections made with the result share: call it once per socket.
+     * The ZMTP settings of a socket's connected (outgoing) connections, with a new
+     * {@link InboundBudget} that all connections made with the result share.
      */
     public ZmtpOptions zmtpOptions(SocketType type) {
+        return zmtpOptions(type, false, new InboundBudget(maxInboundBuffered()));
+    }
+
+    /**
+     * The ZMTP settings of a socket's connections: accepted on a bound endpoint, or connected.
+     * {@code budget} is the socket's one inbound budget, shared by all its connections.
+     */
+    public ZmtpOptions zmtpOptions(SocketType type, boolean accepted, InboundBudget budget) {
         ZmtpOptions.Builder b = ZmtpOptions.builder(type).mechanism(mechanism).maxMessageSize(maxMessageSize)
                 .maxMetadataSize(maxMetadataSize).maxMetadataProperties(maxMetadataProperties)
                 .maxFramesPerMessage(maxFramesPerMessage)
-                .inboundBudget(new InboundBudget(maxInboundBuffered()))
-                .handshakeTimeout(handshakeTimeout).heartbeat(heartbeat)
+                .inboundBudget(budget)
+                .handshakeTimeout(handshakeTimeout)
+                .heartbeat(accepted ? boundHeartbeat() : connectedHeartbeat())
                 .version(version).properties(properties).identity(identity);
         if (resource != null) {
             b.resource(resource);
@@ -149,8 +200,49 @@ public final class SocketOptions {
         return mechanism;
     }
 
+    /** The heartbeat policy set with {@link Builder#heartbeat}, or null when the defaults apply. */
     public HeartbeatPolicy heartbeat() {
         return heartbeat;
+    }
+
+    /** The heartbeats of connections accepted on bound endpoints. */
+    public HeartbeatPolicy boundHeartbeat() {
+        return heartbeat != null ? heartbeat : DEFAULT_BOUND_HEARTBEAT;
+    }
+
+    /** The heartbeats of connections this socket makes. */
+    public HeartbeatPolicy connectedHeartbeat() {
+        return heartbeat != null ? heartbeat : HeartbeatPolicy.OFF;
+    }
+
+    /** The longest prefix a peer may subscribe to, in bytes (PUB, XPUB). */
+    public int maxSubscriptionSize() {
+        return maxSubscriptionSize;
+    }
+
+    /** How many prefixes one peer may subscribe to at once (PUB, XPUB). */
+    public int maxSubscriptions() {
+        return maxSubscriptions;
+    }
+
+    /** How many bytes one peer's subscribed prefixes may add up to (PUB, XPUB). */
+    public long maxSubscriptionBytes() {
+        return maxSubscriptionBytes;
+    }
+
+    /** How many connections one bound tcp:// or ipc:// endpoint holds at once (handshaking or not). */
+    public int maxConnections() {
+        return maxConnections;
+    }
+
+    /** How many of a bound tcp:// endpoint's connections may come from one remote address. */
+    public int maxConnectionsPerAddress() {
+        return maxConnectionsPerAddress;
+    }
+
+    /** TCP keepalive of this socket's tcp:// connections, or null when off. */
+    public TcpKeepAlive tcpKeepAlive() {
+        return tcpKeepAlive;
     }
 
     public long maxMessageSize() {
@@ -243,7 +335,7 @@ public final class SocketOptions {
         private int maxFramesPerMessage = ZmtpOptions.DEFAULT_MAX_FRAMES_PER_MESSAGE;
         private long maxInboundBuffered;
         private Duration handshakeTimeout = ZmtpOptions.DEFAULT_HANDSHAKE_TIMEOUT;
-        private HeartbeatPolicy heartbeat = HeartbeatPolicy.OFF;
+        private HeartbeatPolicy heartbeat;
         private ZmtpVersion version = ZmtpVersion.V3_1;
         private int sendHwm = 1000;
         private int receiveHwm = 1000;
@@ -257,6 +349,12 @@ public final class SocketOptions {
         private boolean reqRelaxed;
         private boolean reqCorrelate;
         private boolean xpubVerbose;
+        private int maxSubscriptionSize = DEFAULT_MAX_SUBSCRIPTION_SIZE;
+        private int maxSubscriptions = DEFAULT_MAX_SUBSCRIPTIONS;
+        private long maxSubscriptionBytes = DEFAULT_MAX_SUBSCRIPTION_BYTES;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+        private TcpKeepAlive tcpKeepAlive = TcpKeepAlive.DEFAULT;
 
         private Builder() {
         }
@@ -336,9 +434,78 @@ public final class SocketOptions {
             return this;
         }
 
+        /**
+         * The heartbeats of every connection of this socket, bound or connected
+         * ({@link HeartbeatPolicy#OFF} turns them off). Unset, a bound endpoint's connections use
+         * {@link SocketOptions#DEFAULT_BOUND_HEARTBEAT} and connected ones none.
+         */
         public Builder heartbeat(HeartbeatPolicy h) {
             this.heartbeat = Objects.requireNonNull(h);
             return this;
+        }
+
+        /**
+         * PUB, XPUB: the longest prefix a peer may subscribe to (default 4096 bytes). A peer that
+         * subscribes to a longer one is disconnected, with the reason in the DISCONNECTED event
+         * and the log: silently ignoring it would leave the peer waiting for messages it never gets.
+         */
+        public Builder maxSubscriptionSize(int bytes) {
+            this.maxSubscriptionSize = positive(bytes, "maxSubscriptionSize");
+            return this;
+        }
+
+        /**
+         * PUB, XPUB: how many distinct prefixes one peer may subscribe to at once (default 10,000);
+         * a peer that goes past it is disconnected. Each costs a few hundred bytes of memory.
+         */
+        public Builder maxSubscriptions(int count) {
+            this.maxSubscriptions = positive(count, "maxSubscriptions");
+            return this;
+        }
+
+        /**
+         * PUB, XPUB: how many bytes one peer's prefixes may add up to (default 1 MiB); a peer
+         * that goes past it is disconnected.
+         */
+        public Builder maxSubscriptionBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maxSubscriptionBytes must be at least 1");
+            }
+            this.maxSubscriptionBytes = bytes;
+            return this;
+        }
+
+        /**
+         * How many connections each bound tcp:// or ipc:// endpoint holds at once, those still in
+         * their handshake included (default 4096). A connection accepted past it is closed at once,
+         * without a handshake. Keep it below the process's file descriptor limit.
+         */
+        public Builder maxConnections(int count) {
+            this.maxConnections = positive(count, "maxConnections");
+            return this;
+        }
+
+        /**
+         * How many of a bound tcp:// endpoint's connections may come from one remote IP address
+         * (default 1024), so one host cannot take every connection; past it a new connection
+         * from that address is closed at once.
+         */
+        public Builder maxConnectionsPerAddress(int count) {
+            this.maxConnectionsPerAddress = positive(count, "maxConnectionsPerAddress");
+            return this;
+        }
+
+        /** TCP keepalive of tcp:// connections ({@link TcpKeepAlive#DEFAULT}); null turns it off. */
+        public Builder tcpKeepAlive(TcpKeepAlive keepAlive) {
+            this.tcpKeepAlive = keepAlive;
+            return this;
+        }
+
+        private static int positive(int n, String name) {
+            if (n < 1) {
+                throw new IllegalArgumentException(name + " must be at least 1");
+            }
+            return n;
         }
 
         /** Announce ZMTP 3.0 (behave as an older peer); 3.1 by default. */

@@ -13,10 +13,11 @@ import io.zmtp.wire.ZmtpSubscription;
  * Other messages from subscribers (an XSUB may send some) are delivered as they are.
  */
 public final class XPubSocket extends ZmtpSocket {
-    private final Distributor out = new Distributor();
+    private final Distributor out;
 
     XPubSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
         super(context, SocketType.XPUB, options, loop);
+        this.out = new Distributor(options);
     }
 
     @Override
@@ -40,6 +41,13 @@ public final class XPubSocket extends ZmtpSocket {
     @Override
     void subscriptionReceived(Pipe pipe, ZmtpSubscription sub) {
         try {
+            if (sub.isSubscribe()) {
+                String refusal = out.refusal(pipe, sub.topic());
+                if (refusal != null) {
+                    pipe.refuse(refusal);
+                    return;
+                }
+            }
             byte[] prefix = sub.topicBytes();
             boolean tell = sub.isSubscribe()
                     ? out.subscribe(pipe, prefix) || options().xpubVerbose()
@@ -61,5 +69,10 @@ public final class XPubSocket extends ZmtpSocket {
         } else {
             deliver(msg);
         }
+    }
+
+    /** How many distinct prefixes subscribers have subscribed to. Call on the event loop. */
+    public int subscriptionCount() {
+        return out.prefixCount();
     }
 }

@@ -10,6 +10,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.transport.Endpoint;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
+import io.zmtp.wire.InboundBudget;
 import io.zmtp.wire.ZmtpOptions;
 import io.zmtp.wire.ZmtpSubscription;
 import org.slf4j.Logger;
@@ -51,6 +52,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
     private final SocketType type;
     private final SocketOptions options;
     private final ZmtpOptions zmtpOptions;
+    private final ZmtpOptions acceptedZmtpOptions;
 
     private State state = State.OPEN;
     private final Promise<Void> closeFuture;
@@ -77,7 +79,10 @@ public abstract class ZmtpSocket implements AutoCloseable {
         this.context = context;
         this.type = type;
         this.options = options;
-        this.zmtpOptions = options.zmtpOptions(type);
+        // one inbound budget for every connection of the socket, made or accepted
+        InboundBudget budget = new InboundBudget(options.maxInboundBuffered());
+        this.zmtpOptions = options.zmtpOptions(type, false, budget);
+        this.acceptedZmtpOptions = options.zmtpOptions(type, true, budget);
         this.loop = loop;
         this.closeFuture = loop.newPromise();
     }
@@ -92,9 +97,14 @@ public abstract class ZmtpSocket implements AutoCloseable {
         return options;
     }
 
-    /** The ZMTP settings of this socket's connections. */
+    /** The ZMTP settings of this socket's connections (those it makes, and channels of your own). */
     public final ZmtpOptions zmtpOptions() {
         return zmtpOptions;
+    }
+
+    /** The ZMTP settings of connections accepted on bound endpoints (their default heartbeats differ). */
+    final ZmtpOptions acceptedZmtpOptions() {
+        return acceptedZmtpOptions;
     }
 
     /** The event loop that runs this socket, its connections, handlers and timers. */
@@ -234,6 +244,21 @@ public abstract class ZmtpSocket implements AutoCloseable {
             b.close(true).addListener(f -> p.trySuccess(null));
         });
         return p;
+    }
+
+    /** The server channel of a bound endpoint (tests), or null. Call on the event loop. */
+    final Channel serverChannel(String endpoint) {
+        BindEndpoint b = binds.get(endpoint);
+        return b == null ? null : b.serverChannel();
+    }
+
+    /** Connections accepted on bound tcp:// and ipc:// endpoints and still open. Call on the event loop. */
+    final int acceptedConnections() {
+        int n = 0;
+        for (BindEndpoint b : new HashSet<>(binds.values())) {
+            n += b.connectionCount();
+        }
+        return n;
     }
 
     /** The endpoints bound so far, as resolved. Call on the event loop. */

@@ -79,6 +79,42 @@ public enum IoTransport {
         return this == EPOLL ? EpollServerDomainSocketChannel.class : NioServerDomainSocketChannel.class;
     }
 
+    /**
+     * Turns TCP keepalive on for a tcp:// channel, with the given timings (seconds, probes), or
+     * leaves it off when {@code keepAlive} is null. Epoll sets TCP_KEEPIDLE, TCP_KEEPINTVL and
+     * TCP_KEEPCNT; NIO sets them through the JDK's extended socket options where the platform has
+     * them, else only SO_KEEPALIVE.
+     */
+    public void keepAlive(Channel ch, TcpKeepAlive keepAlive) {
+        if (keepAlive == null) {
+            return;
+        }
+        io.netty.channel.ChannelConfig c = ch.config();
+        c.setOption(io.netty.channel.ChannelOption.SO_KEEPALIVE, true);
+        int idle = (int) Math.min(Integer.MAX_VALUE, keepAlive.idle().getSeconds());
+        int interval = (int) Math.min(Integer.MAX_VALUE, keepAlive.interval().getSeconds());
+        if (this == EPOLL) {
+            c.setOption(io.netty.channel.epoll.EpollChannelOption.TCP_KEEPIDLE, idle);
+            c.setOption(io.netty.channel.epoll.EpollChannelOption.TCP_KEEPINTVL, interval);
+            c.setOption(io.netty.channel.epoll.EpollChannelOption.TCP_KEEPCNT, keepAlive.count());
+        } else {
+            NioKeepAlive.apply(c, idle, interval, keepAlive.count());
+        }
+    }
+
+    /** The JDK's TCP_KEEP* options (jdk.net), set only where the platform supports them. */
+    private static final class NioKeepAlive {
+        static void apply(io.netty.channel.ChannelConfig c, int idle, int interval, int count) {
+            try {
+                c.setOption(io.netty.channel.socket.nio.NioChannelOption.of(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE), idle);
+                c.setOption(io.netty.channel.socket.nio.NioChannelOption.of(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL), interval);
+                c.setOption(io.netty.channel.socket.nio.NioChannelOption.of(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT), count);
+            } catch (RuntimeException | LinkageError e) {
+                // Not supported here: SO_KEEPALIVE with the system's timings.
+            }
+        }
+    }
+
     /** The socket address of an ipc:// path. */
     public SocketAddress ipcAddress(String path) {
         return this == EPOLL ? new DomainSocketAddress(path) : UnixDomainSocketAddress.of(path);

@@ -32,13 +32,13 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * mvn -B -ntp -q -o -pl zmtp-codec -am test-compile
  * java -Xmx4g -cp zmtp-codec/target/classes:zmtp-codec/target/test-classes:$(cat /tmp/cp.txt) \
- *     io.zmtp.figures.AttackFigures [ping|empty|metadata|partial|log ...]
+ *     io.zmtp.figures.WireAttackFigures [ping|empty|metadata|partial|log ...]
  * </pre>
  * ({@code /tmp/cp.txt} from {@code mvn -o -q -pl zmtp-codec dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt}.)
  * Memory is Netty's pooled allocator (bytes in use in its arenas) plus the Java heap in use after
  * a collection; latency is microseconds per round trip of a 16-byte message.
  */
-public final class AttackFigures {
+public final class WireAttackFigures {
     static final Duration T = Duration.ofSeconds(5);
     static final int ROUND_TRIPS = 500;
 

@@ -1,0 +1,183 @@
+package io.zmtp.socket;
+
+import io.zmtp.wire.HeartbeatPolicy;
+import io.zmtp.wire.InboundBudget;
+import io.zmtp.wire.SocketType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.zmtp.socket.SocketTesting.eventually;
+import static io.zmtp.socket.SocketTesting.get;
+import static io.zmtp.socket.SocketTesting.onLoop;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Connections to a bound endpoint are bounded per endpoint and per remote address, and idle
+ * peers that stop answering are dropped by the bound side's heartbeats: a peer cannot hold the
+ * process's file descriptors, and a good client still connects and gets answers.
+ */
+class ConnectionLimitsTest {
+    ZmtpContext ctx;
+
+    @BeforeEach
+    void start() {
+        ctx = ZmtpContext.create(2);
+    }
+
+    @AfterEach
+    void stop() {
+        ctx.close(Duration.ofSeconds(5));
+    }
+
+    /** A REQ from 127.0.0.1 sends one request to {@code ep} and gets the REP's echo within the deadline. */
+    private void goodClientRoundTrips(String ep, String body) {
+        BlockingSocket req = ctx.blocking(SocketType.REQ, SocketOptions.builder().linger(Duration.ZERO).build());
+        try {
+            req.connect(ep);
+            req.send(body);
+            assertEquals(List.of(body), req.receiveStrings(SocketTesting.T));
+        } finally {
+            req.close(Duration.ZERO);
+        }
+    }
+
+    private ZmtpSocket echo(SocketOptions options) {
+        ZmtpSocket rep = ctx.socket(SocketType.REP, options);
+        rep.onMessage(m -> rep.send(m));
+        return rep;
+    }
+
+    private static int stillOpen(List<RawPeer> peers) {
+        int open = 0;
+        for (RawPeer p : peers) {
+            if (!p.closedWithin(20)) {
+                open++;
+            }
+        }
+        return open;
+    }
+
+    /** Whether a connection from {@code source} is closed (or reset while connecting) within 5 s. */
+    private static boolean closedAtOnce(String ep, String source) {
+        try (RawPeer p = RawPeer.connect(ep, source)) {
+            return p.closedWithin(5_000);
+        } catch (java.io.IOException e) {
+            return true;   // reset before connect() returned
+        }
+    }
+
+    @Test
+    void aFloodFromOneAddressGetsItsShareAndAGoodClientStillConnects() throws Exception {
+        ZmtpSocket rep = echo(SocketOptions.builder().maxConnections(16).maxConnectionsPerAddress(4).build());
+        SocketTesting.Events events = new SocketTesting.Events(rep);
+        String ep = get(rep.bind("tcp://127.0.0.1:0"));
+        List<RawPeer> flood = new ArrayList<>();
+        try {
+            for (int i = 0; i < 50; i++) {
+                try {
+                    flood.add(RawPeer.handshaken(ep, "127.0.0.2", "REQ"));
+                } catch (java.io.IOException e) {
+                    // reset before connect() returned: refused, as the REFUSED count shows
+                }
+            }
+            eventually("46 connections refused", () -> events.count(SocketEvent.Type.REFUSED) == 46);
+            assertEquals(4, stillOpen(flood), "the address keeps its 4 connections");
+            assertEquals(4, onLoop(rep, rep::acceptedConnections));
+            SocketEvent refused = events.first(SocketEvent.Type.REFUSED);
+            assertTrue(refused.reason().contains("maximum of 4"), refused.reason());
+            goodClientRoundTrips(ep, "during");
+        } finally {
+            flood.forEach(RawPeer::close);
+        }
+        eventually("the flood's connections are released", () -> onLoop(rep, rep::acceptedConnections) == 0);
+        goodClientRoundTrips(ep, "after");
+    }
+
+    @Test
+    void pastTheEndpointsMaximumNewConnectionsAreClosedAtOnceUntilOnesLeave() throws Exception {
+        ZmtpSocket rep = echo(SocketOptions.builder().maxConnections(4).build());
+        SocketTesting.Events events = new SocketTesting.Events(rep);
+        String ep = get(rep.bind("tcp://127.0.0.1:0"));
+        List<RawPeer> holders = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                holders.add(RawPeer.handshaken(ep, "127.0.0." + (2 + i), "REQ"));
+            }
+            eventually("4 held", () -> onLoop(rep, rep::acceptedConnections) == 4);
+            assertTrue(closedAtOnce(ep, "127.0.0.9"), "the fifth connection is closed at once");
+            events.await(SocketEvent.Type.REFUSED);
+            SocketEvent refused = events.first(SocketEvent.Type.REFUSED);
+            assertNotNull(refused);
+            assertTrue(refused.reason().contains("maximum of 4 connections"), refused.reason());
+            holders.remove(0).close();
+            eventually("a slot is free", () -> onLoop(rep, rep::acceptedConnections) == 3);
+            goodClientRoundTrips(ep, "in the freed slot");
+        } finally {
+            holders.forEach(RawPeer::close);
+        }
+        eventually("every connection is released", () -> onLoop(rep, rep::acceptedConnections) == 0);
+    }
+
+    @Test
+    void aHandshakenPeerThatNeverAnswersIsDroppedByTheBoundSidesHeartbeat() throws Exception {
+        ZmtpSocket rep = echo(SocketOptions.builder()
+                .heartbeat(HeartbeatPolicy.of(Duration.ofMillis(100), Duration.ZERO, Duration.ofMillis(200))).build());
+        SocketTesting.Events events = new SocketTesting.Events(rep);
+        String ep = get(rep.bind("tcp://127.0.0.1:0"));
+        BlockingSocket req = ctx.blocking(SocketType.REQ, SocketOptions.builder().linger(Duration.ZERO)
+                .heartbeat(HeartbeatPolicy.of(Duration.ofMillis(100), Duration.ZERO, Duration.ofMillis(200))).build());
+        try (RawPeer idle = RawPeer.handshaken(ep, "127.0.0.2", "REQ")) {
+            req.connect(ep);
+            req.send("first");
+            assertEquals(List.of("first"), req.receiveStrings(SocketTesting.T));
+            assertTrue(idle.closedWithin(5_000), "the silent peer is dropped after PING + timeout");
+            events.await(SocketEvent.Type.DISCONNECTED);
+            SocketEvent d = events.first(SocketEvent.Type.DISCONNECTED);
+            assertTrue(d.reason().contains("PING"), d.reason());
+            eventually("only the good client is left", () -> onLoop(rep, rep::acceptedConnections) == 1);
+            // The good client answered every PING meanwhile (our codec answers PINGs), so it stayed.
+            req.send("second");
+            assertEquals(List.of("second"), req.receiveStrings(SocketTesting.T));
+            assertEquals(1, events.count(SocketEvent.Type.DISCONNECTED));
+        } finally {
+            req.close(Duration.ZERO);
+        }
+    }
+
+    @Test
+    void failingAcceptsPauseAcceptingForAWhileAndThenItResumes() {
+        ZmtpSocket rep = echo(SocketOptions.DEFAULTS);
+        String ep = get(rep.bind("tcp://127.0.0.1:0"));
+        io.netty.channel.Channel server = onLoop(rep, () -> rep.serverChannel(ep));
+        // What Netty's accept loop does when accept(2) fails with EMFILE, many times over.
+        onLoop(rep, () -> {
+            for (int i = 0; i < 100; i++) {
+                server.pipeline().fireExceptionCaught(new java.io.IOException("Too many open files"));
+            }
+            return null;
+        });
+        assertFalse(onLoop(rep, () -> server.config().isAutoRead()), "accepting is paused");
+        eventually("accepting resumes after the pause", () -> onLoop(rep, () -> server.config().isAutoRead()));
+        assertTrue(server.isOpen(), "the endpoint is still bound");
+        goodClientRoundTrips(ep, "after the failures");
+    }
+
+    @Test
+    void boundEndpointsHeartbeatByDefaultAndConnectionsTheSocketMakesDoNot() {
+        SocketOptions d = SocketOptions.DEFAULTS;
+        assertTrue(d.zmtpOptions(SocketType.REP, true, new InboundBudget(1 << 20)).heartbeat().enabled());
+        assertEquals(Duration.ofSeconds(30), d.zmtpOptions(SocketType.REP, true, new InboundBudget(1 << 20)).heartbeat().interval());
+        assertFalse(d.zmtpOptions(SocketType.REQ, false, new InboundBudget(1 << 20)).heartbeat().enabled());
+        SocketOptions off = SocketOptions.builder().heartbeat(HeartbeatPolicy.OFF).build();
+        assertFalse(off.zmtpOptions(SocketType.REP, true, new InboundBudget(1 << 20)).heartbeat().enabled(), "an explicit setting applies to both");
+        assertNotNull(d.tcpKeepAlive());
+    }
+}
