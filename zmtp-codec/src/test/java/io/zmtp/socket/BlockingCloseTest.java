@@ -2,8 +2,6 @@ package io.zmtp.socket;
 
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -20,18 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * at a time, so no message is taken twice (a double release) or left unreleased (a leak, which
  * the leak check fails the test on).
  */
-class BlockingCloseTest {
-    ZmtpContext ctx;
-
-    @BeforeEach
-    void start() {
-        ctx = ZmtpContext.create(2);
-    }
-
-    @AfterEach
-    void stop() {
-        ctx.close(Duration.ofSeconds(5));
-    }
+class BlockingCloseTest extends ContextTest {
 
     @Test
     void closingWhileAUserThreadTakesNeitherLeaksNorReleasesTwice() throws Exception {

@@ -1,10 +1,9 @@
 package io.zmtp.socket;
 
+import io.zmtp.testing.RawPeer;
 import io.zmtp.wire.HeartbeatPolicy;
 import io.zmtp.wire.InboundBudget;
 import io.zmtp.wire.SocketType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -24,18 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * peers that stop answering are dropped by the bound side's heartbeats: a peer cannot hold the
  * process's file descriptors, and a good client still connects and gets answers.
  */
-class ConnectionLimitsTest {
-    ZmtpContext ctx;
-
-    @BeforeEach
-    void start() {
-        ctx = ZmtpContext.create(2);
-    }
-
-    @AfterEach
-    void stop() {
-        ctx.close(Duration.ofSeconds(5));
-    }
+class ConnectionLimitsTest extends ContextTest {
 
     /** A REQ from 127.0.0.1 sends one request to {@code ep} and gets the REP's echo within the deadline. */
     private void goodClientRoundTrips(String ep, String body) {

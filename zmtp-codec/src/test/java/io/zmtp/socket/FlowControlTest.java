@@ -4,8 +4,6 @@ import io.netty.util.concurrent.Future;
 import io.zmtp.testing.PeerBytes;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.InputStream;
@@ -30,18 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** High-water marks, linger, reconnection and monitor events. */
-class FlowControlTest {
-    ZmtpContext ctx;
-
-    @BeforeEach
-    void start() {
-        ctx = ZmtpContext.create(2);
-    }
-
-    @AfterEach
-    void stop() {
-        ctx.close(Duration.ofSeconds(5));
-    }
+class FlowControlTest extends ContextTest {
 
     /** Counts how many of the futures have completed. */
     static long done(List<Future<Void>> fs) {

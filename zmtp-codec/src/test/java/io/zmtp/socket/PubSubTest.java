@@ -5,8 +5,6 @@ import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpOptions;
 import io.zmtp.wire.ZmtpVersion;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.DataInputStream;
@@ -26,18 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Subscriptions: prefixes, counts, many of them, resending, 3.0 peers, XPUB/XSUB. */
-class PubSubTest {
-    ZmtpContext ctx;
-
-    @BeforeEach
-    void start() {
-        ctx = ZmtpContext.create(2);
-    }
-
-    @AfterEach
-    void stop() {
-        ctx.close(Duration.ofSeconds(5));
-    }
+class PubSubTest extends ContextTest {
 
     static int subscriptions(PubSocket pub) {
         return onLoop(pub, pub::subscriptionCount);

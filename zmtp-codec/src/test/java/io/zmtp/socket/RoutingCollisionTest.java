@@ -3,8 +3,6 @@ package io.zmtp.socket;
 import io.netty.buffer.Unpooled;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -23,18 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
  * hash alike, so do all their concatenations) still route correctly: the tables key by
  * {@link RoutingId}, whose hash is seeded.
  */
-class RoutingCollisionTest {
-    ZmtpContext ctx;
-
-    @BeforeEach
-    void start() {
-        ctx = ZmtpContext.create(2);
-    }
-
-    @AfterEach
-    void stop() {
-        ctx.close(Duration.ofSeconds(5));
-    }
+class RoutingCollisionTest extends ContextTest {
 
     /** The 2^n strings of n blocks, each "Aa" or "BB": they all have one Arrays.hashCode. */
     static List<String> collidingIds(int blocks) {

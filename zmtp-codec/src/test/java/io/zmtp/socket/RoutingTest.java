@@ -3,8 +3,6 @@ package io.zmtp.socket;
 import io.netty.util.concurrent.Future;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -23,18 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** ROUTER routing ids, REQ/REP envelopes and alternation, as libzmq 4.3 behaves. */
-class RoutingTest {
-    ZmtpContext ctx;
-
-    @BeforeEach
-    void start() {
-        ctx = ZmtpContext.create(2);
-    }
-
-    @AfterEach
-    void stop() {
-        ctx.close(Duration.ofSeconds(5));
-    }
+class RoutingTest extends ContextTest {
 
     @Test
     void routerGeneratesFiveByteIdsForAnonymousPeers() {

@@ -1,6 +1,7 @@
 package io.zmtp.socket;
 
 import io.zmtp.testing.PeerBytes;
+import io.zmtp.testing.RawPeer;
 import io.zmtp.wire.SocketType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -3,8 +3,10 @@ package io.zmtp.testing;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -44,6 +46,30 @@ public final class RawPeer implements AutoCloseable {
         return new RawPeer(s);
     }
 
+    /** The port of a bound tcp endpoint ("tcp://127.0.0.1:40123"). */
+    public static int port(String endpoint) {
+        return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
+    }
+
+    /**
+     * Connects to the tcp {@code endpoint} from the loopback address {@code source} (127.0.0.2, ...:
+     * a peer of another address), or from any address when null. Closing it resets the connection.
+     */
+    public static RawPeer connect(String endpoint, String source) throws IOException {
+        Socket s = new Socket();
+        if (source != null) {
+            s.bind(new InetSocketAddress(InetAddress.getByName(source), 0));
+        }
+        s.connect(new InetSocketAddress("127.0.0.1", port(endpoint)), 5000);
+        s.setSoLinger(true, 0);
+        return new RawPeer(s);
+    }
+
+    /** {@link #connect(String, String)}, then greeting and READY as {@code socketType}. */
+    public static RawPeer handshaken(String endpoint, String source, String socketType) throws IOException {
+        return connect(endpoint, source).handshake(socketType);
+    }
+
     /** Greeting (ZMTP 3.1, NULL) and READY announcing {@code socketType}. */
     public RawPeer handshake(String socketType) throws IOException {
         return send(PeerBytes.create().greeting31().ready("Socket-Type", socketType).toArray());
@@ -53,6 +79,41 @@ public final class RawPeer implements AutoCloseable {
         out.write(bytes);
         out.flush();
         return this;
+    }
+
+    /** Sends; false when the other side has closed (or reset) the connection meanwhile. */
+    public boolean write(byte[] bytes) {
+        try {
+            send(bytes);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Reads and discards until the other side closes: true if it did within {@code millis}
+     * (a reset counts), false if the connection is still open then.
+     */
+    public boolean closedWithin(long millis) {
+        long end = System.nanoTime() + millis * 1_000_000;
+        byte[] buf = new byte[64 * 1024];
+        try {
+            while (true) {
+                long left = (end - System.nanoTime()) / 1_000_000;
+                if (left <= 0) {
+                    return false;
+                }
+                socket.setSoTimeout((int) Math.max(1, left));
+                if (in.read(buf) < 0) {
+                    return true;
+                }
+            }
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
     }
 
     /** Sends on the peer's own thread; the future completes when every byte is in the kernel. */
@@ -87,11 +148,15 @@ public final class RawPeer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException {
+    public void close() {
         sender.shutdownNow();
-        if (!socket.isClosed()) {
-            socket.setSoLinger(true, 0);
-            socket.close();
+        try {
+            if (!socket.isClosed()) {
+                socket.setSoLinger(true, 0);
+                socket.close();
+            }
+        } catch (IOException e) {
+            // closed anyway
         }
     }
 }
