@@ -342,7 +342,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
             try {
                 r = MdpProtocol.readClientReply(m, version, true);
             } catch (MdpFormatException e) {
-                log.warn("async client drops an invalid reply: {} ({})", e.getMessage(), m);
+                io.zmtp.wire.PeerFailureLog.get(MajordomoAsyncClient.class).warn("async client drops an invalid reply: {}", io.zmtp.wire.FrameText.escape(e.getMessage()));
                 return;
             }
         } finally {

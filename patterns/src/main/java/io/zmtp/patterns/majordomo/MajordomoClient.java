@@ -226,11 +226,11 @@ public final class MajordomoClient implements AutoCloseable {
             try {
                 r = MdpProtocol.readClientReply(m, version, false);
             } catch (MdpFormatException e) {
-                log.warn("dropping an invalid reply from the broker: {} ({})", e.getMessage(), m);
+                io.zmtp.wire.PeerFailureLog.get(MajordomoClient.class).warn("client drops an invalid reply from the broker: {}", io.zmtp.wire.FrameText.escape(e.getMessage()));
                 return;
             }
             if (!r.service().equals(call.service)) {
-                log.warn("dropping a reply from service '{}' while waiting for '{}'", r.service(), call.service);
+                io.zmtp.wire.PeerFailureLog.get(MajordomoClient.class).warn("client drops a reply from service '{}' while waiting for '{}'", io.zmtp.wire.FrameText.escape(r.service()), io.zmtp.wire.FrameText.escape(call.service));
                 return;
             }
             call.lastActivity = System.nanoTime();

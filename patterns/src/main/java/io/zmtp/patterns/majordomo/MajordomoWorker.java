@@ -11,6 +11,8 @@ import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
+import io.zmtp.wire.FrameText;
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -203,40 +205,32 @@ public final class MajordomoWorker implements AutoCloseable {
                 tracer.trace("I: received message from broker:", m);
             }
             lastHeard = System.nanoTime();
-            int i = 0;
-            if (version.leadingEmptyFrame()) {
-                if (m.size() < 1 || m.frame(0).isReadable()) {
-                    invalid(m, "no empty frame before the header");
-                    return;
-                }
-                i = 1;
-            }
-            if (m.size() < i + 2 || !MdpProtocol.frameEquals(m.frame(i), version.workerHeaderBytes())) {
-                invalid(m, "not an " + version.workerHeader() + " command");
+            MdpCommand cmd;
+            try {
+                cmd = MdpCommand.atWorker(m, version);
+            } catch (MdpProtocol.MdpFormatException e) {
+                invalid(m, e.getMessage());
                 return;
             }
-            WorkerCommand cmd = version.workerCommand(MdpProtocol.code(m.frame(i + 1)));
-            if (cmd == WorkerCommand.REQUEST) {
-                if (m.size() < i + 5 || m.frame(i + 3).isReadable()) {
-                    invalid(m, "REQUEST needs a client address, an empty frame and a body");
-                    return;
-                }
-                Job j = new Job(session, ByteBufUtil.getBytes(m.frame(i + 2)), MdpProtocol.copyFrames(m, i + 4));
-                m.release();
+            if (cmd instanceof MdpCommand.WorkerRequest r) {
+                Job j = new Job(session, ByteBufUtil.getBytes(r.client()), MdpProtocol.copyFrames(r.body(), 0));
+                r.release();
                 if (current == null) {
                     run(j);
                 } else {
                     waiting.add(j);
                 }
-            } else if (cmd == WorkerCommand.HEARTBEAT) {
-                m.release();
-            } else if (cmd == WorkerCommand.DISCONNECT) {
-                m.release();
+            } else if (cmd instanceof MdpCommand.WorkerHeartbeat) {
+                cmd.release();
+            } else if (cmd instanceof MdpCommand.WorkerDisconnect) {
+                cmd.release();
                 log.info("worker {}: the broker sent DISCONNECT, registering again", service);
                 event(MajordomoEvent.Type.DISCONNECT_RECEIVED, endpoint, null);
                 reconnectNow();
             } else {
-                invalid(m, "unexpected command " + MessageDump.frameText(m.frame(i + 1)));
+                cmd.release();
+                PeerFailureLog.get(MajordomoWorker.class).warn("worker {} drops an unexpected {} from the broker",
+                        FrameText.escape(service), cmd.getClass().getSimpleName());
             }
         } catch (RuntimeException e) {
             log.warn("worker {} failed on a message", service, e);
@@ -247,7 +241,8 @@ public final class MajordomoWorker implements AutoCloseable {
     }
 
     private void invalid(ZmtpMessage m, String reason) {
-        log.warn("worker {} drops an invalid message from the broker: {} ({})", service, reason, m);
+        PeerFailureLog.get(MajordomoWorker.class).warn("worker {} drops an invalid message from the broker: {}",
+                FrameText.escape(service), FrameText.escape(reason));
         m.release();
     }
 
