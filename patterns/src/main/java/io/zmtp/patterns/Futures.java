@@ -2,6 +2,7 @@ package io.zmtp.patterns;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -54,30 +55,16 @@ public final class Futures {
 
     /**
      * Waits at most {@code timeout} for {@code f} to complete, whatever its outcome, without
-     * throwing: for close(), which must not fail because the caller was interrupted (the interrupt
-     * flag is kept).
+     * throwing: for close(), which must not fail because the caller was interrupted (the wait is
+     * not interruptible; the interrupt flag is kept).
      */
     public static void awaitQuietly(CompletableFuture<?> f, Duration timeout) {
-        boolean interrupted = Thread.interrupted();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        try {
-            while (!f.isDone()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return;
-                }
-                try {
-                    f.get(left, TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException | TimeoutException | java.util.concurrent.CancellationException e) {
-                    return;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        f.handle((r, e) -> null).toCompletableFuture()
+                .completeOnTimeout(null, timeout.toNanos(), TimeUnit.NANOSECONDS).join();
+    }
+
+    /** {@link #await(CompletableFuture, Duration)} for a stage (a component's start, say). */
+    public static <T> T await(CompletionStage<T> f, Duration timeout) {
+        return await(f.toCompletableFuture(), timeout);
     }
 }

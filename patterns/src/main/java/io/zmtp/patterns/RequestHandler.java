@@ -23,6 +23,39 @@ public interface RequestHandler {
 
     CompletionStage<ZmtpMessage> handle(ZmtpMessage request);
 
+    /**
+     * The extension point for workers that can stream partial replies before the final one
+     * (Majordomo 0.2): such a worker calls this method with a {@link PartialReplies} of its
+     * own; every other worker calls {@link #handle(ZmtpMessage)}. A handler that streams
+     * overrides this method; by default it ignores {@code partials}.
+     */
+    default CompletionStage<ZmtpMessage> handle(ZmtpMessage request, PartialReplies partials) {
+        return handle(request);
+    }
+
+    /** Where a handler sends partial replies (from any thread), before its stage completes. */
+    interface PartialReplies {
+        /** A worker whose protocol has no partial replies: {@link #send} fails. */
+        PartialReplies NONE = new PartialReplies() {
+            @Override
+            public boolean supported() {
+                return false;
+            }
+
+            @Override
+            public void send(ZmtpMessage partial) {
+                partial.release();
+                throw new UnsupportedOperationException("this worker's protocol has no partial replies");
+            }
+        };
+
+        /** Whether the worker's protocol carries partial replies. */
+        boolean supported();
+
+        /** Sends one partial reply (ownership passes). */
+        void send(ZmtpMessage partial);
+    }
+
     /** Sends every request back unchanged (the guide's workers). */
     static RequestHandler echo() {
         return CompletableFuture::completedFuture;

@@ -81,4 +81,9 @@ public final class RouterSocket extends ZmtpSocket {
     public boolean hasPeer(byte[] routingId) {
         return table.get(routingId) != null;
     }
+
+    /** Whether a peer with this routing id is connected (no copy of the id). Call on the event loop. */
+    public boolean hasPeer(RoutingId routingId) {
+        return table.get(routingId.array()) != null;
+    }
 }

@@ -1,0 +1,151 @@
+package io.zmtp.patterns.reliability;
+
+import io.netty.channel.EventLoop;
+import io.zmtp.patterns.EventReporter;
+import io.zmtp.patterns.PatternTesting;
+import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.socket.RoutingId;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static io.zmtp.patterns.PatternTesting.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** The requester against a hand-driven ROUTER on tcp loopback, its timeouts on the manual clock. */
+class RetryingRequesterTest {
+    static final Duration TIMEOUT = Duration.ofSeconds(1);
+    final ZmtpContext ctx = ZmtpContext.create(2);
+    final ManualClock clock = new ManualClock();
+    final Recorder<RequestEvent> events = new Recorder<>();
+    final BlockingQueue<ZmtpMessage> atServer = new LinkedBlockingQueue<>();
+    ZmtpSocket server;
+    RetryingRequester<ZmtpMessage> requester;
+    EventLoop loop;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (requester != null) {
+            loop.submit(requester::close).get(5, TimeUnit.SECONDS);
+        }
+        if (server != null) {
+            server.close(Duration.ZERO);
+        }
+        ZmtpMessage m;
+        while ((m = atServer.poll()) != null) {
+            m.release();
+        }
+        ctx.close(Duration.ofSeconds(5));
+    }
+
+    String server() {
+        server = ctx.socket(SocketType.ROUTER, SocketOptions.DEFAULTS);
+        server.onMessage(atServer::add);
+        return PatternTesting.get(io.zmtp.patterns.Futures.of(server.bind("tcp://127.0.0.1:0")));
+    }
+
+    void requester(String endpoint, RetryPolicy policy, RetryingRequester.Replies<ZmtpMessage> replies) throws Exception {
+        requester(endpoint, policy, replies, SocketType.REQ);
+    }
+
+    void requester(String endpoint, RetryPolicy policy, RetryingRequester.Replies<ZmtpMessage> replies, SocketType type)
+            throws Exception {
+        loop = ctx.group().next();
+        SocketOptions opts = SocketOptions.builder().linger(Duration.ZERO).reconnectInterval(Duration.ofMillis(10))
+                .build();
+        requester = new RetryingRequester<>(clock.on(loop), policy, endpoint,
+                () -> ctx.socket(type, opts, loop), replies,
+                new EventReporter<>(events, LoggerFactory.getLogger(getClass()), "test"));
+        loop.submit(requester::start).get(5, TimeUnit.SECONDS);
+    }
+
+    ZmtpMessage take() throws InterruptedException {
+        ZmtpMessage m = atServer.poll(10, TimeUnit.SECONDS);
+        assertNotNull(m, "the server got no request");
+        return m;
+    }
+
+    @Test
+    void eachTimeoutUsesOneTryOnANewSocketAndTheLastFailsTheRequest() throws Exception {
+        requester(server(), RetryPolicy.DEFAULT.withTimeout(TIMEOUT).withTries(3), RetryingRequester.Verdict::done);
+        CompletableFuture<ZmtpMessage> f = requester.submit(ZmtpMessage.ofStrings("hello"));
+        ZmtpMessage first = take();
+        clock.advance(TIMEOUT.minusMillis(1));
+        assertFalse(f.isDone(), "the try still waits");
+        clock.advance(Duration.ofMillis(1));
+        ZmtpMessage second = take();
+        clock.advance(TIMEOUT);
+        ZmtpMessage third = take();
+        assertFalse(f.isDone());
+        clock.advance(TIMEOUT);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        assertEquals(3, assertInstanceOf(NoReplyException.class, e.getCause()).tries());
+        Set<RoutingId> senders = java.util.stream.Stream.of(first, second, third).map(m -> RoutingId.of(m.frame(0)))
+                .collect(Collectors.toSet());
+        assertEquals(3, senders.size(), "each try came from a new socket");
+        first.release();
+        second.release();
+        third.release();
+        assertEquals(2, events.count(ev -> ev instanceof RequestEvent.Retrying));
+    }
+
+    @Test
+    void aReplyOnTheCurrentSocketCompletesAndAPartialRestartsTheTimeout() throws Exception {
+        requester(server(), RetryPolicy.DEFAULT.withTimeout(TIMEOUT).withTries(1),
+                m -> m.frameString(m.size() - 1).equals("partial") ? release(m) : RetryingRequester.Verdict.done(m),
+                SocketType.DEALER); // a DEALER takes several messages per request (Majordomo 0.2)
+        CompletableFuture<ZmtpMessage> f = requester.submit(ZmtpMessage.ofStrings("hello"));
+        ZmtpMessage req = take();
+        clock.advance(TIMEOUT.minusMillis(100));
+        server.send(ZmtpMessage.ofStrings("partial").addFirst(RoutingId.of(req.frame(0)).toFrame()));
+        events.await("partial seen", ev -> ev instanceof RequestEvent.Progress);
+        clock.advance(TIMEOUT.minusMillis(100)); // past the first deadline, within the restarted one
+        assertFalse(f.isDone(), "the partial restarted the timeout");
+        server.send(ZmtpMessage.ofStrings("world").addFirst(RoutingId.of(req.frame(0)).toFrame()));
+        req.release();
+        assertEquals("world", PatternTesting.strings(PatternTesting.get(f)).get(0));
+    }
+
+    static RetryingRequester.Verdict<ZmtpMessage> release(ZmtpMessage m) {
+        m.release();
+        return RetryingRequester.Verdict.partial();
+    }
+
+    @Test
+    void aConnectionLostDuringATryResendsWithinTheSameTryWithoutUsingTheBudget() throws Exception {
+        requester(server(), RetryPolicy.DEFAULT.withTimeout(TIMEOUT).withTries(2).withResendOnDisconnect(true),
+                RetryingRequester.Verdict::done);
+        CompletableFuture<ZmtpMessage> f = requester.submit(ZmtpMessage.ofStrings("hello"));
+        take().release();
+        server.close(Duration.ZERO); // the server goes down
+        server = null;
+        RequestEvent.Reconnected r = (RequestEvent.Reconnected) events.await("resent after the disconnect",
+                ev -> ev instanceof RequestEvent.Reconnected);
+        assertEquals(1, r.attempt(), "still the first try");
+        clock.advance(TIMEOUT);
+        assertFalse(f.isDone(), "one timeout of two: the disconnect used no try");
+        eventually("second try", () -> events.count(ev -> ev instanceof RequestEvent.Sent s && s.attempt() == 2) == 1);
+        clock.advance(TIMEOUT);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        assertEquals(2, assertInstanceOf(NoReplyException.class, e.getCause()).tries());
+    }
+}
