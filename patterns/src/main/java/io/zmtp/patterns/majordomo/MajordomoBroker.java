@@ -4,8 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.EventReporter;
+import io.zmtp.patterns.reliability.HeartbeatTicker;
+import io.zmtp.patterns.time.LoopClock;
 import io.zmtp.patterns.majordomo.MdpVersion.ClientCommand;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.RouterSocket;
@@ -137,7 +138,11 @@ public final class MajordomoBroker implements AutoCloseable {
     private final RecencyList<Worker> byLastSent = new RecencyList<>();
     /** Services that have queued requests and no worker: their requests age. */
     private final LinkedHashSet<Service> orphaned = new LinkedHashSet<>();
-    private final ScheduledFuture<?> ticker;
+    private final LoopClock clock;
+    /** Expiry of silent workers and of requests, every heartbeat interval. */
+    private final HeartbeatTicker ticker;
+    /** The next HEARTBEAT round: due when the worker sent to longest ago has had nothing for an interval. */
+    private LoopClock.Timer heartbeatTimer;
     private long queuedBytes;
     private int queuedCount;
     private boolean expiryPending;
@@ -165,7 +170,9 @@ public final class MajordomoBroker implements AutoCloseable {
                 peerGone();
             }
         });
-        ticker = socket.scheduleAtFixedRate(this::tick, settings.heartbeatInterval(), settings.heartbeatInterval());
+        clock = settings.clock().on(socket.eventLoop());
+        ticker = new HeartbeatTicker(clock, settings.heartbeatInterval(), this::tick);
+        socket.eventLoop().execute(ticker::start);
         // If the socket closes under the broker (its context closed first), let go of what it holds.
         socket.closeFuture().addListener(f -> releaseAll());
     }
@@ -288,7 +295,7 @@ public final class MajordomoBroker implements AutoCloseable {
             c = new Client(id);
             clients.put(id, c);
         }
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         QueuedRequest q = new QueuedRequest(c, s, r.version(), now, compact(body), body.size(), size);
         r.release();
         s.append(q);
@@ -422,7 +429,7 @@ public final class MajordomoBroker implements AutoCloseable {
         RoutingId id = RoutingId.of(cmd.peer());
         Worker w = workers.get(id);
         MdpVersion v = cmd.version();
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         if (w != null) {
             if (w.version != v) {
                 cmd.release();
@@ -542,6 +549,9 @@ public final class MajordomoBroker implements AutoCloseable {
         byLastSent.touch(w.sentNode);
         s.workers++;
         orphaned.remove(s);
+        if (heartbeatTimer == null) {
+            heartbeatTimer = clock.schedule(this::heartbeat, settings.heartbeatInterval());
+        }
         if (log.isDebugEnabled()) {
             log.debug("worker {} ready for {} ({})", w.hexId(), FrameText.escape(name), v);
         }
@@ -589,7 +599,7 @@ public final class MajordomoBroker implements AutoCloseable {
     }
 
     private void sendToWorker(Worker w, ZmtpMessage m, String what) {
-        w.lastSent = System.nanoTime();
+        w.lastSent = clock.nanoTime();
         byLastSent.touch(w.sentNode);
         send(m, what);
     }
@@ -634,7 +644,7 @@ public final class MajordomoBroker implements AutoCloseable {
             if (s.head == null) {
                 services.remove(s.name);
             } else {
-                markOrphaned(s, System.nanoTime());
+                markOrphaned(s, clock.nanoTime());
             }
         }
     }
@@ -713,29 +723,49 @@ public final class MajordomoBroker implements AutoCloseable {
 
     // ------------------------------------------------------------------ timer
 
-    /** Every heartbeat interval: expire silent workers, heartbeat the others, expire requests. */
-    private void tick() {
+    /**
+     * Every heartbeat interval: forget workers silent for the expiry (not on a tick that ran late,
+     * when the loop itself stalled and has not read what they sent), expire requests.
+     */
+    private void tick(boolean silenceCounts) {
         if (closed) {
             return;
         }
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         Worker w;
-        while ((w = byLastHeard.first()) != null && now - w.lastHeard >= workerExpiryNanos) {
+        while (silenceCounts && (w = byLastHeard.first()) != null && now - w.lastHeard >= workerExpiryNanos) {
             peerLog.warn("Majordomo broker: worker {} ({}) expired, silent for {} ms", w.hexId(),
                     FrameText.escape(w.service.name), (now - w.lastHeard) / 1_000_000);
             forget(w);
             event(MajordomoEvent.Type.WORKER_EXPIRED, w.hexId(), w.service.name, null);
         }
-        long due = Math.max(1, intervalNanos / 2);
-        while ((w = byLastSent.first()) != null && now - w.lastSent >= due) {
+        if (!expiryPending) {
+            expireRequests();
+        }
+    }
+
+    /**
+     * Sends HEARTBEAT to every worker nothing was sent to for an interval, then sets the timer for
+     * the next one due: a worker's first HEARTBEAT comes one interval after its READY, the next
+     * ones an interval after whatever was last sent to it.
+     */
+    private void heartbeat() {
+        heartbeatTimer = null;
+        if (closed) {
+            return;
+        }
+        long now = clock.nanoTime();
+        Worker w;
+        while ((w = byLastSent.first()) != null && now - w.lastSent >= intervalNanos) {
             ZmtpMessage m = MdpProtocol.workerCommand(w.version, WorkerCommand.HEARTBEAT);
             m.addFirst(w.id.toFrame());
             w.lastSent = now;
             byLastSent.touch(w.sentNode);
             send(m, "I: sending HEARTBEAT to worker");
         }
-        if (!expiryPending) {
-            expireRequests();
+        w = byLastSent.first();
+        if (w != null) {
+            heartbeatTimer = clock.schedule(this::heartbeat, java.time.Duration.ofNanos(w.lastSent + intervalNanos - now));
         }
     }
 
@@ -745,7 +775,7 @@ public final class MajordomoBroker implements AutoCloseable {
         if (closed) {
             return;
         }
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         int budget = settings.expiryBatch();
         int expired = 0;
         for (Iterator<Service> it = orphaned.iterator(); it.hasNext() && budget > 0; ) {
@@ -873,7 +903,11 @@ public final class MajordomoBroker implements AutoCloseable {
     /** Forgets every worker and drops every queued request (on the loop). */
     private void releaseAll() {
         closed = true;
-        ticker.cancel(false);
+        ticker.stop();
+        if (heartbeatTimer != null) {
+            heartbeatTimer.cancel();
+            heartbeatTimer = null;
+        }
         for (Worker w : workers.values()) {
             if (w.current != null) {
                 w.current.release();

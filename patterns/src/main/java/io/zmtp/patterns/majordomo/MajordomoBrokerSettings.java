@@ -1,5 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;
@@ -44,6 +45,7 @@ public final class MajordomoBrokerSettings {
     private final SocketOptions socketOptions;
     private final MessageTracer tracer;
     private final Consumer<MajordomoEvent> listener;
+    private final PatternClock clock;
 
     private MajordomoBrokerSettings(Builder b) {
         heartbeatInterval = b.heartbeatInterval;
@@ -60,6 +62,7 @@ public final class MajordomoBrokerSettings {
         socketOptions = b.socketOptions;
         tracer = b.tracer;
         listener = b.listener;
+        clock = b.clock;
     }
 
     public static Builder builder() {
@@ -82,6 +85,7 @@ public final class MajordomoBrokerSettings {
         b.socketOptions = socketOptions;
         b.tracer = tracer;
         b.listener = listener;
+        b.clock = clock;
         return b;
     }
 
@@ -163,6 +167,11 @@ public final class MajordomoBrokerSettings {
         return listener;
     }
 
+    /** Where the component reads the time and sets its timers (heartbeats, expiry, retries); default the event loop's. */
+    public PatternClock clock() {
+        return clock;
+    }
+
     public static final class Builder {
         private Duration heartbeatInterval = Duration.ofMillis(2500);
         private int heartbeatLiveness = 3;
@@ -179,8 +188,15 @@ public final class MajordomoBrokerSettings {
                 .linger(Duration.ofSeconds(1)).build();
         private MessageTracer tracer;
         private Consumer<MajordomoEvent> listener;
+        private PatternClock clock = PatternClock.system();
 
         private Builder() {
+        }
+
+        /** The clock of heartbeats, expiry and retries: {@link PatternClock#system()} by default, a manual clock in tests. */
+        public Builder clock(PatternClock c) {
+            this.clock = Objects.requireNonNull(c);
+            return this;
         }
 
         /** How often the broker heartbeats its workers and checks expiries. */

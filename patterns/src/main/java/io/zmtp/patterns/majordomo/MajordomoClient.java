@@ -1,9 +1,9 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.time.LoopClock;
 import io.zmtp.patterns.EventReporter;
 
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
@@ -54,7 +54,8 @@ public final class MajordomoClient implements AutoCloseable {
     // state on the loop
     private ZmtpSocket socket;
     private Call current;
-    private ScheduledFuture<?> timer;
+    private LoopClock.Timer timer;
+    private final LoopClock clock;
     private volatile boolean closed;
 
     public MajordomoClient(ZmtpContext ctx, String brokerEndpoint) {
@@ -67,6 +68,7 @@ public final class MajordomoClient implements AutoCloseable {
         this.settings = settings;
         this.version = settings.version();
         this.loop = ctx.group().next();
+        this.clock = settings.clock().on(loop);
         this.timeoutNanos = settings.timeout().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
@@ -173,15 +175,15 @@ public final class MajordomoClient implements AutoCloseable {
             tracer.trace("I: send request to '" + call.service + "' service:", m);
         }
         socket.send(m);
-        call.lastActivity = System.nanoTime();
+        call.lastActivity = clock.nanoTime();
         arm(timeoutNanos);
     }
 
     private void arm(long delayNanos) {
         if (timer != null) {
-            timer.cancel(false);
+            timer.cancel();
         }
-        timer = loop.schedule(this::timedOut, delayNanos, TimeUnit.NANOSECONDS);
+        timer = clock.schedule(this::timedOut, java.time.Duration.ofNanos(delayNanos));
     }
 
     private void timedOut() {
@@ -190,7 +192,7 @@ public final class MajordomoClient implements AutoCloseable {
         if (call == null || closed) {
             return;
         }
-        long left = call.lastActivity + timeoutNanos - System.nanoTime();
+        long left = call.lastActivity + timeoutNanos - clock.nanoTime();
         if (left > 0) {
             arm(left);
             return;
@@ -233,11 +235,11 @@ public final class MajordomoClient implements AutoCloseable {
                 io.zmtp.wire.PeerFailureLog.get(MajordomoClient.class).warn("client drops a reply from service '{}' while waiting for '{}'", io.zmtp.wire.FrameText.escape(r.service()), io.zmtp.wire.FrameText.escape(call.service));
                 return;
             }
-            call.lastActivity = System.nanoTime();
+            call.lastActivity = clock.nanoTime();
             if (r.isFinal()) {
                 current = null;
                 if (timer != null) {
-                    timer.cancel(false);
+                    timer.cancel();
                     timer = null;
                 }
             }
@@ -262,7 +264,7 @@ public final class MajordomoClient implements AutoCloseable {
         closed = true;
         java.util.concurrent.Callable<ZmtpSocket> shut = () -> {
             if (timer != null) {
-                timer.cancel(false);
+                timer.cancel();
             }
             if (current != null) {
                 current.outcomes.add(new MajordomoException("client closed"));

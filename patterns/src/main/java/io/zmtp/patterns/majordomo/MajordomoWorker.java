@@ -1,12 +1,14 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.reliability.HeartbeatTicker;
+import io.zmtp.patterns.time.LoopClock;
+import io.zmtp.socket.SocketEvent;
 import io.zmtp.patterns.EventReporter;
 
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
@@ -25,7 +27,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -70,8 +71,13 @@ public final class MajordomoWorker implements AutoCloseable {
     private int session;
     private long lastHeard;
     private long lastSent;
-    private ScheduledFuture<?> ticker;
-    private ScheduledFuture<?> reconnectTimer;
+    private final LoopClock clock;
+    private final HeartbeatTicker ticker;
+    private LoopClock.Timer reconnectTimer;
+    /** Whether the current socket has a connection to the broker (a handshake completed, no drop since). */
+    private boolean connected;
+    /** The current socket's connection dropped; READY goes out again when it is back. */
+    private boolean lostConnection;
     private Job current;
     private final ArrayDeque<Job> waiting = new ArrayDeque<>();
     private boolean started;
@@ -109,6 +115,8 @@ public final class MajordomoWorker implements AutoCloseable {
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo worker");
         this.closeFuture = io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newPromise();
+        this.clock = settings.clock().on(loop);
+        this.ticker = new HeartbeatTicker(clock, settings.heartbeatInterval(), this::tick);
     }
 
     /** Connects to the broker and registers the service; returns this worker. */
@@ -119,7 +127,7 @@ public final class MajordomoWorker implements AutoCloseable {
             }
             started = true;
             connect();
-            ticker = loop.scheduleAtFixedRate(this::tick, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
+            ticker.start();
         });
         return this;
     }
@@ -145,18 +153,54 @@ public final class MajordomoWorker implements AutoCloseable {
             return;
         }
         session++;
+        connected = false;
         ZmtpSocket s = ctx.socket(SocketType.DEALER, settings.socketOptions(), loop);
         socket = s;
         s.onMessage(m -> received(s, m));
+        s.monitor(e -> connectionEvent(s, e));
         s.connect(endpoint).addListener(f -> {
             if (!f.isSuccess()) {
-                log.warn("worker {} cannot connect to {}: {}", service, endpoint, f.cause().toString());
+                log.warn("worker {} cannot connect to {}: {}", FrameText.escape(service), endpoint, f.cause().toString());
             }
         });
-        long now = System.nanoTime();
-        lastHeard = now;
+        lastHeard = clock.nanoTime();
         event(MajordomoEvent.Type.CONNECTING, endpoint, version.toString());
+        // Queued until the connection is up: the broker's silence counts only from then on.
         send(MdpProtocol.ready(version, service), "I: sending READY to broker");
+    }
+
+    /**
+     * The socket's connection came up or dropped. The broker's silence is counted only while
+     * connected, from the moment READY goes out (a slow connect is not a silent broker). When the
+     * connection drops, the broker is lost; when the socket has reconnected by itself (a broker
+     * restarted on the same endpoint), the worker registers again at once with a new READY
+     * (requests of the old connection are forgotten, as the broker forgot them).
+     */
+    private void connectionEvent(ZmtpSocket s, SocketEvent e) {
+        if (s != socket || closed) {
+            return;
+        }
+        if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED) {
+            if (connected) {
+                return;
+            }
+            boolean again = lostConnection;
+            connected = true;
+            lostConnection = false;
+            lastHeard = clock.nanoTime();
+            if (again) {
+                session++;
+                waiting.clear();
+                current = null;
+                event(MajordomoEvent.Type.CONNECTING, endpoint, version + ", registering again");
+                send(MdpProtocol.ready(version, service), "I: sending READY to broker");
+            }
+        } else if (e.type() == SocketEvent.Type.DISCONNECTED && connected) {
+            connected = false;
+            lostConnection = true;
+            log.info("worker {}: the connection to {} dropped", FrameText.escape(service), endpoint);
+            event(MajordomoEvent.Type.BROKER_LOST, endpoint, "connection dropped");
+        }
     }
 
     private void dropSocket() {
@@ -175,17 +219,18 @@ public final class MajordomoWorker implements AutoCloseable {
         connect();
     }
 
-    private void tick() {
-        if (closed || socket == null) {
+    /** Every heartbeat interval: the broker's silence (only while connected), and our HEARTBEAT. */
+    private void tick(boolean silenceCounts) {
+        if (closed || socket == null || !connected) {
             return;
         }
-        long now = System.nanoTime();
-        if (now - lastHeard >= expiryNanos) {
-            log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting in {} ms", service, endpoint,
-                    (now - lastHeard) / 1_000_000, settings.reconnectDelay().toMillis());
+        long now = clock.nanoTime();
+        if (silenceCounts && now - lastHeard >= expiryNanos) {
+            log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting in {} ms",
+                    FrameText.escape(service), endpoint, (now - lastHeard) / 1_000_000, settings.reconnectDelay().toMillis());
             event(MajordomoEvent.Type.BROKER_LOST, endpoint, "silent for " + (now - lastHeard) / 1_000_000 + " ms");
             dropSocket();
-            reconnectTimer = loop.schedule(this::connect, settings.reconnectDelay().toNanos(), TimeUnit.NANOSECONDS);
+            reconnectTimer = clock.schedule(this::connect, settings.reconnectDelay());
             return;
         }
         if (now - lastSent >= Math.max(1, intervalNanos / 2)) {
@@ -204,7 +249,7 @@ public final class MajordomoWorker implements AutoCloseable {
             if (tracer != null) {
                 tracer.trace("I: received message from broker:", m);
             }
-            lastHeard = System.nanoTime();
+            lastHeard = clock.nanoTime();
             MdpCommand cmd;
             try {
                 cmd = MdpCommand.atWorker(m, version);
@@ -371,7 +416,7 @@ public final class MajordomoWorker implements AutoCloseable {
         if (tracer != null) {
             tracer.trace(what, m);
         }
-        lastSent = System.nanoTime();
+        lastSent = clock.nanoTime();
         socket.send(m);
     }
 
@@ -394,11 +439,9 @@ public final class MajordomoWorker implements AutoCloseable {
                 return;
             }
             closed = true;
-            if (ticker != null) {
-                ticker.cancel(false);
-            }
+            ticker.stop();
             if (reconnectTimer != null) {
-                reconnectTimer.cancel(false);
+                reconnectTimer.cancel();
             }
             waiting.clear();
             if (ownExecutor != null) {
