@@ -1,11 +1,15 @@
 package io.zmtp.interop;
 
+import io.zmtp.patterns.LoopComponent;
 import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.patterns.QueueEvent;
+import io.zmtp.patterns.WorkerEvent;
+import io.zmtp.patterns.reliability.Heartbeat;
+import io.zmtp.patterns.reliability.RequestEvent;
 import io.zmtp.patterns.lazypirate.LazyPirateClient;
 import io.zmtp.patterns.lazypirate.LazyPirateServer;
 import io.zmtp.patterns.paranoidpirate.ParanoidPirateQueue;
 import io.zmtp.patterns.paranoidpirate.ParanoidPirateWorker;
-import io.zmtp.patterns.paranoidpirate.PirateHeartbeat;
 import io.zmtp.patterns.simplepirate.SimplePirateQueue;
 import io.zmtp.patterns.simplepirate.SimplePirateWorker;
 import io.zmtp.socket.SocketOptions;
@@ -32,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class PiratesInteropTest {
     /** Heartbeats of 50 ms; a peer is dead after 4 silent intervals. */
-    static final PirateHeartbeat HEARTBEAT = PirateHeartbeat.of(Duration.ofMillis(50), 4);
+    static final Heartbeat HEARTBEAT = Heartbeat.of(Duration.ofMillis(50), 4);
     static final SocketOptions FAST_RECONNECT = SocketOptions.builder()
             .reconnectInterval(Duration.ofMillis(10)).reconnectIntervalMax(Duration.ofMillis(50)).build();
 
@@ -57,9 +61,16 @@ class PiratesInteropTest {
         return t;
     }
 
-    LazyPirateClient client(String endpoint, Duration timeout, int retries, Recorder<LazyPirateClient.Event> events) {
-        return closing(new LazyPirateClient(ctx, LazyPirateClient.Settings.builder().endpoint(endpoint)
-                .timeout(timeout).retries(retries).socketOptions(FAST_RECONNECT).build(), events)).start();
+    /** Started (bound or connected), and closed at the end. */
+    <T extends LoopComponent> T started(T t) {
+        closing(t);
+        get(t.start().toCompletableFuture());
+        return t;
+    }
+
+    LazyPirateClient client(String endpoint, Duration timeout, int retries, Recorder<RequestEvent> events) {
+        return started(new LazyPirateClient(ctx, LazyPirateClient.Settings.builder().endpoint(endpoint)
+                .timeout(timeout).retries(retries).socketOptions(FAST_RECONNECT).build(), events));
     }
 
     PeerScript lpserver(String endpoint) {
@@ -70,7 +81,7 @@ class PiratesInteropTest {
     void libzmqLazyPirateClientWithOurServer() {
         LazyPirateServer server = closing(new LazyPirateServer(ctx, LazyPirateServer.Settings.builder()
                 .endpoint("tcp://127.0.0.1:0").build(), null));
-        server.start();
+        get(server.start().toCompletableFuture());
         PeerScript client = closing(PeerScript.start("lpclient.py", server.endpoint(), "5", "2000", "3"));
         assertEquals(0, client.awaitExit(), () -> client.lines().toString());
         assertEquals(5, client.count(l -> l.startsWith("reply ")));
@@ -80,14 +91,14 @@ class PiratesInteropTest {
     void ourLazyPirateClientWithALibzmqServerKilledAndRestarted() {
         PeerScript first = lpserver("tcp://127.0.0.1:*");
         String endpoint = first.awaitLine("listening ").substring("listening ".length());
-        Recorder<LazyPirateClient.Event> events = new Recorder<>();
+        Recorder<RequestEvent> events = new Recorder<>();
         LazyPirateClient client = client(endpoint, Duration.ofMillis(200), 25, events);
         assertEquals(List.of("1"), client.request("1"));
 
         first.kill(); // SIGKILL: the server process crashes
         CompletableFuture<ZmtpMessage> second = client.requestAsync(ZmtpMessage.ofStrings("2"));
         events.await("a retry while the server is down",
-                e -> e.type() == LazyPirateClient.Event.Type.RETRYING && e.request() == 2);
+                e -> e instanceof RequestEvent.Retrying && e.request() == 2);
         PeerScript restarted = lpserver("tcp://127.0.0.1:" + port(endpoint));
         restarted.awaitLine("listening ");
 
@@ -98,19 +109,19 @@ class PiratesInteropTest {
 
     @Test
     void libzmqParanoidPirateWorkerAndClientWithOurQueue() {
-        Recorder<ParanoidPirateQueue.Event> queueEvents = new Recorder<>();
-        ParanoidPirateQueue queue = closing(new ParanoidPirateQueue(ctx, ParanoidPirateQueue.Settings.builder()
+        Recorder<QueueEvent> queueEvents = new Recorder<>();
+        ParanoidPirateQueue queue = started(new ParanoidPirateQueue(ctx, ParanoidPirateQueue.Settings.builder()
                 .frontend("tcp://127.0.0.1:0").backend("tcp://127.0.0.1:0").heartbeat(HEARTBEAT)
-                .linger(Duration.ZERO).build(), queueEvents)).start();
+                .linger(Duration.ZERO).build(), queueEvents));
         PeerScript worker = closing(PeerScript.start("ppworker.py", queue.backendEndpoint(), "50", "4", "100",
                 "400", "PY-WORKER"));
-        queueEvents.await("the libzmq worker ready", e -> e.type() == ParanoidPirateQueue.Event.Type.WORKER_READY
+        queueEvents.await("the libzmq worker ready", e -> e instanceof QueueEvent.WorkerReady
                 && e.worker().toString().equals("PY-WORKER"));
 
         // Heartbeats both ways for many expiry times: neither side gives up on the other.
         worker.awaitCount("queue-heartbeat", 5 * HEARTBEAT.liveness());
         assertEquals(0, worker.count(l -> l.startsWith("heartbeat-lost")), () -> worker.lines().toString());
-        assertEquals(0, queueEvents.count(e -> e.type() == ParanoidPirateQueue.Event.Type.WORKER_EXPIRED));
+        assertEquals(0, queueEvents.count(e -> e instanceof QueueEvent.WorkerExpired));
 
         // Our client, and a libzmq client, through our queue to the libzmq worker.
         LazyPirateClient client = client(queue.frontendEndpoint(), Duration.ofSeconds(2), 3, null);
@@ -121,7 +132,7 @@ class PiratesInteropTest {
         assertEquals(0, libzmqClient.awaitExit(), () -> libzmqClient.lines().toString());
 
         worker.kill(); // the worker process crashes: the queue forgets it after liveness x interval
-        queueEvents.await("the dead worker expired", e -> e.type() == ParanoidPirateQueue.Event.Type.WORKER_EXPIRED
+        queueEvents.await("the dead worker expired", e -> e instanceof QueueEvent.WorkerExpired
                 && e.worker().toString().equals("PY-WORKER"));
     }
 
@@ -131,23 +142,23 @@ class PiratesInteropTest {
         String[] endpoints = queue.awaitLine("listening ").split(" ");
         String frontend = endpoints[1];
         String backend = endpoints[2];
-        Recorder<ParanoidPirateWorker.Event> events = new Recorder<>();
-        closing(new ParanoidPirateWorker(ctx, ParanoidPirateWorker.Settings.builder().backend(backend)
+        Recorder<WorkerEvent> events = new Recorder<>();
+        started(new ParanoidPirateWorker(ctx, ParanoidPirateWorker.Settings.builder().endpoint(backend)
                 .heartbeat(HEARTBEAT).reconnectInterval(Duration.ofMillis(100)).reconnectIntervalMax(Duration.ofMillis(400))
-                .identity("JAVA-WORKER").socketOptions(FAST_RECONNECT).traceMessages(true).build(), events)).start();
+                .identity("JAVA-WORKER").socketOptions(FAST_RECONNECT).traceMessages(true).build(), events));
         queue.awaitLine("worker-ready JAVA-WORKER");
         events.awaitCount("heartbeats from the libzmq queue",
-                e -> e.type() == ParanoidPirateWorker.Event.Type.QUEUE_HEARTBEAT, 5 * HEARTBEAT.liveness());
+                e -> e instanceof WorkerEvent.QueueHeartbeat, 5 * HEARTBEAT.liveness());
         assertEquals(0, queue.count(l -> l.startsWith("worker-expired")), () -> queue.lines().toString());
 
         LazyPirateClient client = client(frontend, Duration.ofMillis(500), 20, null);
         assertEquals(List.of("before"), client.request("before"));
 
         queue.kill(); // the queue process crashes
-        events.await("the worker noticed", e -> e.type() == ParanoidPirateWorker.Event.Type.HEARTBEAT_LOST);
-        List<ParanoidPirateWorker.Event> reconnects = events.awaitCount("two reconnects",
-                e -> e.type() == ParanoidPirateWorker.Event.Type.RECONNECTING, 2);
-        assertEquals(List.of(100L, 200L), reconnects.subList(0, 2).stream().map(e -> e.delay().toMillis()).toList());
+        events.await("the worker noticed", e -> e instanceof WorkerEvent.HeartbeatLost);
+        List<WorkerEvent> reconnects = events.awaitCount("two reconnects",
+                e -> e instanceof WorkerEvent.Reconnecting, 2);
+        assertEquals(List.of(100L, 200L), reconnects.subList(0, 2).stream().map(e -> ((WorkerEvent.Reconnecting) e).delay().toMillis()).toList());
 
         PeerScript restarted = closing(PeerScript.start("ppqueue.py", frontend, backend, "50", "4"));
         restarted.awaitLine("worker-ready JAVA-WORKER");
@@ -156,11 +167,10 @@ class PiratesInteropTest {
 
     @Test
     void libzmqLazyPirateClientThroughOurSimplePirateQueue() {
-        SimplePirateQueue queue = closing(new SimplePirateQueue(ctx, SimplePirateQueue.Settings.builder()
-                .frontend("tcp://127.0.0.1:0").backend("tcp://127.0.0.1:0").linger(Duration.ZERO).build(), null))
-                .start();
-        closing(new SimplePirateWorker(ctx, SimplePirateWorker.Settings.builder().backend(queue.backendEndpoint())
-                .build(), null)).start();
+        SimplePirateQueue queue = started(new SimplePirateQueue(ctx, SimplePirateQueue.Settings.builder()
+                .frontend("tcp://127.0.0.1:0").backend("tcp://127.0.0.1:0").linger(Duration.ZERO).build(), null));
+        started(new SimplePirateWorker(ctx, SimplePirateWorker.Settings.builder().endpoint(queue.backendEndpoint())
+                .build(), null));
         PeerScript client = closing(PeerScript.start("lpclient.py", queue.frontendEndpoint(), "5", "2000", "3"));
         assertEquals(0, client.awaitExit(), () -> client.lines().toString());
         assertEquals(5, client.count(l -> l.startsWith("reply ")));

@@ -1,14 +1,15 @@
 package io.zmtp.cli;
 
 import java.io.PrintWriter;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** What the pattern commands share: printing events one per line, and running until stopped. */
 final class CommandSupport {
     /** Exit status of a command whose component crashed on purpose (a simulated failure). */
-    static final int SIMULATED_CRASH = 3;
+    static final int SIMULATED_CRASH = CommonOptions.SIMULATED_CRASH;
 
     private CommandSupport() {
     }
@@ -29,11 +30,11 @@ final class CommandSupport {
      * calling thread is interrupted, or the JVM shuts down (Ctrl-C, SIGTERM); in the last two cases
      * {@code close} runs.
      */
-    static void runUntilStopped(CompletableFuture<Void> terminated, Runnable close) {
+    static void runUntilStopped(CompletionStage<Void> terminated, Runnable close) {
         Thread hook = new Thread(close, "zmtp-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            terminated.get();
+            terminated.toCompletableFuture().get();
         } catch (InterruptedException e) {
             close.run();
         } catch (ExecutionException e) {
@@ -45,6 +46,66 @@ final class CommandSupport {
                 // the hook is running or has run
             }
         }
+    }
+
+    /**
+     * Runs a started component until it stops: waits for its start (a failure is reported on
+     * {@code err} as "{@code name}: {@code what}: reason" and gives {@link CommonOptions#FAILED}),
+     * then until it terminates or the command is stopped. Returns {@link CommonOptions#OK},
+     * {@link CommonOptions#FAILED}, or {@link CommonOptions#SIMULATED_CRASH} when {@code crashed}
+     * says so.
+     */
+    static int run(io.zmtp.patterns.LoopComponent component, PrintWriter err, String name, String what,
+            java.util.function.BooleanSupplier crashed) {
+        try {
+            io.zmtp.patterns.Futures.await(component.start(), java.time.Duration.ofSeconds(30));
+            runUntilStopped(component.terminated(), component::close);
+            return crashed.getAsBoolean() ? SIMULATED_CRASH : CommonOptions.OK;
+        } catch (RuntimeException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                return CommonOptions.OK; // stopped while starting
+            }
+            err.println(name + ": " + what + ": " + reason(e));
+            return CommonOptions.FAILED;
+        } finally {
+            component.close();
+        }
+    }
+
+    /**
+     * Builds a component from settings made by {@code settings} (an IllegalArgumentException there
+     * is a usage error: {@link CommonOptions#USAGE}), runs it on a context of one event loop until
+     * it stops (see {@link #run}), with its events printed unless quiet; a {@code crash} event ends
+     * with {@link CommonOptions#SIMULATED_CRASH}.
+     */
+    static <S, E> int runComponent(CommandSpec spec, String name, String what, CommonOptions.Output output,
+            java.util.function.Supplier<S> settings, ComponentFactory<S, E> factory, Class<?> crash) {
+        S s;
+        try {
+            s = settings.get();
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println(name + ": " + e.getMessage());
+            return CommonOptions.USAGE;
+        }
+        java.util.concurrent.atomic.AtomicBoolean crashed = new java.util.concurrent.atomic.AtomicBoolean();
+        io.zmtp.socket.ZmtpContext ctx = io.zmtp.socket.ZmtpContext.create(1);
+        try {
+            io.zmtp.patterns.LoopComponent c = factory.create(ctx, s,
+                    CommandSupport.<E>printer(spec.commandLine().getOut(), output.quiet()).andThen(e -> {
+                        if (crash != null && crash.isInstance(e)) {
+                            crashed.set(true);
+                        }
+                    }));
+            return run(c, spec.commandLine().getErr(), name, what, crashed::get);
+        } finally {
+            ctx.close(java.time.Duration.ofSeconds(5));
+        }
+    }
+
+    /** A component's constructor: (context, settings, listener). */
+    @FunctionalInterface
+    interface ComponentFactory<S, E> {
+        io.zmtp.patterns.LoopComponent create(io.zmtp.socket.ZmtpContext ctx, S settings, Consumer<E> listener);
     }
 
     /** A one-line reason for a failure, for the error stream. */

@@ -1,11 +1,14 @@
 package io.zmtp.cli;
 
+import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.lazypirate.LazyPirateClient;
-import io.zmtp.patterns.lazypirate.NoReplyException;
+import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.socket.SocketClosedException;
+import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.ZmtpMessage;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -20,8 +23,10 @@ import java.util.concurrent.Callable;
  * request, and gives up when a request gets no reply after its last try.
  */
 @Command(name = "lpclient", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Lazy Pirate client: numbered requests, each retried on a new socket after a timeout.",
-                "Exit status: 0 when every request got its reply, 1 when the server seemed offline or a reply was wrong."})
+        description = "Lazy Pirate client: numbered requests, each retried on a new socket after a timeout.",
+        exitCodeListHeading = "Exit status:%n",
+        exitCodeList = {"0:every request got its reply", "1:the server seemed offline, or a reply was wrong",
+                "2:bad options"})
 public final class LpClientCommand implements Callable<Integer> {
 
     @Spec
@@ -31,17 +36,11 @@ public final class LpClientCommand implements Callable<Integer> {
             description = "Server or queue to connect to (default: ${DEFAULT-VALUE}).")
     String endpoint;
 
-    @Option(names = {"-t", "--timeout"}, defaultValue = "2500ms", converter = DurationConverter.class,
-            description = "How long one try waits for its reply (default: ${DEFAULT-VALUE}).")
-    Duration timeout;
+    @Mixin
+    CommonOptions.Retries retries = new CommonOptions.Retries();
 
-    @Option(names = {"-r", "--retries"}, defaultValue = "3",
-            description = "Tries per request before giving up, the first included (default: ${DEFAULT-VALUE}).")
-    int retries;
-
-    @Option(names = {"-n", "--count"}, defaultValue = "0",
-            description = "Requests to send; 0 sends until stopped (default: ${DEFAULT-VALUE}).")
-    long count;
+    @Mixin
+    CommonOptions.Requests requests = new CommonOptions.Requests();
 
     @Option(names = "--correlate",
             description = "Tag requests with a request id and drop replies with another (ZMQ_REQ_CORRELATE).")
@@ -50,27 +49,36 @@ public final class LpClientCommand implements Callable<Integer> {
     @Option(names = "--any-reply", description = "Accept any reply, not only an echo of the request.")
     boolean anyReply;
 
-    @Option(names = {"-q", "--quiet"}, description = "Print nothing (the exit status tells the outcome).")
-    boolean quiet;
+    @Mixin
+    CommonOptions.Output output;
+
+    @Mixin
+    SecurityOptions security;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (count < 0 || retries < 1 || timeout.isZero()) {
-            err.println("lpclient: --count must be 0 or more, --retries at least 1, --timeout positive");
-            return 2;
+        long count = requests.requests();
+        LazyPirateClient.Settings settings;
+        try {
+            if (count < 0) {
+                throw new IllegalArgumentException("--requests must be 0 or more");
+            }
+            settings = LazyPirateClient.Settings.builder().endpoint(endpoint).timeout(retries.timeout())
+                    .retries(retries.retries()).correlate(correlate)
+                    .socketOptions(security.apply(SocketOptions.builder()).build()).build();
+        } catch (IllegalArgumentException e) {
+            err.println("lpclient: " + e.getMessage());
+            return CommonOptions.USAGE;
         }
         ZmtpContext ctx = ZmtpContext.create(1);
         LazyPirateClient client = null;
         Thread hook = null;
         try {
-            client = new LazyPirateClient(ctx, LazyPirateClient.Settings.builder().endpoint(endpoint)
-                    .timeout(timeout).retries(retries).correlate(correlate).build(),
-                    CommandSupport.printer(out, quiet));
-            client.start();
-            LazyPirateClient c = client;
-            hook = new Thread(c::close, "zmtp-shutdown");
+            client = new LazyPirateClient(ctx, settings, CommandSupport.printer(out, output.quiet()));
+            Futures.await(client.start(), Duration.ofSeconds(30));
+            hook = new Thread(client::close, "zmtp-shutdown");
             Runtime.getRuntime().addShutdownHook(hook);
             for (long i = 1; count == 0 || i <= count; i++) {
                 String request = Long.toString(i);
@@ -79,22 +87,22 @@ public final class LpClientCommand implements Callable<Integer> {
                     if (!anyReply && (reply.size() != 1 || !reply.frameString(0).equals(request))) {
                         err.println("lpclient: malformed reply to request " + request + ": "
                                 + io.zmtp.patterns.Envelope.describe(reply));
-                        return 1;
+                        return CommonOptions.FAILED;
                     }
                 } finally {
                     reply.release();
                 }
             }
-            if (!quiet) {
+            if (!output.quiet()) {
                 out.println("done: " + count + " requests, " + count + " replies");
                 out.flush();
             }
-            return 0;
+            return CommonOptions.OK;
         } catch (NoReplyException | SocketClosedException e) {
-            return 1;
+            return CommonOptions.FAILED;
         } catch (IllegalArgumentException | IllegalStateException e) {
             err.println("lpclient: " + CommandSupport.reason(e));
-            return 1;
+            return CommonOptions.FAILED;
         } finally {
             if (hook != null) {
                 try {

@@ -1,58 +1,40 @@
 package io.zmtp.cli;
 
+import io.zmtp.patterns.QueueEvent;
 import io.zmtp.patterns.simplepirate.SimplePirateQueue;
-import io.zmtp.socket.ZmtpContext;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.time.Duration;
 import java.util.concurrent.Callable;
 
 /** {@code zmtp spqueue}: the guide's Simple Pirate queue. */
 @Command(name = "spqueue", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Simple Pirate queue: least-recently-used routing from clients to workers that said READY;"
-                + " runs until stopped.", "Exit status: 0 when stopped, 1 when it cannot bind."})
+        description = "Simple Pirate queue: least-recently-used routing from clients to workers that said READY;"
+                + " runs until stopped.",
+        exitCodeListHeading = "Exit status:%n",
+        exitCodeList = {"0:stopped", "1:cannot bind", "2:bad options"})
 public final class SpQueueCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--frontend", defaultValue = "tcp://*:5555",
-            description = "Endpoint for clients (default: ${DEFAULT-VALUE}).")
-    String frontend;
+    @Mixin
+    CommonOptions.QueueEndpoints endpoints;
 
-    @Option(names = "--backend", defaultValue = "tcp://*:5556",
-            description = "Endpoint for workers (default: ${DEFAULT-VALUE}).")
-    String backend;
+    @Mixin
+    CommonOptions.Output output;
 
-    @Option(names = {"-v", "--verbose"}, description = "Also print a line per request and reply routed.")
-    boolean verbose;
-
-    @Option(names = {"-q", "--quiet"}, description = "Print nothing.")
-    boolean quiet;
+    @Mixin
+    SecurityOptions security;
 
     @Override
     public Integer call() {
-        ZmtpContext ctx = ZmtpContext.create(1);
-        SimplePirateQueue queue = new SimplePirateQueue(ctx, SimplePirateQueue.Settings.builder()
-                .frontend(frontend).backend(backend).traceMessages(verbose).build(),
-                CommandSupport.printer(spec.commandLine().getOut(), quiet));
-        try {
-            queue.start();
-            CommandSupport.runUntilStopped(queue.terminated(), queue::close);
-            return 0;
-        } catch (RuntimeException e) {
-            if (Thread.currentThread().isInterrupted()) {
-                return 0; // stopped while starting
-            }
-            spec.commandLine().getErr().println("spqueue: cannot bind " + frontend + " and " + backend + ": "
-                    + CommandSupport.reason(e));
-            return 1;
-        } finally {
-            queue.close();
-            ctx.close(Duration.ofSeconds(5));
-        }
+        return CommandSupport.<SimplePirateQueue.Settings, QueueEvent>runComponent(spec, "spqueue",
+                "cannot bind " + endpoints.describe(), output,
+                () -> endpoints.apply(SimplePirateQueue.Settings.builder(), security).traceMessages(output.verbose())
+                        .build(),
+                SimplePirateQueue::new, null);
     }
 }

@@ -61,7 +61,7 @@ public abstract class LoopComponent implements AutoCloseable {
             starting = true;
             CompletionStage<Void> s;
             try {
-                s = onStart();
+                s = Objects.requireNonNull(onStart(), "onStart");
             } catch (RuntimeException e) {
                 s = CompletableFuture.failedFuture(e);
             }

@@ -1,23 +1,18 @@
 package io.zmtp.patterns.paranoidpirate;
 
-import io.zmtp.patterns.EventReporter;
-
-import io.netty.channel.EventLoop;
 import io.zmtp.patterns.Envelope;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.RoutingId;
-import io.zmtp.socket.RouterSocket;
-import io.zmtp.socket.SocketOptions;
+import io.zmtp.patterns.LruQueue;
+import io.zmtp.patterns.QueueEvent;
+import io.zmtp.patterns.QueueSettings;
+import io.zmtp.patterns.reliability.Heartbeat;
+import io.zmtp.patterns.reliability.HeartbeatTicker;
+import io.zmtp.patterns.reliability.PeerLiveness;
+import io.zmtp.socket.RoutingId;
 import io.zmtp.socket.ZmtpContext;
-import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -28,74 +23,33 @@ import java.util.function.Consumer;
  *
  * <p>Clients (Lazy Pirate) connect to the frontend ROUTER, {@link ParanoidPirateWorker}s (DEALER)
  * to the backend ROUTER; both run on one event loop with the queue's timer, so nothing is locked.
- * Each request goes to the worker that has been ready longest, behind its address; the worker's
- * reply goes back to the client and makes it ready again. Every heartbeat interval the queue sends
- * HEARTBEAT to each worker it knows (busy ones too: their user code may take longer than the
- * heartbeat) and forgets the workers it has not heard from for liveness x interval; a request
- * such a worker held is lost, and its client retries.
+ * Each request goes to the worker that has been ready longest, behind its address
+ * ({@link LruQueue}); the worker's reply goes back to the client and makes it ready again. Every
+ * heartbeat interval ({@link HeartbeatTicker}) the queue sends HEARTBEAT to each worker it knows
+ * (busy ones too: their user code may take longer than the heartbeat) and forgets the workers it
+ * has not heard from for liveness x interval ({@link PeerLiveness}, in bounded batches); a
+ * request such a worker held is lost, and its client retries.
  *
- * <p>Two maps keep this cheap: {@code ready} holds idle workers in least-recently-used order (a
- * request takes the first in constant time) and {@code known} holds every worker in the order
- * they were last heard from (expiry looks only at its head). Anything a worker sends counts as a
- * sign of life. As the guide's queue, it also takes a HEARTBEAT or a reply from a worker it does
- * not know (after the queue restarted, say) as that worker being ready.
- *
- * <p>A heartbeat tick that runs late because the queue's own loop stalled expires nobody: what the
- * workers sent meanwhile is read first ({@link HeartbeatTimer}).
+ * <p>Anything a worker sends counts as a sign of life. As the guide's queue, it also takes a
+ * HEARTBEAT or a reply from a worker it does not know (after the queue restarted, say) as that
+ * worker being ready. A known worker that is not ready is busy. A heartbeat tick that runs late
+ * because the queue's own loop stalled expires nobody: what the workers sent meanwhile is read
+ * first.
  */
-public final class ParanoidPirateQueue implements AutoCloseable {
+public final class ParanoidPirateQueue extends LruQueue {
     private static final Logger log = LoggerFactory.getLogger(ParanoidPirateQueue.class);
 
     private final Settings settings;
-    private final EventReporter<Event> events;
-    private final EventLoop loop;
-    private final RouterSocket frontend;
-    private final RouterSocket backend;
-    private volatile String frontendEndpoint;
-    private volatile String backendEndpoint;
-    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
     // On the event loop.
-    private final LinkedHashMap<RoutingId, Worker> ready = new LinkedHashMap<>();
-    private final LinkedHashMap<RoutingId, Worker> known = new LinkedHashMap<>(16, 0.75f, true);
-    private final ArrayDeque<ZmtpMessage> waiting = new ArrayDeque<>();
-    private HeartbeatTimer heartbeatTimer;
-    private boolean reading = true;
-    private boolean closing;
+    private final PeerLiveness<RoutingId> alive;
+    private final HeartbeatTicker ticker;
 
-    public ParanoidPirateQueue(ZmtpContext context, Settings settings, Consumer<Event> listener) {
-        this.settings = Objects.requireNonNull(settings);
-        this.events = new EventReporter<>(listener, log, "Paranoid Pirate queue");
-        this.loop = context.group().next();
-        this.frontend = (RouterSocket) context.socket(SocketType.ROUTER, settings.frontendOptions, loop);
-        this.backend = (RouterSocket) context.socket(SocketType.ROUTER, settings.backendOptions, loop);
-    }
-
-    /** Binds both sockets and starts routing and heartbeating. */
-    public ParanoidPirateQueue start() {
-        loop.execute(this::updateReading); // no worker yet: requests wait
-        frontend.onMessage(this::onRequest);
-        backend.onMessage(this::onWorkerMessage);
-        frontendEndpoint = Futures.await(Futures.of(frontend.bind(settings.frontend)), Duration.ofSeconds(30));
-        backendEndpoint = Futures.await(Futures.of(backend.bind(settings.backend)), Duration.ofSeconds(30));
-        loop.execute(() -> {
-            if (!closing) {
-                heartbeatTimer = new HeartbeatTimer(loop, settings.heartbeat.interval().toNanos(), this::onHeartbeatTick);
-                heartbeatTimer.start();
-            }
-        });
-        String listening = "clients on " + frontendEndpoint + ", workers on "
-                + backendEndpoint + ", " + settings.heartbeat;
-        loop.execute(() -> emit(() -> new Event(Event.Type.LISTENING, null, listening)));
-        return this;
-    }
-
-    public String frontendEndpoint() {
-        return frontendEndpoint;
-    }
-
-    public String backendEndpoint() {
-        return backendEndpoint;
+    public ParanoidPirateQueue(ZmtpContext context, Settings settings, Consumer<? super QueueEvent> listener) {
+        super(context, settings, listener, log, "Paranoid Pirate queue");
+        this.settings = settings;
+        this.alive = new PeerLiveness<>(clock(), settings.heartbeat.expiry());
+        this.ticker = new HeartbeatTicker(clock(), settings.heartbeat.interval(), this::onHeartbeatTick);
     }
 
     public Settings settings() {
@@ -105,54 +59,70 @@ public final class ParanoidPirateQueue implements AutoCloseable {
     /** The number of workers ready for a request and the number known (alive), for tests and monitoring. */
     public CompletableFuture<int[]> workerCounts() {
         CompletableFuture<int[]> f = new CompletableFuture<>();
-        loop.execute(() -> f.complete(new int[] {ready.size(), known.size()}));
+        inLoop(() -> f.complete(new int[] {readyCount(), alive.size()}));
         return f;
     }
 
-    // ------------------------------------------------------------------ workers
+    private boolean traceMessages() {
+        return settings.traceMessages();
+    }
 
-    private void onWorkerMessage(ZmtpMessage msg) {
+    @Override
+    protected void started() {
+        ticker.start();
+    }
+
+    @Override
+    protected void stopping() {
+        ticker.stop();
+        alive.clear();
+    }
+
+    @Override
+    protected String describe() {
+        return ", " + settings.heartbeat;
+    }
+
+    @Override
+    protected void onWorkerMessage(ZmtpMessage msg) {
         // [worker id, READY] | [worker id, HEARTBEAT] | [worker id, client envelope..., "", reply...]
-        if (closing) {
-            msg.release();
-            return;
-        }
         RoutingId id = RoutingId.of(msg.first());
         boolean signal = msg.size() == 2;
-        boolean valid = signal ? Envelope.isSignal(msg, 1, Ppp.READY) || Envelope.isSignal(msg, 1, Ppp.HEARTBEAT)
-                : isReply(msg);
+        boolean readySignal = signal && Envelope.isSignal(msg, 1, Ppp.READY);
+        boolean valid = signal ? readySignal || Envelope.isSignal(msg, 1, Ppp.HEARTBEAT) : isReply(msg);
         if (!valid) {
-            emit(() -> new Event(Event.Type.INVALID_MESSAGE, id, Envelope.describe(msg, 1)));
+            report(() -> new QueueEvent.InvalidMessage(id, Envelope.describe(msg, 1)));
             msg.release();
             return;
         }
-        Worker w = known.get(id); // also moves it to the end: the most recently heard
-        boolean isNew = w == null;
-        if (isNew) {
-            w = new Worker(id);
-            known.put(id, w);
-        }
-        w.expiresAt = System.nanoTime() + settings.heartbeat.expiry().toNanos();
-        if (signal && Envelope.isSignal(msg, 1, Ppp.READY)) {
+        boolean wasBusy = alive.contains(id) && !isReady(id);
+        boolean isNew = alive.heard(id); // also moves it to the end: the most recently heard
+        if (readySignal) {
             msg.release();
-            if (w.busy) {
-                emit(() -> new Event(Event.Type.REQUEST_ABANDONED, id, null));
+            if (wasBusy) {
+                report(() -> new QueueEvent.RequestAbandoned(id));
             }
-            makeReady(w, Event.Type.WORKER_READY);
+            if (!isReady(id)) {
+                report(() -> new QueueEvent.WorkerReady(id));
+            }
+            ready(id);
         } else if (signal) {
             msg.release();
+            if (traceMessages()) {
+                report(() -> new QueueEvent.WorkerHeartbeat(id));
+            }
             if (isNew) {
-                makeReady(w, Event.Type.WORKER_ADOPTED);
+                report(() -> new QueueEvent.WorkerAdopted(id));
+                ready(id);
             }
         } else {
             msg.dropFirst();
-            if (settings.traceMessages) {
-                emit(() -> new Event(Event.Type.REPLY_ROUTED, id, Envelope.describe(msg)));
+            routeToClient(id, msg);
+            if (isNew) {
+                report(() -> new QueueEvent.WorkerAdopted(id));
             }
-            frontend.send(msg);
-            makeReady(w, isNew ? Event.Type.WORKER_ADOPTED : null);
+            ready(id);
         }
-        dispatchWaiting();
     }
 
     /** [worker id, client address..., "", body...]: at least one address frame, a delimiter, a body. */
@@ -161,222 +131,38 @@ public final class ParanoidPirateQueue implements AutoCloseable {
         return d >= 2 && d < msg.size() - 1;
     }
 
-    private void makeReady(Worker w, Event.Type announce) {
-        w.busy = false;
-        boolean added = ready.put(w.id, w) == null;
-        if (announce != null && added) {
-            emit(() -> new Event(announce, w.id, null));
-        }
+    @Override
+    protected void routeToWorker(RoutingId worker, ZmtpMessage request) {
+        sendToWorker(request.addFirst(worker.toFrame()));
     }
 
-    private void forget(Worker w) {
-        known.remove(w.id);
-        ready.remove(w.id);
+    @Override
+    protected void workerGone(RoutingId worker) {
+        alive.remove(worker);
     }
 
     private void onHeartbeatTick(boolean silenceCounts) {
-        if (closing) {
+        if (isClosing()) {
             return;
         }
-        long now = System.nanoTime();
-        Iterator<Worker> oldestFirst = known.values().iterator();
-        while (silenceCounts && oldestFirst.hasNext()) {
-            Worker w = oldestFirst.next();
-            if (w.expiresAt - now > 0) {
-                break; // the rest were heard from more recently
-            }
-            oldestFirst.remove();
-            ready.remove(w.id);
-            emit(() -> new Event(Event.Type.WORKER_EXPIRED, w.id, w.busy ? "its request is lost" : "idle"));
+        if (silenceCounts) {
+            alive.expireInBatches(settings.expiryBatch, id -> {
+                boolean busy = !notReady(id);
+                report(() -> new QueueEvent.WorkerExpired(id, busy));
+            }, this::heartbeatAll);
+        } else {
+            heartbeatAll();
         }
-        for (Worker w : known.values()) {
-            ZmtpMessage hb = Ppp.signal(Ppp.HEARTBEAT).addFirst(w.id.toFrame());
-            if (!backend.trySend(hb)) {
+    }
+
+    private void heartbeatAll() {
+        if (isClosing()) {
+            return;
+        }
+        for (RoutingId w : alive.peers()) {
+            ZmtpMessage hb = Ppp.signal(Ppp.HEARTBEAT).addFirst(w.toFrame());
+            if (!trySendToWorker(hb)) {
                 hb.release();
-            }
-        }
-        updateReading();
-    }
-
-    // ------------------------------------------------------------------ requests
-
-    private void onRequest(ZmtpMessage msg) {
-        // From a client, after the frontend ROUTER: [client id, envelope..., "", body...]
-        if (closing) {
-            msg.release();
-            return;
-        }
-        if (!waiting.isEmpty() || !dispatch(msg)) {
-            waiting.add(msg);
-        }
-        updateReading();
-    }
-
-    /** Sends the request to the least recently used live worker; false (message kept) if none is ready. */
-    private boolean dispatch(ZmtpMessage request) {
-        Iterator<Worker> lru = ready.values().iterator();
-        while (lru.hasNext()) {
-            Worker w = lru.next();
-            lru.remove();
-            if (!w.id.connectedTo(backend)) {
-                known.remove(w.id);
-                emit(() -> new Event(Event.Type.WORKER_GONE, w.id, null));
-                continue;
-            }
-            w.busy = true;
-            if (settings.traceMessages) {
-                emit(() -> new Event(Event.Type.REQUEST_ROUTED, w.id, Envelope.describe(request)));
-            }
-            backend.send(request.addFirst(w.id.toFrame()));
-            return true;
-        }
-        return false;
-    }
-
-    private void dispatchWaiting() {
-        ZmtpMessage next;
-        while ((next = waiting.peek()) != null && dispatch(next)) {
-            waiting.poll();
-        }
-        updateReading();
-    }
-
-    /** Reads requests only while a worker is ready for one. */
-    private void updateReading() {
-        boolean read = !ready.isEmpty() && waiting.isEmpty() && !closing;
-        if (read != reading) {
-            reading = read;
-            if (read) {
-                frontend.resumeReceiving();
-            } else {
-                frontend.pauseReceiving();
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ closing
-
-    /** Stops heartbeating and closes both sockets; requests not yet routed are dropped. */
-    public CompletableFuture<Void> close(Duration linger) {
-        loop.execute(() -> {
-            if (closing) {
-                return;
-            }
-            closing = true;
-            if (heartbeatTimer != null) {
-                heartbeatTimer.stop();
-            }
-            ZmtpMessage m;
-            while ((m = waiting.poll()) != null) {
-                m.release();
-            }
-            ready.clear();
-            known.clear();
-            Futures.of(frontend.close(linger)).thenCombine(Futures.of(backend.close(linger)), (a, b) -> null)
-                    .whenComplete((r, e) -> terminated.complete(null));
-        });
-        return terminated;
-    }
-
-    /** Completes when the queue has closed. */
-    public CompletableFuture<Void> terminated() {
-        return terminated;
-    }
-
-    /** Closes with the settings' linger, waiting for it. */
-    @Override
-    public void close() {
-        CompletableFuture<Void> f = close(settings.linger);
-        if (!loop.inEventLoop()) {
-            Futures.awaitQuietly(f, settings.linger.plusSeconds(10));
-        }
-    }
-
-    private void emit(java.util.function.Supplier<Event> event) {
-        events.report(event);
-    }
-
-    /** A worker as the queue sees it. */
-    private static final class Worker {
-        final RoutingId id;
-        long expiresAt;
-        boolean busy;
-
-        Worker(RoutingId id) {
-            this.id = id;
-        }
-    }
-
-    /** Something the queue did, for the listener (and the {@code ppqueue} command's output). */
-    public static final class Event {
-        public enum Type {
-            /** Both sockets are bound; {@link #detail()} names the endpoints. */
-            LISTENING,
-            /** A worker said READY and joined the queue. */
-            WORKER_READY,
-            /**
-             * A worker the queue did not know sent a HEARTBEAT or a reply (the queue restarted under
-             * it, or had expired it): taken as alive and ready, as the guide's queue does.
-             */
-            WORKER_ADOPTED,
-            /** A worker that held a request said READY again (it restarted, or gave up): the request is lost. */
-            REQUEST_ABANDONED,
-            /** A worker was silent for liveness x interval and was forgotten. */
-            WORKER_EXPIRED,
-            /** A ready worker's connection was gone when its turn came: it was forgotten. */
-            WORKER_GONE,
-            /** A worker sent something that is neither a signal nor a reply; it was dropped. */
-            INVALID_MESSAGE,
-            /** A request went to a worker (per message: only with traceMessages). */
-            REQUEST_ROUTED,
-            /** A reply went back to its client (per message: only with traceMessages). */
-            REPLY_ROUTED
-        }
-
-        private final Type type;
-        private final RoutingId worker;
-        private final String detail;
-
-        Event(Type type, RoutingId worker, String detail) {
-            this.type = type;
-            this.worker = worker;
-            this.detail = detail;
-        }
-
-        public Type type() {
-            return type;
-        }
-
-        /** The worker concerned, or null. */
-        public RoutingId worker() {
-            return worker;
-        }
-
-        public String detail() {
-            return detail;
-        }
-
-        @Override
-        public String toString() {
-            switch (type) {
-                case LISTENING:
-                    return "queue ready: " + detail;
-                case WORKER_READY:
-                    return "worker " + worker + " ready";
-                case WORKER_ADOPTED:
-                    return "worker " + worker + " ready (heard from it without a READY)";
-                case REQUEST_ABANDONED:
-                    return "worker " + worker + " is ready again without a reply: its request is lost";
-                case WORKER_EXPIRED:
-                    return "worker " + worker + " expired (" + detail + ")";
-                case WORKER_GONE:
-                    return "worker " + worker + " disconnected, removed from the queue";
-                case INVALID_MESSAGE:
-                    return "invalid message from worker " + worker + ": " + detail;
-                case REQUEST_ROUTED:
-                    return "request to worker " + worker + ": " + detail;
-                default:
-                    return "reply from worker " + worker + ": " + detail;
             }
         }
     }
@@ -385,100 +171,55 @@ public final class ParanoidPirateQueue implements AutoCloseable {
      * What a Paranoid Pirate queue needs: where to bind (the guide: clients on tcp://*:5555,
      * workers on tcp://*:5556) and the heartbeat its workers use.
      */
-    public static final class Settings {
-        final String frontend;
-        final String backend;
-        final PirateHeartbeat heartbeat;
-        final SocketOptions frontendOptions;
-        final SocketOptions backendOptions;
-        final Duration linger;
-
-        final boolean traceMessages;
+    public static final class Settings extends QueueSettings {
+        final Heartbeat heartbeat;
+        final int expiryBatch;
 
         private Settings(Builder b) {
-            traceMessages = b.traceMessages;
-            frontend = b.frontend;
-            backend = b.backend;
+            super(b);
             heartbeat = b.heartbeat;
-            linger = b.linger;
-            frontendOptions = b.frontendOptions.toBuilder().linger(b.linger).build();
-            backendOptions = b.backendOptions.toBuilder().linger(b.linger).build();
+            expiryBatch = b.expiryBatch;
         }
 
         public static Builder builder() {
             return new Builder();
         }
 
-        public PirateHeartbeat heartbeat() {
+        public Heartbeat heartbeat() {
             return heartbeat;
         }
 
-        public static final class Builder {
-            private String frontend = "tcp://*:5555";
-            private String backend = "tcp://*:5556";
-            private PirateHeartbeat heartbeat = PirateHeartbeat.DEFAULT;
-            private SocketOptions frontendOptions = SocketOptions.builder().routerHandover(true).build();
-            private SocketOptions backendOptions = SocketOptions.builder().routerHandover(true).build();
-            private Duration linger = Duration.ofSeconds(1);
-
-            private boolean traceMessages;
+        public static final class Builder extends QueueSettings.Builder<Builder, Settings> {
+            private Heartbeat heartbeat = Heartbeat.DEFAULT;
+            private int expiryBatch = PeerLiveness.DEFAULT_BATCH;
 
             private Builder() {
             }
 
-            public Builder frontend(String endpoint) {
-                this.frontend = Objects.requireNonNull(endpoint);
-                return this;
-            }
-
-            public Builder backend(String endpoint) {
-                this.backend = Objects.requireNonNull(endpoint);
+            @Override
+            protected Builder self() {
                 return this;
             }
 
             /** The heartbeat interval and liveness (the guide's: 1 s, 3). */
-            public Builder heartbeat(PirateHeartbeat heartbeat) {
+            public Builder heartbeat(Heartbeat heartbeat) {
                 this.heartbeat = Objects.requireNonNull(heartbeat);
                 return this;
             }
 
             /**
-             * Options of the frontend ROUTER. The default hands a client's identity over to its
-             * newest connection: a Lazy Pirate client with a fixed identity reopens its socket on
-             * every retry, and the new socket must be heard at once.
+             * How many silent workers one turn of the loop expires (256 by default); more wait for
+             * the next turn, so a mass expiry does not hold up routing.
              */
-            public Builder frontendOptions(SocketOptions options) {
-                this.frontendOptions = Objects.requireNonNull(options);
-                return this;
-            }
-
-            /**
-             * Options of the backend ROUTER. The default hands a worker's identity over to its
-             * newest connection (a restarted worker with a fixed identity is heard at once).
-             */
-            public Builder backendOptions(SocketOptions options) {
-                this.backendOptions = Objects.requireNonNull(options);
-                return this;
-            }
-
-            /** How long {@link ParanoidPirateQueue#close()} keeps flushing (1 s by default). */
-            public Builder linger(Duration d) {
-                if (d.isNegative()) {
-                    throw new IllegalArgumentException("linger must not be negative");
+            public Builder expiryBatch(int n) {
+                if (n < 1) {
+                    throw new IllegalArgumentException("expiryBatch must be at least 1");
                 }
-                this.linger = d;
+                this.expiryBatch = n;
                 return this;
             }
 
-            /**
-             * Also report an event for every message passed on (off by default: each costs a
-             * description of the message). The commands turn it on with --verbose.
-             */
-            public Builder traceMessages(boolean on) {
-                this.traceMessages = on;
-                return this;
-            }
-
+            @Override
             public Settings build() {
                 return new Settings(this);
             }

@@ -204,8 +204,8 @@ public final class RetryingRequester<T> {
             }
             current = c;
             c.attempt = 1;
+            startTimer(c); // before the Sent event: whoever waits for it may move a manual clock
             send(c);
-            startTimer(c);
         }
     }
 
@@ -282,8 +282,8 @@ public final class RetryingRequester<T> {
         }
         events.report(() -> new RequestEvent.Retrying(c.sequence, attempt, policy.tries(), reason));
         c.attempt++;
-        send(c);
         startTimer(c);
+        send(c);
     }
 
     private void onSocketEvent(ZmtpSocket from, SocketEvent e) {

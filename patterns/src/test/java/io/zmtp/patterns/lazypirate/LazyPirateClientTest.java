@@ -2,7 +2,11 @@ package io.zmtp.patterns.lazypirate;
 
 import io.netty.buffer.Unpooled;
 import io.zmtp.patterns.PatternTesting.Recorder;
-import io.zmtp.patterns.RoutingId;
+import io.zmtp.socket.RoutingId;
+import io.zmtp.patterns.reliability.NoReplyException;
+import io.zmtp.patterns.reliability.RequestEvent;
+import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -28,6 +32,7 @@ import static io.zmtp.patterns.PatternTesting.T;
 import static io.zmtp.patterns.PatternTesting.get;
 import static io.zmtp.patterns.PatternTesting.strings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -59,25 +64,36 @@ class LazyPirateClientTest {
         LazyPirateServer s = new LazyPirateServer(ctx, LazyPirateServer.Settings.builder().endpoint(endpoint).build(),
                 null);
         toClose.add(s);
-        s.start();
+        get(s.start().toCompletableFuture());
         return s;
     }
 
-    LazyPirateClient client(String endpoint, Duration timeout, int retries, Recorder<LazyPirateClient.Event> events) {
-        LazyPirateClient c = new LazyPirateClient(ctx, LazyPirateClient.Settings.builder().endpoint(endpoint)
-                .timeout(timeout).retries(retries).socketOptions(FAST_RECONNECT).build(), events);
-        toClose.add(c);
-        return c.start();
+    LazyPirateClient client(String endpoint, Duration timeout, int retries, Recorder<RequestEvent> events) {
+        return client(endpoint, timeout, retries, events, PatternClock.system());
     }
 
-    static boolean is(LazyPirateClient.Event e, LazyPirateClient.Event.Type t, long request) {
-        return e.type() == t && e.request() == request;
+    LazyPirateClient client(String endpoint, Duration timeout, int retries, Recorder<RequestEvent> events,
+            PatternClock c) {
+        LazyPirateClient client = new LazyPirateClient(ctx, LazyPirateClient.Settings.builder().endpoint(endpoint)
+                .timeout(timeout).retries(retries).socketOptions(FAST_RECONNECT).clock(c).build(), events);
+        toClose.add(client);
+        get(client.start().toCompletableFuture());
+        return client;
+    }
+
+    static boolean is(RequestEvent e, Class<? extends RequestEvent> t, long request) {
+        return t.isInstance(e) && e.request() == request;
+    }
+
+    static Throwable failure(CompletableFuture<ZmtpMessage> f) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(T.toMillis(), TimeUnit.MILLISECONDS));
+        return e.getCause();
     }
 
     @Test
     void blockingAndAsynchronousRequestsGetTheirOwnReplies() {
         LazyPirateServer server = server("tcp://127.0.0.1:0");
-        Recorder<LazyPirateClient.Event> events = new Recorder<>();
+        Recorder<RequestEvent> events = new Recorder<>();
         LazyPirateClient client = client(server.endpoint(), Duration.ofSeconds(5), 3, events);
 
         assertEquals(List.of("hello", "world"), client.request("hello", "world"));
@@ -88,8 +104,8 @@ class LazyPirateClientTest {
         for (int i = 0; i < 50; i++) {
             assertEquals(List.of("req", Integer.toString(i)), strings(get(futures.get(i))), "reply " + i);
         }
-        assertEquals(51, events.count(e -> e.type() == LazyPirateClient.Event.Type.REPLY));
-        assertEquals(0, events.count(e -> e.type() == LazyPirateClient.Event.Type.RETRYING), "no retry was needed");
+        assertEquals(51, events.count(e -> e instanceof RequestEvent.Replied));
+        assertEquals(0, events.count(e -> e instanceof RequestEvent.Retrying), "no retry was needed");
     }
 
     @Test
@@ -102,21 +118,20 @@ class LazyPirateClientTest {
             m.release();
         });
         String ep = get(io.zmtp.patterns.Futures.of(blackHole.bind("tcp://127.0.0.1:0")));
-        Recorder<LazyPirateClient.Event> events = new Recorder<>();
-        LazyPirateClient client = client(ep, Duration.ofMillis(100), 3, events);
+        Recorder<RequestEvent> events = new Recorder<>();
+        ManualClock clock = new ManualClock();
+        LazyPirateClient client = client(ep, Duration.ofMillis(100), 3, events, clock);
 
-        NoReplyException e = assertThrows(NoReplyException.class, () -> client.request("anyone?"));
-        assertEquals(3, e.tries());
-        assertEquals(2, events.count(ev -> ev.type() == LazyPirateClient.Event.Type.RETRYING));
-        assertEquals(1, events.count(ev -> ev.type() == LazyPirateClient.Event.Type.FAILED));
+        CompletableFuture<ZmtpMessage> f = client.requestAsync(ZmtpMessage.ofStrings("anyone?"));
         Set<RoutingId> connections = new HashSet<>();
-        long deadline = System.nanoTime() + T.toNanos();
-        while (connections.size() < 3 && System.nanoTime() < deadline) {
-            RoutingId id = poll(tries);
-            if (id != null) {
-                connections.add(id);
-            }
+        for (int i = 1; i <= 3; i++) {
+            connections.add(take(tries));
+            assertFalse(f.isDone());
+            clock.advance(Duration.ofMillis(100));
         }
+        assertEquals(3, assertInstanceOf(NoReplyException.class, failure(f)).tries());
+        assertEquals(2, events.count(ev -> ev instanceof RequestEvent.Retrying));
+        assertEquals(1, events.count(ev -> ev instanceof RequestEvent.Failed));
         assertEquals(3, connections.size(), "each try went out on a new socket (a new connection)");
     }
 
@@ -124,31 +139,37 @@ class LazyPirateClientTest {
     void recoversWhenTheServerIsKilledAndRestartedMidRun() {
         LazyPirateServer first = server("tcp://127.0.0.1:0");
         String ep = first.endpoint();
-        Recorder<LazyPirateClient.Event> events = new Recorder<>();
+        Recorder<RequestEvent> events = new Recorder<>();
         LazyPirateClient client = client(ep, Duration.ofMillis(150), 20, events);
         assertEquals(List.of("1"), client.request("1"));
 
         first.close(); // linger 0: as if the process died
         CompletableFuture<ZmtpMessage> second = client.requestAsync(ZmtpMessage.ofStrings("2"));
         events.await("a retry of request 2 while the server is down",
-                e -> is(e, LazyPirateClient.Event.Type.RETRYING, 2));
+                e -> is(e, RequestEvent.Retrying.class, 2));
         server(ep); // the server comes back on the same port
 
         assertEquals(List.of("2"), strings(get(second)));
         assertEquals(List.of("3"), client.request("3"));
-        assertEquals(0, events.count(e -> e.type() == LazyPirateClient.Event.Type.FAILED));
+        assertEquals(0, events.count(e -> e instanceof RequestEvent.Failed));
     }
 
     @Test
     void failsWhenTheServerIsKilledForGoodAndWorksAgainWhenItReturns() {
         LazyPirateServer first = server("tcp://127.0.0.1:0");
         String ep = first.endpoint();
-        LazyPirateClient client = client(ep, Duration.ofMillis(80), 3, new Recorder<>());
+        ManualClock clock = new ManualClock();
+        Recorder<RequestEvent> events = new Recorder<>();
+        LazyPirateClient client = client(ep, Duration.ofMillis(80), 3, events, clock);
         assertEquals(List.of("1"), client.request("1"));
 
         first.close();
-        NoReplyException e = assertThrows(NoReplyException.class, () -> client.request("2"));
-        assertEquals(3, e.tries());
+        CompletableFuture<ZmtpMessage> two = client.requestAsync(ZmtpMessage.ofStrings("2"));
+        events.await("request 2 sent (its timer set)", e -> is(e, RequestEvent.Sent.class, 2));
+        clock.advance(Duration.ofMillis(80 * 3 - 1));
+        assertFalse(two.isDone(), "three tries of 80 ms");
+        clock.advance(Duration.ofMillis(1));
+        assertEquals(3, assertInstanceOf(NoReplyException.class, failure(two)).tries());
 
         server(ep);
         assertEquals(List.of("3"), client.request("3"), "the next request opens a new socket");
@@ -166,15 +187,17 @@ class LazyPirateClientTest {
         BlockingQueue<ZmtpMessage> requests = new LinkedBlockingQueue<>();
         server.onMessage(requests::add);
         String ep = get(io.zmtp.patterns.Futures.of(server.bind("tcp://127.0.0.1:0")));
-        Recorder<LazyPirateClient.Event> events = new Recorder<>();
+        Recorder<RequestEvent> events = new Recorder<>();
+        ManualClock clock = new ManualClock();
         LazyPirateClient client = new LazyPirateClient(ctx, LazyPirateClient.Settings.builder().endpoint(ep)
-                .timeout(Duration.ofMillis(400)).retries(5).correlate(true)
+                .timeout(Duration.ofMillis(400)).retries(5).correlate(true).clock(clock)
                 .socketOptions(FAST_RECONNECT.toBuilder().identity("client-1").build()).build(), events);
         toClose.add(client);
-        client.start();
+        get(client.start().toCompletableFuture());
 
         CompletableFuture<ZmtpMessage> a = client.requestAsync(ZmtpMessage.ofStrings("A"));
         ZmtpMessage tryOne = take(requests);   // [client-1, request id, "", A]
+        clock.advance(Duration.ofMillis(400));
         ZmtpMessage tryTwo = take(requests);   // the retry, on a new socket with the same identity
         assertEquals("client-1", tryTwo.frameString(0));
         assertEquals(4, tryTwo.size(), "identity, request id, delimiter, body");
@@ -217,11 +240,11 @@ class LazyPirateClientTest {
         ZmtpSocket blackHole = ctx.socket(SocketType.ROUTER);
         blackHole.onMessage(ZmtpMessage::release);
         String ep = get(io.zmtp.patterns.Futures.of(blackHole.bind("tcp://127.0.0.1:0")));
-        Recorder<LazyPirateClient.Event> events = new Recorder<>();
+        Recorder<RequestEvent> events = new Recorder<>();
         LazyPirateClient client = client(ep, Duration.ofSeconds(30), 1, events);
         CompletableFuture<ZmtpMessage> inFlight = client.requestAsync(ZmtpMessage.ofStrings("1"));
         CompletableFuture<ZmtpMessage> waiting = client.requestAsync(ZmtpMessage.ofStrings("2"));
-        events.await("request 1 sent", e -> is(e, LazyPirateClient.Event.Type.SENT, 1));
+        events.await("request 1 sent", e -> is(e, RequestEvent.Sent.class, 1));
         client.close();
         for (CompletableFuture<ZmtpMessage> f : List.of(inFlight, waiting)) {
             ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(T.toMillis(), TimeUnit.MILLISECONDS));
@@ -253,17 +276,13 @@ class LazyPirateClientTest {
         return r.add(body);
     }
 
-    static ZmtpMessage take(BlockingQueue<ZmtpMessage> q) throws InterruptedException {
-        ZmtpMessage m = q.poll(T.toMillis(), TimeUnit.MILLISECONDS);
-        if (m == null) {
-            throw new AssertionError("no request within " + T);
-        }
-        return m;
-    }
-
-    static <V> V poll(BlockingQueue<V> q) {
+    static <V> V take(BlockingQueue<V> q) {
         try {
-            return q.poll(100, TimeUnit.MILLISECONDS);
+            V v = q.poll(T.toMillis(), TimeUnit.MILLISECONDS);
+            if (v == null) {
+                throw new AssertionError("nothing within " + T);
+            }
+            return v;
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         }

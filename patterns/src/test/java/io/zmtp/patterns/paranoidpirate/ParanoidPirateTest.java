@@ -4,8 +4,13 @@ import io.netty.buffer.Unpooled;
 import io.zmtp.patterns.FailureSimulation;
 import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.patterns.QueueEvent;
 import io.zmtp.patterns.RequestHandler;
+import io.zmtp.patterns.WorkerEvent;
 import io.zmtp.patterns.lazypirate.LazyPirateClient;
+import io.zmtp.patterns.reliability.Heartbeat;
+import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
@@ -34,33 +39,36 @@ import static io.zmtp.patterns.PatternTesting.port;
 import static io.zmtp.patterns.PatternTesting.strings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Paranoid Pirate on real tcp connections, with heartbeats of tens of milliseconds: liveness both
- * ways, a frozen worker expired, a killed worker's request retried elsewhere, the queue restarted.
+ * Paranoid Pirate on real tcp connections. Heartbeats, expiry and backoff run on a
+ * {@link ManualClock} the test moves one interval at a time, waiting for the heartbeats of each
+ * interval to arrive before the next: deterministic whatever the machine's load. One test runs on
+ * real time end to end.
  */
 class ParanoidPirateTest {
-    /** Expiry after 3 x 30 ms. */
-    static final PirateHeartbeat HEARTBEAT = PirateHeartbeat.of(Duration.ofMillis(30), 3);
+    /** Expiry after 3 x 30 ms (of the manual clock). */
+    static final Heartbeat HEARTBEAT = Heartbeat.of(Duration.ofMillis(30), 3);
+    static final Duration I = HEARTBEAT.interval();
     static final SocketOptions FAST_RECONNECT = SocketOptions.builder()
             .reconnectInterval(Duration.ofMillis(10)).reconnectIntervalMax(Duration.ofMillis(50)).build();
 
     ZmtpContext ctx;
     ExecutorService userThreads;
+    final ManualClock clock = new ManualClock();
     final List<AutoCloseable> toClose = new ArrayList<>();
     final CountDownLatch releaseAtEnd = new CountDownLatch(1);
     ParanoidPirateQueue queue;
-    final Recorder<ParanoidPirateQueue.Event> queueEvents = new Recorder<>();
+    final Recorder<QueueEvent> queueEvents = new Recorder<>();
 
     @BeforeEach
     void start() {
         ctx = ZmtpContext.create(2);
         userThreads = Executors.newCachedThreadPool();
-        queue = queue("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", queueEvents);
+        queue = queue("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", queueEvents, clock, HEARTBEAT);
     }
 
     @AfterEach
@@ -74,26 +82,34 @@ class ParanoidPirateTest {
         ctx.close(Duration.ofSeconds(5));
     }
 
-    ParanoidPirateQueue queue(String frontend, String backend, Recorder<ParanoidPirateQueue.Event> events) {
+    ParanoidPirateQueue queue(String frontend, String backend, Recorder<QueueEvent> events, PatternClock c,
+            Heartbeat hb) {
         ParanoidPirateQueue q = new ParanoidPirateQueue(ctx, ParanoidPirateQueue.Settings.builder()
-                .frontend(frontend).backend(backend).heartbeat(HEARTBEAT).linger(Duration.ZERO).traceMessages(true)
-                .build(), events);
+                .frontend(frontend).backend(backend).heartbeat(hb).linger(Duration.ZERO).traceMessages(true)
+                .clock(c).build(), events);
         toClose.add(q);
-        return q.start();
+        get(q.start().toCompletableFuture());
+        return q;
     }
 
     ParanoidPirateWorker worker(String identity, RequestHandler handler, FailureSimulation simulation,
-                                Recorder<ParanoidPirateWorker.Event> events) {
+                                Recorder<WorkerEvent> events) {
+        return worker(identity, handler, simulation, events, clock, HEARTBEAT);
+    }
+
+    ParanoidPirateWorker worker(String identity, RequestHandler handler, FailureSimulation simulation,
+                                Recorder<WorkerEvent> events, PatternClock c, Heartbeat hb) {
         ParanoidPirateWorker w = new ParanoidPirateWorker(ctx, ParanoidPirateWorker.Settings.builder()
-                .backend(queue.backendEndpoint()).heartbeat(HEARTBEAT).reconnectInterval(Duration.ofMillis(50))
+                .endpoint(queue.backendEndpoint()).heartbeat(hb).reconnectInterval(Duration.ofMillis(50))
                 .reconnectIntervalMax(Duration.ofMillis(200)).identity(identity).handler(handler)
-                .simulation(simulation).socketOptions(FAST_RECONNECT).traceMessages(true).build(), events);
+                .simulation(simulation).socketOptions(FAST_RECONNECT).traceMessages(true).clock(c).build(), events);
         toClose.add(w);
-        return w.start();
+        get(w.start().toCompletableFuture());
+        return w;
     }
 
     /** A worker whose reply names it: [identity, request body...]. */
-    ParanoidPirateWorker namingWorker(String identity, Recorder<ParanoidPirateWorker.Event> events) {
+    ParanoidPirateWorker namingWorker(String identity, Recorder<WorkerEvent> events) {
         return worker(identity, naming(identity), FailureSimulation.NONE, events);
     }
 
@@ -101,39 +117,75 @@ class ParanoidPirateTest {
         return request -> CompletableFuture.completedFuture(request.addFirst(Unpooled.wrappedBuffer(identity.getBytes())));
     }
 
+    /** A client on real time: its retries are not what these tests are about. */
     LazyPirateClient client(Duration timeout, int retries) {
         LazyPirateClient c = new LazyPirateClient(ctx, LazyPirateClient.Settings.builder()
                 .endpoint(queue.frontendEndpoint()).timeout(timeout).retries(retries).socketOptions(FAST_RECONNECT)
                 .build(), null);
         toClose.add(c);
-        return c.start();
+        get(c.start().toCompletableFuture());
+        return c;
     }
 
     void awaitReady(ParanoidPirateQueue q, int n) {
         eventually(n + " workers ready", () -> get(q.workerCounts())[0] == n);
     }
 
-    static boolean is(ParanoidPirateQueue.Event e, ParanoidPirateQueue.Event.Type t, String worker) {
-        return e.type() == t && (worker == null || worker.equals(String.valueOf(e.worker())));
+    static boolean about(QueueEvent e, Class<? extends QueueEvent> type, String worker) {
+        return type.isInstance(e) && (worker == null || worker.equals(String.valueOf(e.worker())));
+    }
+
+    /**
+     * Moves the clock one heartbeat interval, then waits until each of {@code live} (worker events)
+     * has its queue's heartbeat and the queue has each one's: the interval's heartbeats arrived.
+     */
+    void beat(List<String> live, List<Recorder<WorkerEvent>> liveEvents) {
+        List<Long> before = liveEvents.stream().map(r -> r.count(e -> e instanceof WorkerEvent.QueueHeartbeat)).toList();
+        List<Long> queueBefore = live.stream()
+                .map(w -> queueEvents.count(e -> about(e, QueueEvent.WorkerHeartbeat.class, w))).toList();
+        clock.advance(I);
+        for (int i = 0; i < live.size(); i++) {
+            long b = before.get(i);
+            long qb = queueBefore.get(i);
+            String w = live.get(i);
+            Recorder<WorkerEvent> r = liveEvents.get(i);
+            eventually(w + " heard the queue", () -> r.count(e -> e instanceof WorkerEvent.QueueHeartbeat) > b);
+            eventually("the queue heard " + w, () -> queueEvents.count(e -> about(e, QueueEvent.WorkerHeartbeat.class, w)) > qb);
+        }
     }
 
     @Test
     void idleWorkersAndTheQueueKeepEachOtherAlive() {
-        Recorder<ParanoidPirateWorker.Event> events = new Recorder<>();
+        Recorder<WorkerEvent> events = new Recorder<>();
         namingWorker("W", events);
-        queueEvents.await("W ready", e -> is(e, ParanoidPirateQueue.Event.Type.WORKER_READY, "W"));
-        // Many times the expiry time passes, with heartbeats both ways.
-        events.awaitCount("queue heartbeats", e -> e.type() == ParanoidPirateWorker.Event.Type.QUEUE_HEARTBEAT,
-                5 * HEARTBEAT.liveness());
-        assertEquals(0, queueEvents.count(e -> e.type() == ParanoidPirateQueue.Event.Type.WORKER_EXPIRED));
-        assertEquals(0, events.count(e -> e.type() == ParanoidPirateWorker.Event.Type.HEARTBEAT_LOST));
+        queueEvents.await("W ready", e -> about(e, QueueEvent.WorkerReady.class, "W"));
+        for (int i = 0; i < 5 * HEARTBEAT.liveness(); i++) { // many expiry times
+            beat(List.of("W"), List.of(events));
+        }
+        assertEquals(0, queueEvents.count(e -> e instanceof QueueEvent.WorkerExpired));
+        assertEquals(0, events.count(e -> e instanceof WorkerEvent.HeartbeatLost));
         assertEquals(List.of("W", "hello"), client(Duration.ofSeconds(5), 1).request("hello"));
+    }
+
+    @Test
+    void aSilentWorkerExpiresAfterExactlyLivenessIntervals() {
+        ZmtpSocket raw = rawWorker("raw", new LinkedBlockingQueue<>());
+        get(Futures.of(raw.send(Ppp.signal(Ppp.READY))));
+        queueEvents.await("raw ready", e -> about(e, QueueEvent.WorkerReady.class, "raw"));
+        clock.advance(I.multipliedBy(HEARTBEAT.liveness()).minusNanos(1));
+        assertEquals(0, queueEvents.count(e -> e instanceof QueueEvent.WorkerExpired), "not yet");
+        clock.advance(Duration.ofNanos(1));
+        QueueEvent.WorkerExpired expired = (QueueEvent.WorkerExpired) queueEvents.await("expired",
+                e -> about(e, QueueEvent.WorkerExpired.class, "raw"));
+        assertFalse(expired.busy());
+        assertEquals(0, get(queue.workerCounts())[1]);
+        raw.close(Duration.ZERO);
     }
 
     @Test
     void aBusyWorkerKeepsHeartbeatingWhileItsUserCodeBlocks() {
         CountDownLatch release = new CountDownLatch(1);
-        Recorder<ParanoidPirateWorker.Event> events = new Recorder<>();
+        Recorder<WorkerEvent> events = new Recorder<>();
         worker("busy", RequestHandler.blocking(request -> {
             await(release);
             return request;
@@ -141,105 +193,108 @@ class ParanoidPirateTest {
         awaitReady(queue, 1);
         CompletableFuture<ZmtpMessage> reply = client(Duration.ofSeconds(8), 1)
                 .requestAsync(ZmtpMessage.ofStrings("long job"));
-        events.await("the request", e -> e.type() == ParanoidPirateWorker.Event.Type.REQUEST);
-        long before = events.count(e -> e.type() == ParanoidPirateWorker.Event.Type.QUEUE_HEARTBEAT);
+        events.await("the request", e -> e instanceof WorkerEvent.Request);
         // The user code blocks for several expiry times; heartbeats go on both ways.
-        eventually("heartbeats while busy", () -> events.count(e -> e.type()
-                == ParanoidPirateWorker.Event.Type.QUEUE_HEARTBEAT) >= before + 3L * HEARTBEAT.liveness());
-        assertEquals(0, queueEvents.count(e -> e.type() == ParanoidPirateQueue.Event.Type.WORKER_EXPIRED));
+        for (int i = 0; i < 3 * HEARTBEAT.liveness(); i++) {
+            beat(List.of("busy"), List.of(events));
+        }
+        assertEquals(0, queueEvents.count(e -> e instanceof QueueEvent.WorkerExpired));
         release.countDown();
         assertEquals(List.of("long job"), strings(get(reply)));
     }
 
     @Test
     void aFrozenWorkerIsExpiredAndNoLongerGivenWork() {
-        // The guide's "CPU overload": the worker stops reading and heartbeating (for longer than the test).
-        Recorder<ParanoidPirateWorker.Event> frozenEvents = new Recorder<>();
+        // The guide's "CPU overload": the worker stops reading and heartbeating (the clock never gets there).
+        Recorder<WorkerEvent> frozenEvents = new Recorder<>();
         worker("frozen", naming("frozen"), FailureSimulation.builder().overloadChance(1)
-                .overloadTime(Duration.ofSeconds(30)).build(), frozenEvents);
+                .overloadTime(Duration.ofHours(1)).build(), frozenEvents);
         awaitReady(queue, 1);
-        LazyPirateClient client = client(Duration.ofMillis(300), 5);
+        LazyPirateClient client = client(Duration.ofMillis(300), 20);
         CompletableFuture<ZmtpMessage> first = client.requestAsync(ZmtpMessage.ofStrings("1"));
-        frozenEvents.await("the freeze", e -> e.type() == ParanoidPirateWorker.Event.Type.OVERLOADED);
-        namingWorker("healthy", null);
+        frozenEvents.await("the freeze", e -> e instanceof WorkerEvent.Overloaded);
+        Recorder<WorkerEvent> healthyEvents = new Recorder<>();
+        namingWorker("healthy", healthyEvents);
+        queueEvents.await("healthy ready", e -> about(e, QueueEvent.WorkerReady.class, "healthy"));
 
-        ParanoidPirateQueue.Event expired = queueEvents.await("the frozen worker expired",
-                e -> is(e, ParanoidPirateQueue.Event.Type.WORKER_EXPIRED, "frozen"));
-        assertEquals("its request is lost", expired.detail());
+        for (int i = 0; i < HEARTBEAT.liveness(); i++) {
+            beat(List.of("healthy"), List.of(healthyEvents));
+        }
+        QueueEvent.WorkerExpired expired = (QueueEvent.WorkerExpired) queueEvents.await("the frozen worker expired",
+                e -> about(e, QueueEvent.WorkerExpired.class, "frozen"));
+        assertTrue(expired.busy(), "its request is lost");
         assertEquals(List.of("healthy", "1"), strings(get(first)));
         for (int i = 2; i <= 5; i++) {
             assertEquals(List.of("healthy", Integer.toString(i)), client.request(Integer.toString(i)));
         }
-        // After its expiry, nothing goes to the frozen worker unless the queue hears from it again
-        // (a heartbeat it sent just before freezing may still be on its way: that is a sign of life).
-        List<ParanoidPirateQueue.Event> all = queueEvents.all();
-        boolean expiredNow = false;
-        for (ParanoidPirateQueue.Event e : all.subList(all.indexOf(expired), all.size())) {
-            if (!"frozen".equals(String.valueOf(e.worker()))) {
-                continue;
-            }
-            switch (e.type()) {
-                case WORKER_EXPIRED -> expiredNow = true;
-                case WORKER_READY, WORKER_ADOPTED -> expiredNow = false;
-                case REQUEST_ROUTED -> assertFalse(expiredNow, () -> "routed to an expired worker: " + all);
-                default -> { }
-            }
+        // After its expiry, nothing goes to the frozen worker.
+        List<QueueEvent> all = queueEvents.all();
+        for (QueueEvent e : all.subList(all.indexOf(expired), all.size())) {
+            assertFalse(about(e, QueueEvent.RequestRouted.class, "frozen"), () -> "routed to an expired worker: " + all);
         }
-        eventually("only the healthy worker is known (the frozen one expired)",
-                () -> get(queue.workerCounts())[1] == 1);
+        assertEquals(1, get(queue.workerCounts())[1], "only the healthy worker is known");
+        assertEquals(0, healthyEvents.count(e -> e instanceof WorkerEvent.HeartbeatLost));
     }
 
     @Test
     void aWorkerKilledMidRequestLeavesTheRetryToAnotherAndExpires() {
-        Recorder<ParanoidPirateWorker.Event> doomedEvents = new Recorder<>();
+        Recorder<WorkerEvent> doomedEvents = new Recorder<>();
         ParanoidPirateWorker doomed = worker("doomed", RequestHandler.blocking(request -> {
             await(releaseAtEnd);
             return request;
         }, userThreads), FailureSimulation.NONE, doomedEvents);
         awaitReady(queue, 1);
-        CompletableFuture<ZmtpMessage> reply = client(Duration.ofMillis(300), 5)
+        CompletableFuture<ZmtpMessage> reply = client(Duration.ofMillis(300), 20)
                 .requestAsync(ZmtpMessage.ofStrings("job"));
-        doomedEvents.await("the doomed worker got the request", e -> e.type() == ParanoidPirateWorker.Event.Type.REQUEST);
+        doomedEvents.await("the doomed worker got the request", e -> e instanceof WorkerEvent.Request);
         doomed.close(); // linger 0, mid-request: as if the process died
-        namingWorker("survivor", null);
+        Recorder<WorkerEvent> survivorEvents = new Recorder<>();
+        namingWorker("survivor", survivorEvents);
         assertEquals(List.of("survivor", "job"), strings(get(reply)));
-        queueEvents.await("the dead worker expired", e -> is(e, ParanoidPirateQueue.Event.Type.WORKER_EXPIRED, "doomed"));
+        for (int i = 0; i < HEARTBEAT.liveness(); i++) {
+            beat(List.of("survivor"), List.of(survivorEvents));
+        }
+        queueEvents.await("the dead worker expired", e -> about(e, QueueEvent.WorkerExpired.class, "doomed"));
     }
 
     @Test
     void workersReconnectWithBackoffWhenTheQueueRestarts() {
-        Recorder<ParanoidPirateWorker.Event> events = new Recorder<>();
+        Recorder<WorkerEvent> events = new Recorder<>();
         namingWorker("W", events);
         awaitReady(queue, 1);
         String frontend = queue.frontendEndpoint();
         String backend = queue.backendEndpoint();
 
-        queue.close(Duration.ZERO);
-        List<ParanoidPirateWorker.Event> reconnects = events.awaitCount("four reconnects",
-                e -> e.type() == ParanoidPirateWorker.Event.Type.RECONNECTING, 4);
-        assertEquals(List.of(50L, 100L, 200L, 200L), reconnects.subList(0, 4).stream()
-                .map(e -> e.delay().toMillis()).toList(), "doubling from the reconnect interval up to its maximum");
-        assertTrue(events.count(e -> e.type() == ParanoidPirateWorker.Event.Type.HEARTBEAT_LOST) >= 4,
-                "each reconnect follows a heartbeat failure");
+        queue.close();
+        // Lost after 3 silent intervals (90 ms), then reconnecting after 50, 100, 200, 200, 200 ms:
+        // losses at 90, 230, 420, 710 and 1000 ms of the clock.
+        clock.advance(Duration.ofMillis(1000));
+        List<Long> delays = events.all().stream().filter(e -> e instanceof WorkerEvent.Reconnecting)
+                .map(e -> ((WorkerEvent.Reconnecting) e).delay().toMillis()).toList();
+        assertEquals(List.of(50L, 100L, 200L, 200L, 200L), delays, "doubling from the reconnect interval up to its maximum");
+        assertEquals(5, events.count(e -> e instanceof WorkerEvent.HeartbeatLost), "each reconnect follows a heartbeat failure");
 
-        Recorder<ParanoidPirateQueue.Event> restartedEvents = new Recorder<>();
-        queue = queue("tcp://127.0.0.1:" + port(frontend), "tcp://127.0.0.1:" + port(backend), restartedEvents);
-        restartedEvents.await("W back", e -> e.type() == ParanoidPirateQueue.Event.Type.WORKER_READY
-                || e.type() == ParanoidPirateQueue.Event.Type.WORKER_ADOPTED);
+        Recorder<QueueEvent> restartedEvents = new Recorder<>();
+        queue = queue("tcp://127.0.0.1:" + port(frontend), "tcp://127.0.0.1:" + port(backend), restartedEvents,
+                clock, HEARTBEAT);
+        clock.advance(Duration.ofMillis(200)); // the fifth reconnect: a new socket, READY
+        restartedEvents.await("W back", e -> about(e, QueueEvent.WorkerReady.class, "W"));
         assertEquals(List.of("W", "again"), client(Duration.ofSeconds(5), 1).request("again"));
 
         // Having heard the queue, the worker starts its backoff over.
-        int seen = (int) events.count(e -> e.type() == ParanoidPirateWorker.Event.Type.RECONNECTING);
-        queue.close(Duration.ZERO);
-        List<ParanoidPirateWorker.Event> after = events.awaitCount("a reconnect after the second loss",
-                e -> e.type() == ParanoidPirateWorker.Event.Type.RECONNECTING, seen + 1);
-        assertEquals(50L, after.get(seen).delay().toMillis());
+        queue.close();
+        for (int i = 0; i < 10 && events.count(e -> e instanceof WorkerEvent.Reconnecting) == 5; i++) {
+            clock.advance(I);
+        }
+        List<WorkerEvent> reconnects = events.all().stream().filter(e -> e instanceof WorkerEvent.Reconnecting).toList();
+        assertEquals(6, reconnects.size());
+        assertEquals(Duration.ofMillis(50), ((WorkerEvent.Reconnecting) reconnects.get(5)).delay());
     }
 
     @Test
     void aFailedHandlerMakesTheWorkerReadyAgainAndTheRetryIsServed() {
         AtomicInteger calls = new AtomicInteger();
-        Recorder<ParanoidPirateWorker.Event> events = new Recorder<>();
+        Recorder<WorkerEvent> events = new Recorder<>();
         worker("flaky", request -> {
             if (calls.incrementAndGet() == 1) {
                 request.release();
@@ -249,15 +304,13 @@ class ParanoidPirateTest {
         }, FailureSimulation.NONE, events);
         awaitReady(queue, 1);
         assertEquals(List.of("try again"), client(Duration.ofMillis(300), 3).request("try again"));
-        events.await("the failure", e -> e.type() == ParanoidPirateWorker.Event.Type.HANDLER_FAILED);
-        queueEvents.await("the request abandoned", e -> is(e, ParanoidPirateQueue.Event.Type.REQUEST_ABANDONED, "flaky"));
+        events.await("the failure", e -> e instanceof WorkerEvent.HandlerFailed);
+        queueEvents.await("the request abandoned", e -> about(e, QueueEvent.RequestAbandoned.class, "flaky"));
     }
 
-    @Test
-    void aHeartbeatFromAnUnknownWorkerMakesItReadyAndInvalidMessagesAreDropped() throws Exception {
-        ZmtpSocket raw = ctx.socket(SocketType.DEALER, FAST_RECONNECT.toBuilder().identity("raw").linger(Duration.ZERO)
-                .build());
-        BlockingQueue<ZmtpMessage> received = new LinkedBlockingQueue<>();
+    ZmtpSocket rawWorker(String identity, BlockingQueue<ZmtpMessage> received) {
+        ZmtpSocket raw = ctx.socket(SocketType.DEALER, FAST_RECONNECT.toBuilder().identity(identity)
+                .linger(Duration.ZERO).build());
         raw.onMessage(m -> {
             if (m.size() == 1) {
                 m.release(); // the queue's heartbeats
@@ -266,18 +319,19 @@ class ParanoidPirateTest {
             }
         });
         get(Futures.of(raw.connect(queue.backendEndpoint())));
-        // A hand-made worker that only heartbeats (more often than the interval, to stay alive).
-        raw.scheduleAtFixedRate(() -> {
-            ZmtpMessage hb = ZmtpMessage.of(new byte[] {Ppp.HEARTBEAT});
-            if (raw.isClosed() || !raw.trySend(hb)) {
-                hb.release();
-            }
-        }, Duration.ZERO, Duration.ofMillis(10));
-        queueEvents.await("ready by heartbeat", e -> is(e, ParanoidPirateQueue.Event.Type.WORKER_ADOPTED, "raw"));
+        return raw;
+    }
+
+    @Test
+    void aHeartbeatFromAnUnknownWorkerMakesItReadyAndInvalidMessagesAreDropped() throws Exception {
+        BlockingQueue<ZmtpMessage> received = new LinkedBlockingQueue<>();
+        ZmtpSocket raw = rawWorker("raw", received);
+        get(Futures.of(raw.send(Ppp.signal(Ppp.HEARTBEAT)))); // the clock stands still: no expiry
+        queueEvents.await("ready by heartbeat", e -> about(e, QueueEvent.WorkerAdopted.class, "raw"));
 
         get(Futures.of(raw.send(ZmtpMessage.ofStrings("no", "delimiter"))));
         get(Futures.of(raw.send(ZmtpMessage.of(new byte[] {0x03}))));
-        queueEvents.awaitCount("two invalid messages", e -> e.type() == ParanoidPirateQueue.Event.Type.INVALID_MESSAGE, 2);
+        queueEvents.awaitCount("two invalid messages", e -> e instanceof QueueEvent.InvalidMessage, 2);
 
         CompletableFuture<ZmtpMessage> reply = client(Duration.ofSeconds(5), 1).requestAsync(ZmtpMessage.ofStrings("hi"));
         ZmtpMessage request = received.poll(T.toMillis(), TimeUnit.MILLISECONDS);
@@ -290,18 +344,35 @@ class ParanoidPirateTest {
     }
 
     @Test
+    void onRealTimeHeartbeatsKeepAWorkerAndAKilledOneExpires() {
+        // End to end on the system clock: generous liveness, and only deadlines, no sleeps.
+        Heartbeat real = Heartbeat.of(Duration.ofMillis(50), 5);
+        Recorder<QueueEvent> events = new Recorder<>();
+        queue = queue("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", events, PatternClock.system(), real);
+        Recorder<WorkerEvent> workerEvents = new Recorder<>();
+        ParanoidPirateWorker w = worker("R", naming("R"), FailureSimulation.NONE, workerEvents, PatternClock.system(),
+                real);
+        events.await("R ready", e -> about(e, QueueEvent.WorkerReady.class, "R"));
+        workerEvents.awaitCount("queue heartbeats", e -> e instanceof WorkerEvent.QueueHeartbeat, 3);
+        assertEquals(List.of("R", "x"), client(Duration.ofSeconds(5), 1).request("x"));
+        w.close();
+        events.await("the killed worker expired", e -> about(e, QueueEvent.WorkerExpired.class, "R"));
+    }
+
+    @Test
     void theGuidesDefaultsAndValidation() {
-        assertEquals(Duration.ofSeconds(1), PirateHeartbeat.DEFAULT.interval());
-        assertEquals(3, PirateHeartbeat.DEFAULT.liveness());
-        assertEquals(Duration.ofSeconds(3), PirateHeartbeat.DEFAULT.expiry());
+        assertEquals(Duration.ofSeconds(1), Heartbeat.DEFAULT.interval());
+        assertEquals(3, Heartbeat.DEFAULT.liveness());
+        assertEquals(Duration.ofSeconds(3), Heartbeat.DEFAULT.expiry());
         ParanoidPirateWorker.Settings w = ParanoidPirateWorker.Settings.builder().build();
         assertEquals(Duration.ofSeconds(1), w.reconnectInterval());
         assertEquals(Duration.ofSeconds(32), w.reconnectIntervalMax());
-        assertEquals(PirateHeartbeat.DEFAULT, w.heartbeat());
-        assertEquals(PirateHeartbeat.DEFAULT, ParanoidPirateQueue.Settings.builder().build().heartbeat());
-        assertThrows(IllegalArgumentException.class, () -> PirateHeartbeat.of(Duration.ZERO, 3));
-        assertThrows(IllegalArgumentException.class, () -> PirateHeartbeat.of(Duration.ofSeconds(1), 0));
-        assertNotEquals(PirateHeartbeat.DEFAULT, HEARTBEAT);
+        assertEquals(Heartbeat.DEFAULT, w.heartbeat());
+        assertEquals(Heartbeat.DEFAULT, ParanoidPirateQueue.Settings.builder().build().heartbeat());
+        assertEquals(PatternClock.system(), w.clock());
+        assertThrows(IllegalArgumentException.class, () -> Heartbeat.of(Duration.ZERO, 3));
+        assertThrows(IllegalArgumentException.class, () -> Heartbeat.of(Duration.ofSeconds(1), 0));
+        assertThrows(IllegalArgumentException.class, () -> ParanoidPirateQueue.Settings.builder().expiryBatch(0));
     }
 
     static void await(CountDownLatch latch) {

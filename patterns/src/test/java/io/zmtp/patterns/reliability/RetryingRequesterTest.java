@@ -48,7 +48,7 @@ class RetryingRequesterTest {
             loop.submit(requester::close).get(5, TimeUnit.SECONDS);
         }
         if (server != null) {
-            server.close(Duration.ZERO);
+            server.close(Duration.ZERO).get(5, TimeUnit.SECONDS);
         }
         ZmtpMessage m;
         while ((m = atServer.poll()) != null) {

@@ -2,7 +2,9 @@ package io.zmtp.patterns.simplepirate;
 
 import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.patterns.QueueEvent;
 import io.zmtp.patterns.RequestHandler;
+import io.zmtp.patterns.WorkerEvent;
 import io.zmtp.patterns.lazypirate.LazyPirateClient;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -38,7 +40,7 @@ class SimplePirateTest {
     final List<AutoCloseable> toClose = new ArrayList<>();
     final CountDownLatch releaseAtEnd = new CountDownLatch(1);
     SimplePirateQueue queue;
-    final Recorder<SimplePirateQueue.Event> queueEvents = new Recorder<>();
+    final Recorder<QueueEvent> queueEvents = new Recorder<>();
 
     @BeforeEach
     void start() {
@@ -47,7 +49,7 @@ class SimplePirateTest {
         queue = new SimplePirateQueue(ctx, SimplePirateQueue.Settings.builder().frontend("tcp://127.0.0.1:0")
                 .backend("tcp://127.0.0.1:0").linger(Duration.ZERO).traceMessages(true).build(), queueEvents);
         toClose.add(queue);
-        queue.start();
+        get(queue.start().toCompletableFuture());
     }
 
     @AfterEach
@@ -62,12 +64,13 @@ class SimplePirateTest {
     }
 
     /** A worker whose reply names it: [identity, request body...]. */
-    SimplePirateWorker worker(String identity, RequestHandler handler, Recorder<SimplePirateWorker.Event> events) {
+    SimplePirateWorker worker(String identity, RequestHandler handler, Recorder<WorkerEvent> events) {
         SimplePirateWorker w = new SimplePirateWorker(ctx, SimplePirateWorker.Settings.builder()
-                .backend(queue.backendEndpoint()).identity(identity).handler(handler)
+                .endpoint(queue.backendEndpoint()).identity(identity).handler(handler)
                 .socketOptions(FAST_RECONNECT).build(), events);
         toClose.add(w);
-        return w.start();
+        get(w.start().toCompletableFuture());
+        return w;
     }
 
     SimplePirateWorker namingWorker(String identity) {
@@ -80,7 +83,8 @@ class SimplePirateTest {
                 .endpoint(queue.frontendEndpoint()).timeout(timeout).retries(retries).correlate(correlate)
                 .socketOptions(options).build(), null);
         toClose.add(c);
-        return c.start();
+        get(c.start().toCompletableFuture());
+        return c;
     }
 
     void awaitReadyWorkers(int n) {
@@ -99,7 +103,7 @@ class SimplePirateTest {
             served.add(client.request("r" + i).get(0));
         }
         assertEquals(List.of("A", "B", "A", "B", "A", "B"), served);
-        assertEquals(2, queueEvents.count(e -> e.type() == SimplePirateQueue.Event.Type.WORKER_READY));
+        assertEquals(2, queueEvents.count(e -> e instanceof QueueEvent.WorkerReady));
     }
 
     @Test
@@ -112,7 +116,7 @@ class SimplePirateTest {
 
     @Test
     void aWorkerKilledMidRequestLeavesTheRetryToAnother() {
-        Recorder<SimplePirateWorker.Event> doomedEvents = new Recorder<>();
+        Recorder<WorkerEvent> doomedEvents = new Recorder<>();
         SimplePirateWorker doomed = worker("doomed", RequestHandler.blocking(request -> {
             await(releaseAtEnd);
             return request;
@@ -120,7 +124,7 @@ class SimplePirateTest {
         awaitReadyWorkers(1);
         LazyPirateClient client = client(Duration.ofMillis(200), 3, FAST_RECONNECT, false);
         CompletableFuture<ZmtpMessage> reply = client.requestAsync(ZmtpMessage.ofStrings("job"));
-        doomedEvents.await("the doomed worker got the request", e -> e.type() == SimplePirateWorker.Event.Type.REQUEST);
+        doomedEvents.await("the doomed worker got the request", e -> e instanceof WorkerEvent.Request);
         doomed.close(); // linger 0, mid-request: as if the process died
         namingWorker("survivor");
         assertEquals(List.of("survivor", "job"), strings(get(reply)));
@@ -131,7 +135,7 @@ class SimplePirateTest {
         ZmtpSocket rogue = ctx.socket(SocketType.DEALER, FAST_RECONNECT);
         get(Futures.of(rogue.connect(queue.backendEndpoint())));
         get(Futures.of(rogue.send(ZmtpMessage.ofStrings("no delimiter"))));
-        queueEvents.await("the invalid message", e -> e.type() == SimplePirateQueue.Event.Type.INVALID_MESSAGE);
+        queueEvents.await("the invalid message", e -> e instanceof QueueEvent.InvalidMessage);
         namingWorker("W");
         LazyPirateClient client = client(Duration.ofSeconds(5), 1, FAST_RECONNECT, false);
         assertEquals(List.of("W", "still works"), client.request("still works"));
@@ -146,7 +150,7 @@ class SimplePirateTest {
     void aLateReplyRoutedToTheClientsNewSocketIsNotTakenForTheNextReply() {
         CountDownLatch releaseSlow = new CountDownLatch(1);
         CountDownLatch releaseTwo = new CountDownLatch(1);
-        Recorder<SimplePirateWorker.Event> slowEvents = new Recorder<>();
+        Recorder<WorkerEvent> slowEvents = new Recorder<>();
         worker("slow", RequestHandler.blocking(request -> {
             await(releaseSlow);
             return request.addFirst(io.netty.buffer.Unpooled.wrappedBuffer("slow".getBytes()));
@@ -155,7 +159,7 @@ class SimplePirateTest {
         LazyPirateClient client = client(Duration.ofMillis(300), 3,
                 FAST_RECONNECT.toBuilder().identity("client-1").build(), true);
         CompletableFuture<ZmtpMessage> one = client.requestAsync(ZmtpMessage.ofStrings("1"));
-        slowEvents.await("the slow worker got request 1", e -> e.type() == SimplePirateWorker.Event.Type.REQUEST);
+        slowEvents.await("the slow worker got request 1", e -> e instanceof WorkerEvent.Request);
         worker("fast", RequestHandler.blocking(request -> {
             if (request.frameString(0).equals("2")) {
                 await(releaseTwo);
@@ -165,10 +169,10 @@ class SimplePirateTest {
         assertEquals(List.of("fast", "1"), strings(get(one)), "the retry is served by the fast worker");
 
         CompletableFuture<ZmtpMessage> two = client.requestAsync(ZmtpMessage.ofStrings("2"));
-        queueEvents.await("request 2 routed", e -> e.type() == SimplePirateQueue.Event.Type.REQUEST_ROUTED
-                && e.detail().endsWith("\"2\""));
+        queueEvents.await("request 2 routed", e -> e instanceof QueueEvent.RequestRouted r
+                && r.detail().endsWith("\"2\""));
         releaseSlow.countDown(); // the late reply to request 1 goes to client-1's current socket
-        queueEvents.await("the late reply routed back", e -> e.type() == SimplePirateQueue.Event.Type.REPLY_ROUTED
+        queueEvents.await("the late reply routed back", e -> e instanceof QueueEvent.ReplyRouted
                 && e.worker().toString().equals("slow"));
         releaseTwo.countDown();
         assertEquals(List.of("fast", "2"), strings(get(two)));
