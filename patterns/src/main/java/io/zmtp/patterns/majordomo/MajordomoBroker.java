@@ -251,7 +251,7 @@ public final class MajordomoBroker implements AutoCloseable {
         if (s.head == null && !s.idle.isEmpty()) {
             // An idle worker and nothing queued before: forward the frames as they are, no copy.
             Worker w = s.idle.pollFirst();
-            if (socket.hasPeer(w.id.bytes())) {
+            if (socket.hasPeer(w.id)) {
                 RoutingId client = RoutingId.of(r.peer());
                 r.peer().release();
                 r.service().release();
@@ -569,12 +569,12 @@ public final class MajordomoBroker implements AutoCloseable {
     private void dispatch(Service s) {
         while (!s.idle.isEmpty() && s.head != null && !closed) {
             QueuedRequest q = s.head;
-            if (!socket.hasPeer(q.client.id.bytes())) {
+            if (!socket.hasPeer(q.client.id)) {
                 goneClient(q.client);
                 continue;
             }
             Worker w = s.idle.pollFirst();
-            if (!socket.hasPeer(w.id.bytes())) {
+            if (!socket.hasPeer(w.id)) {
                 goneWorker(w);
                 continue;
             }
@@ -683,12 +683,12 @@ public final class MajordomoBroker implements AutoCloseable {
         for (int n = 0; n < SWEEP_BATCH && !sweep.isEmpty(); n++) {
             Object o = sweep.remove(sweep.size() - 1);
             if (o instanceof Client c) {
-                if (clients.get(c.id) == c && !socket.hasPeer(c.id.bytes())) {
+                if (clients.get(c.id) == c && !socket.hasPeer(c.id)) {
                     goneClient(c);
                 }
             } else {
                 Worker w = (Worker) o;
-                if (workers.get(w.id) == w && !socket.hasPeer(w.id.bytes())) {
+                if (workers.get(w.id) == w && !socket.hasPeer(w.id)) {
                     goneWorker(w);
                 }
             }
