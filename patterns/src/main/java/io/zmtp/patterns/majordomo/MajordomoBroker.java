@@ -6,6 +6,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.Future;
 import io.zmtp.patterns.EventReporter;
 import io.zmtp.patterns.reliability.HeartbeatTicker;
+import io.zmtp.patterns.reliability.PeerLiveness;
+import io.zmtp.patterns.reliability.ReadyWorkers;
 import io.zmtp.patterns.time.LoopClock;
 import io.zmtp.patterns.majordomo.MdpVersion.ClientCommand;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
@@ -107,9 +109,10 @@ import static io.zmtp.patterns.majordomo.MdpProtocol.constant;
  *
  * <h2>Scale</h2>
  * Workers and clients are found by {@link RoutingId} in hash maps; each service keeps its idle
- * workers in a {@link RecencyList} (LRU, O(1)) and its own FIFO of requests; the workers are also
- * kept in two lists ordered by when they were last heard from and last sent to, so each timer tick
- * looks only at the workers that are due. Work per message is O(1) apart from sending to the idle
+ * workers in the kit's {@link ReadyWorkers} (LRU by routing id, O(1)) and its own FIFO of requests;
+ * the workers are also kept ordered by when they were last heard from (the kit's
+ * {@link PeerLiveness}) and last sent to (a {@link RecencyList}), so each timer looks only at the
+ * workers that are due. Work per message is O(1) apart from sending to the idle
  * workers it frees; sweeps and expiry run in bounded batches, so a flood to one service does not
  * hold up the others for longer than a batch.
  */
@@ -125,7 +128,6 @@ public final class MajordomoBroker implements AutoCloseable {
     private final MajordomoBrokerSettings settings;
     private final RouterSocket socket;
     private final long intervalNanos;
-    private final long workerExpiryNanos;
     private final long requestExpiryNanos;
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
@@ -134,7 +136,8 @@ public final class MajordomoBroker implements AutoCloseable {
     private final Map<String, Service> services = new HashMap<>();
     /** Clients that have requests queued. */
     private final Map<RoutingId, Client> clients = new HashMap<>();
-    private final RecencyList<Worker> byLastHeard = new RecencyList<>();
+    /** The workers by when they were last heard from (longest silent first): the kit's liveness. */
+    private final PeerLiveness<Worker> liveness;
     private final RecencyList<Worker> byLastSent = new RecencyList<>();
     /** Services that have queued requests and no worker: their requests age. */
     private final LinkedHashSet<Service> orphaned = new LinkedHashSet<>();
@@ -159,7 +162,6 @@ public final class MajordomoBroker implements AutoCloseable {
     public MajordomoBroker(ZmtpContext ctx, MajordomoBrokerSettings settings) {
         this.settings = settings;
         this.intervalNanos = settings.heartbeatInterval().toNanos();
-        this.workerExpiryNanos = settings.heartbeatExpiry().toNanos();
         this.requestExpiryNanos = settings.requestExpiry().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo broker");
@@ -172,6 +174,7 @@ public final class MajordomoBroker implements AutoCloseable {
         });
         clock = settings.clock().on(socket.eventLoop());
         ticker = new HeartbeatTicker(clock, settings.heartbeatInterval(), this::tick);
+        liveness = new PeerLiveness<>(clock, settings.heartbeatExpiry());
         socket.eventLoop().execute(ticker::start);
         // If the socket closes under the broker (its context closed first), let go of what it holds.
         socket.closeFuture().addListener(f -> releaseAll());
@@ -250,7 +253,7 @@ public final class MajordomoBroker implements AutoCloseable {
         }
         if (s.head == null && !s.idle.isEmpty()) {
             // An idle worker and nothing queued before: forward the frames as they are, no copy.
-            Worker w = s.idle.pollFirst();
+            Worker w = s.idle.poll();
             if (socket.hasPeer(w.id)) {
                 RoutingId client = RoutingId.of(r.peer());
                 r.peer().release();
@@ -437,7 +440,7 @@ public final class MajordomoBroker implements AutoCloseable {
                 return;
             }
             w.lastHeard = now;
-            byLastHeard.touch(w.heardNode);
+            liveness.heard(w);
         }
         if (cmd instanceof MdpCommand.WorkerReady ready) {
             String name = ready.serviceName();
@@ -544,7 +547,7 @@ public final class MajordomoBroker implements AutoCloseable {
         Worker w = new Worker(id, v, s);
         workers.put(id, w);
         w.lastHeard = now;
-        byLastHeard.touch(w.heardNode);
+        liveness.heard(w);
         w.lastSent = now;
         byLastSent.touch(w.sentNode);
         s.workers++;
@@ -561,7 +564,7 @@ public final class MajordomoBroker implements AutoCloseable {
 
     /** The worker waits for work: at the end of its service's LRU list, then dispatch. */
     private void idle(Worker w) {
-        w.service.idle.touch(w.idleNode);
+        w.service.idle.add(w.id, w);
         dispatch(w.service);
     }
 
@@ -573,7 +576,7 @@ public final class MajordomoBroker implements AutoCloseable {
                 goneClient(q.client);
                 continue;
             }
-            Worker w = s.idle.pollFirst();
+            Worker w = s.idle.poll();
             if (!socket.hasPeer(w.id)) {
                 goneWorker(w);
                 continue;
@@ -631,10 +634,10 @@ public final class MajordomoBroker implements AutoCloseable {
         if (workers.remove(w.id) != w) {
             return;
         }
-        byLastHeard.remove(w.heardNode);
+        liveness.remove(w);
         byLastSent.remove(w.sentNode);
         Service s = w.service;
-        s.idle.remove(w.idleNode);
+        s.idle.remove(w.id);
         s.workers--;
         if (w.current != null) {
             w.current.release();
@@ -731,13 +734,13 @@ public final class MajordomoBroker implements AutoCloseable {
         if (closed) {
             return;
         }
-        long now = clock.nanoTime();
-        Worker w;
-        while (silenceCounts && (w = byLastHeard.first()) != null && now - w.lastHeard >= workerExpiryNanos) {
-            peerLog.warn("Majordomo broker: worker {} ({}) expired, silent for {} ms", w.hexId(),
-                    FrameText.escape(w.service.name), (now - w.lastHeard) / 1_000_000);
-            forget(w);
-            event(MajordomoEvent.Type.WORKER_EXPIRED, w.hexId(), w.service.name, null);
+        if (silenceCounts) {
+            liveness.expireInBatches(PeerLiveness.DEFAULT_BATCH, w -> {
+                peerLog.warn("Majordomo broker: worker {} ({}) expired, silent for {} ms", w.hexId(),
+                        FrameText.escape(w.service.name), (clock.nanoTime() - w.lastHeard) / 1_000_000);
+                forget(w);
+                event(MajordomoEvent.Type.WORKER_EXPIRED, w.hexId(), w.service.name, null);
+            }, () -> { });
         }
         if (!expiryPending) {
             expireRequests();
@@ -933,7 +936,8 @@ public final class MajordomoBroker implements AutoCloseable {
     private static final class Service {
         final String name;
         final byte[] nameBytes;
-        final RecencyList<Worker> idle = new RecencyList<>();
+        /** Idle workers, the one idle longest first (the kit's LRU by routing id). */
+        final ReadyWorkers<Worker> idle = new ReadyWorkers<>();
         QueuedRequest head;
         QueuedRequest tail;
         int count;
@@ -1019,9 +1023,7 @@ public final class MajordomoBroker implements AutoCloseable {
         final RoutingId id;
         final MdpVersion version;
         final Service service;
-        final RecencyList.Node<Worker> heardNode = new RecencyList.Node<>(this);
         final RecencyList.Node<Worker> sentNode = new RecencyList.Node<>(this);
-        final RecencyList.Node<Worker> idleNode = new RecencyList.Node<>(this);
         long lastHeard;
         long lastSent;
         InFlight current;
