@@ -38,13 +38,18 @@ import java.util.function.Consumer;
  * <p>Everything protocol-related runs on one event loop: the socket's handler, and a timer every
  * {@link MajordomoWorkerSettings#heartbeatInterval() heartbeat interval} that sends HEARTBEAT when
  * nothing else was sent for half an interval, and declares the broker lost after interval x
- * liveness without a message from it. The handler runs on the worker's executor (a thread of its
+ * liveness without a message from it, counted only while the connection is up (from when READY
+ * goes out: a slow connect is not a silent broker). Timers run on the settings'
+ * {@link MajordomoWorkerSettings#clock() clock}. The handler runs on the worker's executor (a thread of its
  * own by default) and answers through a {@link ReplyStream} from any thread, so a slow handler
  * never stops the heartbeats. Requests are served one at a time, in the order they came.
  *
  * <p>Reconnecting, as 7/MDP and 18/MDP require: on DISCONNECT from the broker the worker closes
  * its socket and registers again at once on a new one; after losing the broker it does the same
- * after the {@link MajordomoWorkerSettings#reconnectDelay() reconnect delay}. A reply to a
+ * after the {@link MajordomoWorkerSettings#reconnectDelay() reconnect delay}. When its connection
+ * drops (event {@code BROKER_LOST}), its socket reconnects by itself and the worker sends READY
+ * again as soon as the connection is back, so a broker restarted on the same endpoint has it back
+ * without waiting for a heartbeat. A reply to a
  * request received on an older connection is dropped (the broker it came from forgot it).
  */
 public final class MajordomoWorker implements AutoCloseable {
