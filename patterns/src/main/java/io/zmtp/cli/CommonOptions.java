@@ -58,9 +58,9 @@ public final class CommonOptions {
 
     /** {@code --interval}, {@code --liveness}: an application heartbeat. */
     public static final class Heartbeats {
-        @Option(names = "--interval", converter = DurationConverter.class, paramLabel = "DURATION",
+        @Option(names = "--interval", paramLabel = "DURATION",
                 description = "Heartbeat interval (default: ${DEFAULT-VALUE}).")
-        Duration interval;
+        String interval;
 
         @Option(names = "--liveness", paramLabel = "N",
                 description = "Missed heartbeats before the peer is taken for dead (default: ${DEFAULT-VALUE}).")
@@ -71,49 +71,49 @@ public final class CommonOptions {
         }
 
         public Heartbeats(Duration interval, int liveness) {
-            this.interval = interval;
+            this.interval = DurationConverter.format(interval);
             this.liveness = liveness;
         }
 
         /** The heartbeat; IllegalArgumentException for a zero interval or a liveness below 1. */
         public Heartbeat heartbeat() {
-            return Heartbeat.of(interval, liveness);
+            return Heartbeat.of(DurationConverter.parse("--interval", interval), liveness);
         }
     }
 
     /** {@code --reconnect}, {@code --reconnect-max}: the backoff after a lost peer. */
     public static final class Reconnect {
-        @Option(names = "--reconnect", converter = DurationConverter.class, paramLabel = "DURATION",
+        @Option(names = "--reconnect", paramLabel = "DURATION",
                 description = "First reconnect delay after the peer is lost (default: ${DEFAULT-VALUE}).")
-        Duration initial;
+        String initial;
 
-        @Option(names = "--reconnect-max", converter = DurationConverter.class, paramLabel = "DURATION",
+        @Option(names = "--reconnect-max", paramLabel = "DURATION",
                 description = "Longest reconnect delay, reached by doubling (default: ${DEFAULT-VALUE}).")
-        Duration max;
+        String max;
 
         public Reconnect() {
             this(Duration.ofSeconds(1), Duration.ofSeconds(32));
         }
 
         public Reconnect(Duration initial, Duration max) {
-            this.initial = initial;
-            this.max = max;
+            this.initial = DurationConverter.format(initial);
+            this.max = DurationConverter.format(max);
         }
 
         public Duration initial() {
-            return initial;
+            return DurationConverter.parse("--reconnect", initial);
         }
 
         public Duration max() {
-            return max;
+            return DurationConverter.parse("--reconnect-max", max);
         }
     }
 
     /** {@code -t/--timeout}, {@code -r/--retries}: a client's tries. */
     public static final class Retries {
-        @Option(names = {"-t", "--timeout"}, converter = DurationConverter.class, paramLabel = "DURATION",
+        @Option(names = {"-t", "--timeout"}, paramLabel = "DURATION",
                 description = "How long one try waits for its reply (default: ${DEFAULT-VALUE}).")
-        Duration timeout;
+        String timeout;
 
         @Option(names = {"-r", "--retries"}, paramLabel = "N",
                 description = "Tries per request before giving up, the first included (default: ${DEFAULT-VALUE}).")
@@ -124,12 +124,12 @@ public final class CommonOptions {
         }
 
         public Retries(Duration timeout, int retries) {
-            this.timeout = timeout;
+            this.timeout = DurationConverter.format(timeout);
             this.retries = retries;
         }
 
         public Duration timeout() {
-            return timeout;
+            return DurationConverter.parse("--timeout", timeout);
         }
 
         public int retries() {
@@ -138,7 +138,7 @@ public final class CommonOptions {
 
         /** The policy; IllegalArgumentException for a zero timeout or fewer than 1 try. */
         public RetryPolicy policy() {
-            return RetryPolicy.DEFAULT.withTimeout(timeout).withTries(retries);
+            return RetryPolicy.DEFAULT.withTimeout(timeout()).withTries(retries);
         }
     }
 

@@ -33,4 +33,19 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Durat
                     + "' (use 250, 250ms, 2.5s, 1m or PT2S)");
         }
     }
+
+    /** {@code d} as this converter reads it back: "1s", "2500ms" (for defaults shown in --help). */
+    public static String format(Duration d) {
+        long ms = d.toMillis();
+        return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+    }
+
+    /** Parses {@code text} (an option's value); IllegalArgumentException naming {@code option} if it is not a duration. */
+    public static Duration parse(String option, String text) {
+        try {
+            return new DurationConverter().convert(text);
+        } catch (CommandLine.TypeConversionException e) {
+            throw new IllegalArgumentException(option + ": " + e.getMessage());
+        }
+    }
 }

@@ -17,7 +17,9 @@ import java.util.concurrent.Callable;
  * asynchronous calls per second.
  */
 @Command(name = "tripping", mixinStandardHelpOptions = true,
-        description = "Round-trip demonstrator: client -> broker -> worker in one process; prints calls/second.")
+        description = "Round-trip demonstrator: client -> broker -> worker in one process; prints calls/second.",
+        exitCodeListHeading = "Exit status:%n",
+        exitCodeList = {"0:done", "1:the test failed", "2:bad options"})
 public final class TrippingCommand implements Callable<Integer> {
 
     @Option(names = "--sync", description = "synchronous calls (default ${DEFAULT-VALUE})", defaultValue = "10000")
@@ -42,12 +44,23 @@ public final class TrippingCommand implements Callable<Integer> {
     @Option(names = "--no-warmup", description = "skip the unprinted warm-up pass of both tests")
     boolean noWarmup;
 
+    @picocli.CommandLine.Mixin
+    CommonOptions.Output output;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        if (!(transport.equals("tcp") || transport.equals("inproc")) || !(client.equals("blocking")
+                || client.equals("reactor")) || syncCalls < 1 || asyncCalls < 1 || rounds < 1) {
+            spec.commandLine().getErr().println("tripping: --transport is tcp or inproc, --client blocking or reactor,"
+                    + " and the counts at least 1");
+            return CommonOptions.USAGE;
+        }
+        // --quiet: the figures only; --verbose: also where the broker listens.
+        PrintWriter talk = output.quiet() ? new PrintWriter(java.io.Writer.nullWriter()) : out;
         boolean reactor = client.equals("reactor");
         String fe = transport.equals("inproc") ? "inproc://tripping-frontend" : "tcp://127.0.0.1:0";
         String be = transport.equals("inproc") ? "inproc://tripping-backend" : "tcp://127.0.0.1:0";
@@ -56,12 +69,15 @@ public final class TrippingCommand implements Callable<Integer> {
             String[] bound = broker.bind(fe, be);
             TrippingWorker worker = new TrippingWorker(ctx, bound[1]);
             TrippingClient c = new TrippingClient(ctx, bound[0]);
-            out.println("Setting up test... (" + transport + ", " + client + " client)");
+            talk.println("Setting up test... (" + transport + ", " + client + " client)");
+            if (output.verbose()) {
+                out.println("broker: clients on " + bound[0] + ", workers on " + bound[1]);
+            }
             // A Java process runs slowly until the JIT has compiled the hot paths: one unprinted pass
             // of both tests first, so the figures printed are those of a warm process.
             if (!noWarmup) {
-                out.println("Warming up (one pass of both tests, not printed)...");
-                out.flush();
+                talk.println("Warming up (one pass of both tests, not printed)...");
+                talk.flush();
                 if (reactor) {
                     c.synchronousReactor(syncCalls);
                     c.asynchronousReactor(asyncCalls);
@@ -71,10 +87,10 @@ public final class TrippingCommand implements Callable<Integer> {
                 }
             }
             for (int r = 0; r < rounds; r++) {
-                out.println("Synchronous round-trip test...");
+                talk.println("Synchronous round-trip test...");
                 long ns = reactor ? c.synchronousReactor(syncCalls) : c.synchronous(syncCalls);
                 out.printf(" %d calls/second%n", rate(syncCalls, ns));
-                out.println("Asynchronous round-trip test...");
+                talk.println("Asynchronous round-trip test...");
                 ns = reactor ? c.asynchronousReactor(asyncCalls) : c.asynchronous(asyncCalls);
                 out.printf(" %d calls/second%n", rate(asyncCalls, ns));
                 out.flush();

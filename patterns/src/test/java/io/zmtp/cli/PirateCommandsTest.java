@@ -209,4 +209,40 @@ class PirateCommandsTest {
         assertEquals(1, clash.awaitExit());
         assertTrue(clash.err.find("cannot bind") != null, clash.err.lines.toString());
     }
+
+    @Test
+    void everyPirateCommandSpellsItsOptionsTheSameWayAndListsItsExitStatuses() {
+        for (String command : List.of("lpclient", "lpserver", "spqueue", "spworker", "ppqueue", "ppworker")) {
+            Run help = new Run(command, "--help");
+            assertEquals(0, help.awaitExit());
+            String text = String.join("\n", help.out.lines);
+            for (String option : List.of("Exit status:", "--quiet", "--verbose", "--plain-user", "--curve-server-key")) {
+                assertTrue(text.contains(option), command + " --help lacks " + option);
+            }
+            boolean queue = command.endsWith("queue");
+            assertEquals(!queue, text.contains("--endpoint"), command);
+            assertEquals(queue, text.contains("--frontend") && text.contains("--backend"), command);
+            if (command.startsWith("pp")) {
+                assertTrue(text.contains("--interval") && text.contains("--liveness"), command);
+            }
+        }
+    }
+
+    @Test
+    void lpclientTakesRequestsOrTheOlderCountAndPlainCredentials() {
+        Run server = new Run("lpserver", "-e", "tcp://127.0.0.1:0", "--plain-server", "--plain-account", "u:p");
+        String endpoint = server.awaitLine("listening on ").substring("listening on ".length());
+        Run client = new Run("lpclient", "-e", endpoint, "--requests", "2", "-t", "2s", "--plain-user", "u",
+                "--plain-password", "p");
+        assertEquals(0, client.awaitExit(), () -> client.err.lines.toString());
+        assertEquals(2, client.out.count("server replied OK"));
+        Run older = new Run("lpclient", "-e", endpoint, "--count", "1", "-t", "2s", "--plain-user", "u",
+                "--plain-password", "p");
+        assertEquals(0, older.awaitExit(), () -> older.err.lines.toString());
+        assertTrue(older.out.find("done: 1 requests, 1 replies") != null, older.out.lines.toString());
+        Run refused = new Run("lpclient", "-e", endpoint, "-n", "1", "-t", "200ms", "-r", "1", "--plain-user", "u",
+                "--plain-password", "wrong", "-q");
+        assertEquals(1, refused.awaitExit(), "a server that refuses us never answers");
+        assertEquals(0, server.stop());
+    }
 }

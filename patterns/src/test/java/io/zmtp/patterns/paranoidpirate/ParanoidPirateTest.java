@@ -183,6 +183,19 @@ class ParanoidPirateTest {
     }
 
     @Test
+    void aQueueWhoseLoopStalledExpiresNobodyOnItsLateTick() {
+        ZmtpSocket raw = rawWorker("raw", new LinkedBlockingQueue<>());
+        get(Futures.of(raw.send(Ppp.signal(Ppp.READY))));
+        queueEvents.await("raw ready", e -> about(e, QueueEvent.WorkerReady.class, "raw"));
+        clock.stall(I.multipliedBy(10)); // the queue's loop could not read for ten intervals
+        assertEquals(0, queueEvents.count(e -> e instanceof QueueEvent.WorkerExpired),
+                "a late tick does not count silence the loop could not have heard the end of");
+        clock.advance(I); // the next tick, on time: the worker really was silent
+        queueEvents.await("expired on the next tick", e -> about(e, QueueEvent.WorkerExpired.class, "raw"));
+        raw.close(Duration.ZERO);
+    }
+
+    @Test
     void aBusyWorkerKeepsHeartbeatingWhileItsUserCodeBlocks() {
         CountDownLatch release = new CountDownLatch(1);
         Recorder<WorkerEvent> events = new Recorder<>();
