@@ -139,6 +139,30 @@ class MajordomoBrokerLimitsTest {
     }
 
     @Test
+    void aFloodOfLargeRequestsStopsAtTheByteBudgetAndHoldsNoReadBuffers() {
+        startBroker(MajordomoBrokerSettings.builder().maxQueuedBytes(1024 * 1024));
+        RawWorker goodWorker = worker("good");
+        eventually("the good worker", () -> broker.workerCount("good") == 1);
+        BlockingSocket good = dealer();
+        BlockingSocket flooder = dealer();
+        byte[] big = new byte[64 * 1024];
+        int flood = 64; // 4 MiB against a 1 MiB budget
+        for (int i = 0; i < flood; i++) {
+            flooder.send(MdpProtocol.clientRequest(MdpVersion.V0_2, true, "slow", List.of(big)));
+        }
+        served(good, goodWorker, "during");
+        int fit = (int) (1024 * 1024 / (big.length + MajordomoBroker.REQUEST_OVERHEAD));
+        events.awaitCount(MajordomoEvent.Type.REQUEST_REJECTED, flood - fit);
+        assertEquals(fit, broker.queuedRequests("slow"));
+        assertTrue(broker.queuedBytes() <= 1024 * 1024);
+        for (int i = 0; i < flood - fit; i++) {
+            List<String> f = render(flooder.receive(T));
+            assertEquals(MdpProtocol.REFUSED, f.get(3));
+        }
+        served(good, goodWorker, "after");
+    }
+
+    @Test
     void aClientsQueuedRequestsAreDroppedWhenItDisconnects() {
         startBroker(MajordomoBrokerSettings.builder());
         BlockingSocket gone = dealer();
