@@ -193,6 +193,33 @@ class MajordomoClockTest {
     }
 
     @Test
+    void theSyncClientResendsOnANewSocketAfterEachTimeoutAndFailsAfterItsLastTry() throws Exception {
+        ZmtpContext routerCtx = context();
+        ZmtpSocket router = routerCtx.socket(SocketType.ROUTER, SocketOptions.builder().linger(Duration.ZERO).build());
+        LinkedBlockingQueue<ZmtpMessage> got = new LinkedBlockingQueue<>();
+        router.onMessage(got::add);
+        String bound = LoopCalls.await(router.bind("tcp://127.0.0.1:0"), T);
+        Events events = new Events();
+        MajordomoClient client = new MajordomoClient(context(), bound, MajordomoClientSettings.builder()
+                .version(MdpVersion.V0_2).clock(clock).timeout(BEAT).retries(3).listener(events).build());
+        opened.add(client);
+        CompletableFuture<MajordomoReply> reply = CompletableFuture.supplyAsync(() -> client.request("echo", "hi"));
+        for (int send = 1; send <= 3; send++) {
+            ZmtpMessage m = got.poll(T.toMillis(), TimeUnit.MILLISECONDS);
+            assertNotNull(m, "send " + send + " reached the broker");
+            m.release();
+            assertFalse(reply.isDone(), "no failure before the last try's timeout");
+            clock.advance(BEAT);
+        }
+        ExecutionException e = assertThrows(ExecutionException.class, () -> reply.get(T.toMillis(), TimeUnit.MILLISECONDS));
+        assertInstanceOf(MajordomoException.class, e.getCause());
+        assertEquals(2, events.count(MajordomoEvent.Type.RETRYING));
+        assertEquals(1, events.count(MajordomoEvent.Type.REQUEST_FAILED));
+        assertNull(got.poll(QUIET.toMillis(), TimeUnit.MILLISECONDS), "three sends in all");
+        routerCtx.close(Duration.ZERO);
+    }
+
+    @Test
     void theAsyncClientCountsTriesByTimeoutsNotByDroppedConnections() throws Exception {
         ZmtpContext routerCtx = context();
         ZmtpSocket router = routerCtx.socket(SocketType.ROUTER, SocketOptions.builder().linger(Duration.ZERO).build());
