@@ -51,7 +51,7 @@ public final class MdbrokerCommand implements Callable<Integer> {
         MajordomoBrokerSettings.Builder settings = MajordomoBrokerSettings.builder()
                 .heartbeatInterval(Duration.ofMillis(heartbeatMs)).heartbeatLiveness(liveness)
                 .requestExpiry(Duration.ofMillis(requestExpiryMs))
-                .listener(MdpOptions.events(out, quiet));
+                .listener(MdpOptions.brokerEvents(out, quiet));
         if (verbose) {
             settings.tracer(MdpOptions.tracer(out));
         }

@@ -48,6 +48,49 @@ final class MdpOptions {
         return e -> line(out, "I: " + e);
     }
 
+    /**
+     * The broker's event lines: what peers cause (refused, expired or invalid requests, gone
+     * clients) is rate-limited, {@value #BURST} lines then one a second, the next line saying how
+     * many were left out, so a flood of bad requests cannot flood the terminal (or stall the
+     * broker's loop on a slow one). Text a peer chose is escaped.
+     */
+    static Consumer<MajordomoEvent> brokerEvents(PrintWriter out, boolean quiet) {
+        if (quiet) {
+            return null;
+        }
+        return new Consumer<>() {
+            private double tokens = BURST;
+            private long last = System.nanoTime();
+            private long suppressed;
+
+            @Override
+            public void accept(MajordomoEvent e) {
+                boolean peerCaused = switch (e.type()) {
+                    case REQUEST_REJECTED, REQUEST_EXPIRED, INVALID_MESSAGE, CLIENT_GONE, WORKER_DISCONNECTED -> true;
+                    default -> false;
+                };
+                if (peerCaused) {
+                    long now = System.nanoTime();
+                    tokens = Math.min(BURST, tokens + (now - last) / 1e9);
+                    last = now;
+                    if (tokens < 1) {
+                        suppressed++;
+                        return;
+                    }
+                    tokens--;
+                }
+                String text = "I: " + io.zmtp.wire.FrameText.escape(e.toString());
+                if (suppressed > 0) {
+                    text += " (" + suppressed + " similar line(s) left out)";
+                    suppressed = 0;
+                }
+                line(out, text);
+            }
+        };
+    }
+
+    static final int BURST = 20;
+
     static void line(PrintWriter out, String text) {
         synchronized (out) {
             out.println(text);

@@ -36,7 +36,8 @@ final class ZmtpMajordomoRig implements MajordomoRig {
         brokerCtx = ZmtpContext.create(1);
         workerCtx = ZmtpContext.create(1);
         clientCtx = ZmtpContext.create(1);
-        broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().maxQueuedRequests(10_000_000).build());
+        broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().maxQueuedRequests(10_000_000)
+                .maxQueuedRequestsPerClient(10_000_000).maxQueuedBytesPerService(1L << 30).maxQueuedBytes(1L << 30).build());
         String endpoint = broker.bind("tcp://127.0.0.1:0").syncUninterruptibly().getNow();
         MajordomoWorkerSettings ws = MajordomoWorkerSettings.builder().version(MdpVersion.V0_1)
                 .executor(Runnable::run).build();

@@ -1,9 +1,9 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.time.LoopClock;
 import io.zmtp.patterns.EventReporter;
 
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.ZmtpContext;
@@ -86,7 +86,8 @@ public final class MajordomoAsyncClient implements AutoCloseable {
     private long nextSeq;
     private ZmtpSocket socket;
     private AutoCloseable monitor;
-    private ScheduledFuture<?> timer;
+    private LoopClock.Timer timer;
+    private final LoopClock clock;
     private long lastActivity;
     private int attempt;
 
@@ -100,6 +101,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
         this.settings = settings;
         this.version = settings.version();
         this.loop = ctx.group().next();
+        this.clock = settings.clock().on(loop);
         this.timeoutNanos = settings.timeout().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
@@ -200,7 +202,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
         outstandingView = outstanding;
         if (outstanding == 1) {
             attempt = 1;
-            lastActivity = System.nanoTime();
+            lastActivity = clock.nanoTime();
             arm(timeoutNanos);
         }
         openSocket();
@@ -235,7 +237,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
                 // not from inside the socket's own callback: replacing it closes it
                 loop.execute(() -> {
                     if (s == socket) {
-                        brokerLost("the connection to the broker dropped");
+                        connectionDropped();
                     }
                 });
             }
@@ -257,9 +259,9 @@ public final class MajordomoAsyncClient implements AutoCloseable {
 
     private void arm(long delayNanos) {
         if (timer != null) {
-            timer.cancel(false);
+            timer.cancel();
         }
-        timer = loop.schedule(this::timedOut, delayNanos, TimeUnit.NANOSECONDS);
+        timer = clock.schedule(this::timedOut, Duration.ofNanos(delayNanos));
     }
 
     private void timedOut() {
@@ -267,7 +269,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
         if (closed || outstanding == 0) {
             return;
         }
-        long left = lastActivity + timeoutNanos - System.nanoTime();
+        long left = lastActivity + timeoutNanos - clock.nanoTime();
         if (left > 0) {
             arm(left);
             return;
@@ -275,7 +277,40 @@ public final class MajordomoAsyncClient implements AutoCloseable {
         brokerLost("no reply within " + settings.timeout().toMillis() + " ms");
     }
 
-    /** The broker is taken as lost: resend everything outstanding on a new socket, or give up. */
+    /**
+     * The connection dropped: resend everything outstanding on a new socket within the current
+     * try (tries are counted by timeouts only, so a broker that is down for a while does not use
+     * up the budget twice: once for the drop and once for the timeout that follows).
+     */
+    private void connectionDropped() {
+        if (closed) {
+            return;
+        }
+        dropSocket();
+        openSocket();
+        if (outstanding == 0) {
+            log.info("async client: the connection to the broker dropped; nothing outstanding, reconnecting");
+            return;
+        }
+        log.warn("async client: the connection to the broker dropped; resending {} request(s) on a new connection "
+                + "(attempt {} of {} goes on)", outstanding, attempt, settings.retries());
+        event(MajordomoEvent.Type.RETRYING, "resending " + outstanding
+                + " request(s): the connection to the broker dropped (same attempt)");
+        resendAll();
+    }
+
+    private void resendAll() {
+        List<Pending> all = new ArrayList<>(outstanding);
+        for (ArrayDeque<Pending> q : byService.values()) {
+            all.addAll(q);
+        }
+        all.sort(Comparator.comparingLong(p -> p.seq));
+        for (Pending p : all) {
+            transmit(p);
+        }
+    }
+
+    /** No reply within the timeout: resend everything outstanding on a new socket, or give up. */
     private void brokerLost(String reason) {
         if (closed) {
             return;
@@ -300,15 +335,8 @@ public final class MajordomoAsyncClient implements AutoCloseable {
                 outstanding, attempt, settings.retries());
         event(MajordomoEvent.Type.RETRYING, "resending " + outstanding + " request(s): " + reason);
         openSocket();
-        List<Pending> all = new ArrayList<>(outstanding);
-        for (ArrayDeque<Pending> q : byService.values()) {
-            all.addAll(q);
-        }
-        all.sort(Comparator.comparingLong(p -> p.seq));
-        for (Pending p : all) {
-            transmit(p);
-        }
-        lastActivity = System.nanoTime();
+        resendAll();
+        lastActivity = clock.nanoTime();
         arm(timeoutNanos);
     }
 
@@ -322,7 +350,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
         outstanding = 0;
         outstandingView = 0;
         if (timer != null) {
-            timer.cancel(false);
+            timer.cancel();
             timer = null;
         }
         for (Pending p : all) {
@@ -342,7 +370,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
             try {
                 r = MdpProtocol.readClientReply(m, version, true);
             } catch (MdpFormatException e) {
-                log.warn("async client drops an invalid reply: {} ({})", e.getMessage(), m);
+                io.zmtp.wire.PeerFailureLog.get(MajordomoAsyncClient.class).warn("async client drops an invalid reply: {}", io.zmtp.wire.FrameText.escape(e.getMessage()));
                 return;
             }
         } finally {
@@ -353,7 +381,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
             log.debug("async client drops a reply from '{}': no request to it is outstanding", r.service());
             return;
         }
-        lastActivity = System.nanoTime();
+        lastActivity = clock.nanoTime();
         attempt = 1;
         if (!r.isFinal()) {
             q.peek().partial(r, received);
@@ -366,7 +394,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
         outstanding--;
         outstandingView = outstanding;
         if (outstanding == 0 && timer != null) {
-            timer.cancel(false);
+            timer.cancel();
             timer = null;
         }
         p.complete(r, received);

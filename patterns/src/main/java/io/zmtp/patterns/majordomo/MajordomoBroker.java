@@ -1,37 +1,37 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.EventReporter;
-
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ScheduledFuture;
+import io.zmtp.patterns.EventReporter;
+import io.zmtp.patterns.reliability.HeartbeatTicker;
+import io.zmtp.patterns.reliability.PeerLiveness;
+import io.zmtp.patterns.reliability.ReadyWorkers;
+import io.zmtp.patterns.time.LoopClock;
 import io.zmtp.patterns.majordomo.MdpVersion.ClientCommand;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
+import io.zmtp.socket.RouterSocket;
+import io.zmtp.socket.RoutingId;
+import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
-import io.zmtp.wire.SocketType;
+import io.zmtp.wire.FrameText;
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.function.Consumer;
 
-import static io.zmtp.patterns.majordomo.MdpProtocol.code;
 import static io.zmtp.patterns.majordomo.MdpProtocol.codeFrame;
 import static io.zmtp.patterns.majordomo.MdpProtocol.constant;
-import static io.zmtp.patterns.majordomo.MdpProtocol.frameEquals;
-import static io.zmtp.patterns.majordomo.MdpProtocol.string;
 
 /**
  * The Majordomo broker (the guide's mdbroker): one ROUTER socket that serves clients and workers
@@ -85,31 +85,73 @@ import static io.zmtp.patterns.majordomo.MdpProtocol.string;
  * <p>One ROUTER serves both sub-protocols; {@link #bind} may be called for several endpoints (a
  * frontend and a backend address) on that one socket.
  *
+ * <h2>Limits</h2>
+ * Every message is parsed once into an {@link MdpCommand}; a malformed one is dropped there
+ * (rate-limited log line, event {@code INVALID_MESSAGE}). A request the broker cannot queue is
+ * <em>refused</em>: the client gets, in its version, a final reply for the service it asked for
+ * whose body is two frames, {@value MdpProtocol#REFUSED} and the reason (MDP has no error command;
+ * see {@link MdpProtocol#REFUSED}), and the listener gets {@code REQUEST_REJECTED}. It is refused
+ * when its service name is longer than {@link MajordomoBrokerSettings#maxServiceNameBytes()}, when
+ * it would make more than {@link MajordomoBrokerSettings#maxServices()} services, or when queueing it
+ * would pass {@link MajordomoBrokerSettings#maxQueuedRequests() the service's request count},
+ * {@link MajordomoBrokerSettings#maxQueuedBytesPerService() its bytes},
+ * {@link MajordomoBrokerSettings#maxQueuedBytes() the broker's bytes} or
+ * {@link MajordomoBrokerSettings#maxQueuedRequestsPerClient() the client's request count}.
+ * A queued request is one compact heap copy of its body plus a small node (no pooled buffer is
+ * held, so a flood cannot pin direct memory); it is counted as its body bytes plus
+ * {@value #REQUEST_OVERHEAD} bytes. A request that finds an idle worker is forwarded at once
+ * without a copy. When a connection closes (the ROUTER's {@code DISCONNECTED} monitor event), the
+ * broker sweeps its clients and workers, in batches of {@value #SWEEP_BATCH} per loop task, and
+ * drops the queued requests of every client whose connection is gone (event {@code CLIENT_GONE})
+ * and every worker whose connection is gone; the same check is made before a request is sent to a
+ * worker. Requests of services without a worker expire in batches of
+ * {@link MajordomoBrokerSettings#expiryBatch()} per loop task.
+ *
  * <h2>Scale</h2>
- * Workers are found by routing id in a hash map; each service keeps its idle workers in a
- * {@link RecencyList} (LRU, O(1)); the workers are also kept in two lists ordered by when they were
- * last heard from and last sent to, so each timer tick looks only at the workers that are due.
- * Requests wait for a service without workers for at most
- * {@link MajordomoBrokerSettings#requestExpiry()}; the tick looks only at services in that state.
+ * Workers and clients are found by {@link RoutingId} in hash maps; each service keeps its idle
+ * workers in the kit's {@link ReadyWorkers} (LRU by routing id, O(1)) and its own FIFO of requests;
+ * the workers are also kept ordered by when they were last heard from (the kit's
+ * {@link PeerLiveness}) and last sent to (a {@link RecencyList}), so each timer looks only at the
+ * workers that are due. Work per message is O(1) apart from sending to the idle
+ * workers it frees; sweeps and expiry run in bounded batches, so a flood to one service does not
+ * hold up the others for longer than a batch.
  */
 public final class MajordomoBroker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MajordomoBroker.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoBroker.class);
+
+    /** The bytes a queued request is counted for on top of its body: its node and array headers. */
+    public static final int REQUEST_OVERHEAD = 64;
+    /** Clients and workers checked per loop task when a connection closed. */
+    static final int SWEEP_BATCH = 512;
 
     private final MajordomoBrokerSettings settings;
-    private final ZmtpSocket socket;
+    private final RouterSocket socket;
     private final long intervalNanos;
-    private final long workerExpiryNanos;
     private final long requestExpiryNanos;
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
 
-    private final Map<Address, Worker> workers = new HashMap<>();
+    private final Map<RoutingId, Worker> workers = new HashMap<>();
     private final Map<String, Service> services = new HashMap<>();
-    private final RecencyList<Worker> byLastHeard = new RecencyList<>();
+    /** Clients that have requests queued. */
+    private final Map<RoutingId, Client> clients = new HashMap<>();
+    /** The workers by when they were last heard from (longest silent first): the kit's liveness. */
+    private final PeerLiveness<Worker> liveness;
     private final RecencyList<Worker> byLastSent = new RecencyList<>();
     /** Services that have queued requests and no worker: their requests age. */
     private final LinkedHashSet<Service> orphaned = new LinkedHashSet<>();
-    private final ScheduledFuture<?> ticker;
+    private final LoopClock clock;
+    /** Expiry of silent workers and of requests, every heartbeat interval. */
+    private final HeartbeatTicker ticker;
+    /** The next HEARTBEAT round: due when the worker sent to longest ago has had nothing for an interval. */
+    private LoopClock.Timer heartbeatTimer;
+    private long queuedBytes;
+    private int queuedCount;
+    private boolean expiryPending;
+    /** The clients and workers still to check in the current sweep, or null. */
+    private ArrayList<Object> sweep;
+    private boolean sweepAgain;
     private boolean closed;
 
     /** A broker with the default settings; bind it to start serving. */
@@ -120,13 +162,20 @@ public final class MajordomoBroker implements AutoCloseable {
     public MajordomoBroker(ZmtpContext ctx, MajordomoBrokerSettings settings) {
         this.settings = settings;
         this.intervalNanos = settings.heartbeatInterval().toNanos();
-        this.workerExpiryNanos = settings.heartbeatExpiry().toNanos();
         this.requestExpiryNanos = settings.requestExpiry().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo broker");
-        this.socket = ctx.socket(SocketType.ROUTER, settings.socketOptions());
+        this.socket = ctx.router(settings.socketOptions());
         socket.onMessage(this::onMessage);
-        ticker = socket.scheduleAtFixedRate(this::tick, settings.heartbeatInterval(), settings.heartbeatInterval());
+        socket.monitor(e -> {
+            if (e.type() == SocketEvent.Type.DISCONNECTED) {
+                peerGone();
+            }
+        });
+        clock = settings.clock().on(socket.eventLoop());
+        ticker = new HeartbeatTicker(clock, settings.heartbeatInterval(), this::tick);
+        liveness = new PeerLiveness<>(clock, settings.heartbeatExpiry());
+        socket.eventLoop().execute(ticker::start);
         // If the socket closes under the broker (its context closed first), let go of what it holds.
         socket.closeFuture().addListener(f -> releaseAll());
     }
@@ -153,94 +202,109 @@ public final class MajordomoBroker implements AutoCloseable {
             msg.release();
             return;
         }
+        if (tracer != null) {
+            tracer.trace("I: received message:", msg);
+        }
+        MdpCommand cmd;
         try {
-            if (tracer != null) {
-                tracer.trace("I: received message:", msg);
-            }
-            if (msg.size() < 3) {
-                invalid(msg, "only " + msg.size() + " frame(s) after the routing id");
-                return;
-            }
-            MdpVersion v;
-            int h;
-            if (!msg.frame(1).isReadable()) {
-                v = MdpVersion.V0_1;
-                h = 2;
+            cmd = MdpCommand.fromRouter(msg);
+        } catch (MdpProtocol.MdpFormatException e) {
+            invalid(msg, e.getMessage());
+            return;
+        }
+        try {
+            if (cmd instanceof MdpCommand.ClientRequest r) {
+                onRequest(r);
             } else {
-                v = MdpVersion.V0_2;
-                h = 1;
-            }
-            ByteBuf header = msg.frame(h);
-            if (frameEquals(header, v.clientHeaderBytes())) {
-                fromClient(msg, v, h + 1);
-            } else if (frameEquals(header, v.workerHeaderBytes())) {
-                fromWorker(msg, v, h + 1);
-            } else if (v == MdpVersion.V0_1 && (frameEquals(header, MdpVersion.V0_2.clientHeaderBytes())
-                    || frameEquals(header, MdpVersion.V0_2.workerHeaderBytes()))) {
-                invalid(msg, "an MDP/0.2 header after an empty frame (0.2 has no empty frame)");
-            } else if (v == MdpVersion.V0_2 && (frameEquals(header, MdpVersion.V0_1.clientHeaderBytes())
-                    || frameEquals(header, MdpVersion.V0_1.workerHeaderBytes()))) {
-                invalid(msg, "an MDP/0.1 header without the empty frame before it");
-            } else {
-                invalid(msg, "unknown protocol header " + MessageDump.frameText(header));
+                fromWorker(cmd);
             }
         } catch (RuntimeException e) {
             log.warn("broker failed on a message", e);
-            if (msg.refCnt() > 0) {
-                msg.release();
-            }
         }
     }
 
     private void invalid(ZmtpMessage msg, String reason) {
         String from = msg.size() > 0 ? ByteBufUtil.hexDump(msg.frame(0)) : "?";
-        log.warn("dropping an invalid message from {}: {} ({})", from, reason, msg);
         msg.release();
+        peerLog.warn("Majordomo broker drops an invalid message from {}: {}", from, FrameText.escape(reason));
         event(MajordomoEvent.Type.INVALID_MESSAGE, from, null, reason);
     }
 
     // ------------------------------------------------------------------ clients
 
-    /** A client message; {@code i} indexes the frame after the header. */
-    private void fromClient(ZmtpMessage msg, MdpVersion v, int i) {
-        if (v == MdpVersion.V0_2) {
-            int c = msg.size() > i ? code(msg.frame(i)) : -1;
-            if (c != ClientCommand.REQUEST.code()) {
-                invalid(msg, msg.size() > i ? "client command " + MessageDump.frameText(msg.frame(i))
-                        + " is not REQUEST (01)" : "no client command frame");
-                return;
-            }
-            i++;
-        }
-        if (msg.size() < i + 2) {
-            invalid(msg, "a request needs a service frame and at least one body frame");
+    private void onRequest(MdpCommand.ClientRequest r) {
+        if (r.service().readableBytes() > settings.maxServiceNameBytes()) {
+            refuse(r, null, "service name longer than " + settings.maxServiceNameBytes() + " bytes");
             return;
         }
-        String name = string(msg.frame(i));
-        // Keep client-id | body...: drop the frames from after the id up to the service.
-        ByteBuf client = msg.removeFirst();
-        for (int k = 0; k < i; k++) {
-            msg.dropFirst();
-        }
-        msg.addFirst(client);
+        String name = r.serviceName();
         if (MmiService.isInternal(name)) {
-            answerMmi(msg, v, name);
+            answerMmi(r, name);
             return;
         }
         Service s = services.get(name);
         if (s == null) {
+            if (services.size() >= settings.maxServices()) {
+                refuse(r, name, "the broker has " + services.size() + " services, the most it keeps");
+                return;
+            }
             s = new Service(name);
             services.put(name, s);
         }
-        if (s.requests.size() >= settings.maxQueuedRequests()) {
-            log.warn("service {} has {} requests queued: dropping a new one", name, s.requests.size());
-            event(MajordomoEvent.Type.REQUEST_REJECTED, ByteBufUtil.hexDump(msg.frame(0)), name,
-                    "queue full (" + s.requests.size() + ")");
-            msg.release();
+        if (s.head == null && !s.idle.isEmpty()) {
+            // An idle worker and nothing queued before: forward the frames as they are, no copy.
+            Worker w = s.idle.poll();
+            if (socket.hasPeer(w.id)) {
+                RoutingId client = RoutingId.of(r.peer());
+                r.peer().release();
+                r.service().release();
+                sendRequest(w, client, r.version(), r.body());
+                return;
+            }
+            goneWorker(w);
+            s = services.get(name);
+            if (s == null) {
+                s = new Service(name);
+                services.put(name, s);
+            }
+        }
+        queue(r, s);
+    }
+
+    /** Queues a request as one compact copy of its body, if the limits allow. */
+    private void queue(MdpCommand.ClientRequest r, Service s) {
+        ZmtpMessage body = r.body();
+        long size = REQUEST_OVERHEAD + body.byteSize() + (body.size() == 1 ? 0 : 4L * body.size());
+        RoutingId id = RoutingId.of(r.peer());
+        Client c = clients.get(id);
+        String refusal = null;
+        if (s.count >= settings.maxQueuedRequests()) {
+            refusal = "service queue full (" + s.count + " requests)";
+        } else if (s.bytes + size > settings.maxQueuedBytesPerService()) {
+            refusal = "service queue full (" + s.bytes + " bytes)";
+        } else if (queuedBytes + size > settings.maxQueuedBytes()) {
+            refusal = "broker queue full (" + queuedBytes + " bytes)";
+        } else if (c != null && c.count >= settings.maxQueuedRequestsPerClient()) {
+            refusal = "client has " + c.count + " requests queued";
+        }
+        if (refusal != null) {
+            if (s.head == null && s.workers == 0) {
+                services.remove(s.name);
+            }
+            refuse(r, s.name, refusal);
             return;
         }
-        long now = System.nanoTime();
-        s.requests.add(new Request(msg, v, now));
+        if (c == null) {
+            c = new Client(id);
+            clients.put(id, c);
+        }
+        long now = clock.nanoTime();
+        QueuedRequest q = new QueuedRequest(c, s, r.version(), now, compact(body), body.size(), size);
+        r.release();
+        s.append(q);
+        c.append(q);
+        queuedBytes += size;
+        queuedCount++;
         if (s.workers == 0) {
             markOrphaned(s, now);
         } else {
@@ -248,13 +312,63 @@ public final class MajordomoBroker implements AutoCloseable {
         }
     }
 
-    private void answerMmi(ZmtpMessage msg, MdpVersion v, String name) {
-        String argument = string(msg.frame(1));
+    /** The body as one array: the frame itself when there is one, else length-prefixed frames. */
+    private static byte[] compact(ZmtpMessage body) {
+        if (body.size() == 1) {
+            return ByteBufUtil.getBytes(body.frame(0));
+        }
+        byte[] a = new byte[(int) body.byteSize() + 4 * body.size()];
+        int p = 0;
+        for (int i = 0; i < body.size(); i++) {
+            ByteBuf f = body.frame(i);
+            int n = f.readableBytes();
+            a[p] = (byte) (n >>> 24);
+            a[p + 1] = (byte) (n >>> 16);
+            a[p + 2] = (byte) (n >>> 8);
+            a[p + 3] = (byte) n;
+            f.getBytes(f.readerIndex(), a, p + 4, n);
+            p += 4 + n;
+        }
+        return a;
+    }
+
+    /** The body frames of a queued request, wrapping its array (no copy). */
+    private static ZmtpMessage expand(QueuedRequest q) {
+        ZmtpMessage m = ZmtpMessage.newMessage();
+        byte[] a = q.body;
+        if (q.frames == 1) {
+            return m.add(a);
+        }
+        int p = 0;
+        for (int i = 0; i < q.frames; i++) {
+            int n = ((a[p] & 0xFF) << 24) | ((a[p + 1] & 0xFF) << 16) | ((a[p + 2] & 0xFF) << 8) | (a[p + 3] & 0xFF);
+            m.add(n == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(a, p + 4, n));
+            p += 4 + n;
+        }
+        return m;
+    }
+
+    /**
+     * Answers a request the broker will not queue: a final reply for the service asked for, body
+     * {@code mmi.refused | reason}, in the client's version.
+     */
+    private void refuse(MdpCommand.ClientRequest r, String name, String reason) {
+        String client = ByteBufUtil.hexDump(r.peer());
+        String service = name != null ? name : FrameText.describe(r.service());
+        peerLog.warn("Majordomo broker refuses a request from {} for {}: {}", client, FrameText.escape(service), reason);
+        event(MajordomoEvent.Type.REQUEST_REJECTED, client, service, reason);
+        r.body().release();
+        ZmtpMessage reply = ZmtpMessage.newMessage().add(r.peer()).add(MdpProtocol.REFUSED).add(reason);
+        toClient(reply, r.version(), true, r.service());
+        send(reply, "I: sending a refusal to client");
+    }
+
+    private void answerMmi(MdpCommand.ClientRequest r, String name) {
+        String argument = MdpProtocol.string(r.body().frame(0));
         String answer = MmiService.answer(name, argument, this::workersOf);
-        ByteBuf client = msg.removeFirst();
-        msg.release();
-        ZmtpMessage reply = ZmtpMessage.newMessage().add(client).add(answer);
-        toClient(reply, v, true, MdpProtocol.text(name));
+        r.body().release();
+        ZmtpMessage reply = ZmtpMessage.newMessage().add(r.peer()).add(answer);
+        toClient(reply, r.version(), true, r.service());
         event(MajordomoEvent.Type.MMI_ANSWERED, null, name, argument + " -> " + answer);
         send(reply, "I: sending MMI reply to client");
     }
@@ -267,7 +381,7 @@ public final class MajordomoBroker implements AutoCloseable {
     /**
      * Reframes {@code client-id | body...} (in place) as a reply in the client's version:
      * {@code client-id | "" | MDPC01 | service | body} or {@code client-id | MDPC02 | 02/03 |
-     * service | body}.
+     * service | body}. Ownership of {@code serviceFrame} passes to the message.
      */
     private static void toClient(ZmtpMessage m, MdpVersion v, boolean fin, ByteBuf serviceFrame) {
         ByteBuf client = m.removeFirst();
@@ -282,124 +396,123 @@ public final class MajordomoBroker implements AutoCloseable {
         m.addFirst(client);
     }
 
+    /** Drops every queued request of a client. */
+    private int dropClient(Client c) {
+        int n = 0;
+        QueuedRequest q;
+        while ((q = c.head) != null) {
+            unqueue(q);
+            n++;
+        }
+        return n;
+    }
+
+    /** Takes a request out of its service's and its client's queues and out of the counts. */
+    private void unqueue(QueuedRequest q) {
+        Service s = q.service;
+        s.unlink(q);
+        Client c = q.client;
+        c.unlink(q);
+        if (c.head == null) {
+            clients.remove(c.id);
+        }
+        queuedBytes -= q.size;
+        queuedCount--;
+        if (s.head == null) {
+            orphaned.remove(s);
+            if (s.workers == 0) {
+                services.remove(s.name);
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ workers
 
-    /** A worker message; {@code i} indexes the command frame. */
-    private void fromWorker(ZmtpMessage msg, MdpVersion v, int i) {
-        if (msg.size() <= i) {
-            invalid(msg, "no worker command frame");
-            return;
-        }
-        WorkerCommand cmd = v.workerCommand(code(msg.frame(i)));
-        if (cmd == null) {
-            invalid(msg, "unknown " + v + " worker command " + MessageDump.frameText(msg.frame(i)));
-            return;
-        }
-        int args = msg.size() - i - 1;
-        switch (cmd) {
-            case READY:
-                if (args != 1) {
-                    invalid(msg, "READY takes exactly one service frame, not " + args);
-                    return;
-                }
-                break;
-            case HEARTBEAT:
-            case DISCONNECT:
-                if (args != 0) {
-                    invalid(msg, cmd + " takes no frames, not " + args);
-                    return;
-                }
-                break;
-            case REPLY:
-            case PARTIAL:
-            case FINAL:
-            case REQUEST:
-                if (args < 3 || msg.frame(i + 2).isReadable()) {
-                    invalid(msg, cmd + " needs a client address, an empty frame and at least one body frame");
-                    return;
-                }
-                break;
-            default:
-                break;
-        }
-        Address address = new Address(ByteBufUtil.getBytes(msg.frame(0)));
-        Worker w = workers.get(address);
-        long now = System.nanoTime();
+    private void fromWorker(MdpCommand cmd) {
+        RoutingId id = RoutingId.of(cmd.peer());
+        Worker w = workers.get(id);
+        MdpVersion v = cmd.version();
+        long now = clock.nanoTime();
         if (w != null) {
             if (w.version != v) {
-                msg.release();
+                cmd.release();
                 disconnect(w, "switched from " + w.version + " to " + v);
                 return;
             }
             w.lastHeard = now;
-            byLastHeard.touch(w.heardNode);
+            liveness.heard(w);
         }
-        switch (cmd) {
-            case READY: {
-                String name = string(msg.frame(i + 1));
-                msg.release();
-                if (w != null) {
-                    disconnect(w, "a second READY");
-                } else if (MmiService.isInternal(name)) {
-                    disconnectUnknown(address, v, name, "a worker may not register the internal service " + name);
-                } else {
-                    register(address, v, name, now);
-                }
-                return;
+        if (cmd instanceof MdpCommand.WorkerReady ready) {
+            String name = ready.serviceName();
+            int nameBytes = ready.service().readableBytes();
+            cmd.release();
+            if (w != null) {
+                disconnect(w, "a second READY");
+            } else if (MmiService.isInternal(name)) {
+                disconnectUnknown(id, v, name, "a worker may not register the internal service " + name);
+            } else if (nameBytes > settings.maxServiceNameBytes()) {
+                disconnectUnknown(id, v, null, "service name longer than " + settings.maxServiceNameBytes() + " bytes");
+            } else if (!services.containsKey(name) && services.size() >= settings.maxServices()) {
+                disconnectUnknown(id, v, name, "the broker has " + services.size() + " services, the most it keeps");
+            } else {
+                register(id, v, name, now);
             }
-            case HEARTBEAT:
-                msg.release();
-                if (w == null) {
-                    disconnectUnknown(address, v, null, "HEARTBEAT before READY");
-                }
-                return;
-            case DISCONNECT:
-                msg.release();
-                if (w != null) {
-                    forget(w);
-                    event(MajordomoEvent.Type.WORKER_LEFT, w.hexId(), w.service.name, null);
-                }
-                return;
-            case REQUEST:
-                msg.release();
-                if (w == null) {
-                    disconnectUnknown(address, v, null, "REQUEST from a worker");
-                } else {
-                    disconnect(w, "REQUEST from a worker");
-                }
-                return;
-            default:
-                break;
+        } else if (cmd instanceof MdpCommand.WorkerHeartbeat) {
+            cmd.release();
+            if (w == null) {
+                disconnectUnknown(id, v, null, "HEARTBEAT before READY");
+            }
+        } else if (cmd instanceof MdpCommand.WorkerDisconnect) {
+            cmd.release();
+            if (w != null) {
+                forget(w);
+                event(MajordomoEvent.Type.WORKER_LEFT, w.hexId(), w.service.name, null);
+            }
+        } else if (cmd instanceof MdpCommand.WorkerRequest) {
+            cmd.release();
+            if (w == null) {
+                disconnectUnknown(id, v, null, "REQUEST from a worker");
+            } else {
+                disconnect(w, "REQUEST from a worker");
+            }
+        } else if (cmd instanceof MdpCommand.WorkerReply reply) {
+            onReply(w, id, cmd, reply.client(), reply.body(), false);
+        } else if (cmd instanceof MdpCommand.WorkerPartial partial) {
+            onReply(w, id, cmd, partial.client(), partial.body(), true);
+        } else if (cmd instanceof MdpCommand.WorkerFinal fin) {
+            onReply(w, id, cmd, fin.client(), fin.body(), false);
+        } else {
+            cmd.release();
+            peerLog.warn("Majordomo broker: an unexpected command from worker {}", ByteBufUtil.hexDump(id.bytes()));
         }
-        // REPLY, PARTIAL or FINAL
+    }
+
+    /** REPLY, PARTIAL or FINAL from worker {@code w} (null if unknown). */
+    private void onReply(Worker w, RoutingId id, MdpCommand cmd, ByteBuf client, ZmtpMessage body, boolean partial) {
+        String what = cmd instanceof MdpCommand.WorkerReply ? "REPLY" : partial ? "PARTIAL" : "FINAL";
         if (w == null) {
-            msg.release();
-            disconnectUnknown(address, v, null, cmd + " before READY");
+            cmd.release();
+            disconnectUnknown(id, cmd.version(), null, what + " before READY");
             return;
         }
         InFlight c = w.current;
         if (c == null) {
-            msg.release();
-            disconnect(w, cmd + " with no request in progress");
+            cmd.release();
+            disconnect(w, what + " with no request in progress");
             return;
         }
-        if (!frameEquals(msg.frame(i + 1), c.client)) {
-            String to = ByteBufUtil.hexDump(msg.frame(i + 1));
-            msg.release();
-            disconnect(w, cmd + " to client " + to + " while serving " + ByteBufUtil.hexDump(c.client));
+        if (!c.client.matches(client)) {
+            String to = ByteBufUtil.hexDump(client);
+            cmd.release();
+            disconnect(w, what + " to client " + to + " while serving " + ByteBufUtil.hexDump(c.client.bytes()));
             return;
         }
-        forwardReply(w, c, msg, cmd == WorkerCommand.PARTIAL, i);
+        cmd.peer().release();
+        forwardReply(w, c, client, body, partial);
     }
 
-    /** Sends a worker's reply on to its client, in the client's version. */
-    private void forwardReply(Worker w, InFlight c, ZmtpMessage msg, boolean partial, int i) {
-        for (int k = 0; k <= i; k++) {
-            msg.dropFirst();
-        }
-        ByteBuf client = msg.removeFirst();
-        msg.dropFirst();
-        // msg now holds the body frames
+    /** Sends a worker's reply on to its client, in the client's version (ownership of the frames passes). */
+    private void forwardReply(Worker w, InFlight c, ByteBuf client, ZmtpMessage msg, boolean partial) {
         Service s = w.service;
         if (c.version == MdpVersion.V0_2) {
             msg.addFirst(client);
@@ -425,22 +538,25 @@ public final class MajordomoBroker implements AutoCloseable {
         }
     }
 
-    private void register(Address address, MdpVersion v, String name, long now) {
+    private void register(RoutingId id, MdpVersion v, String name, long now) {
         Service s = services.get(name);
         if (s == null) {
             s = new Service(name);
             services.put(name, s);
         }
-        Worker w = new Worker(address, v, s);
-        workers.put(address, w);
+        Worker w = new Worker(id, v, s);
+        workers.put(id, w);
         w.lastHeard = now;
-        byLastHeard.touch(w.heardNode);
+        liveness.heard(w);
         w.lastSent = now;
         byLastSent.touch(w.sentNode);
         s.workers++;
         orphaned.remove(s);
+        if (heartbeatTimer == null) {
+            heartbeatTimer = clock.schedule(this::heartbeat, settings.heartbeatInterval());
+        }
         if (log.isDebugEnabled()) {
-            log.debug("worker {} ready for {} ({})", w.hexId(), name, v);
+            log.debug("worker {} ready for {} ({})", w.hexId(), FrameText.escape(name), v);
         }
         event(MajordomoEvent.Type.WORKER_READY, w.hexId(), name, v.toString());
         idle(w);
@@ -448,78 +564,90 @@ public final class MajordomoBroker implements AutoCloseable {
 
     /** The worker waits for work: at the end of its service's LRU list, then dispatch. */
     private void idle(Worker w) {
-        w.service.idle.touch(w.idleNode);
+        w.service.idle.add(w.id, w);
         dispatch(w.service);
     }
 
+    /** Sends queued requests to idle workers while there are both (skipping gone peers). */
     private void dispatch(Service s) {
-        while (!s.idle.isEmpty() && !s.requests.isEmpty()) {
-            Worker w = s.idle.pollFirst();
-            Request r = s.requests.poll();
-            sendRequest(w, r);
+        while (!s.idle.isEmpty() && s.head != null && !closed) {
+            QueuedRequest q = s.head;
+            if (!socket.hasPeer(q.client.id)) {
+                goneClient(q.client);
+                continue;
+            }
+            Worker w = s.idle.poll();
+            if (!socket.hasPeer(w.id)) {
+                goneWorker(w);
+                continue;
+            }
+            unqueue(q);
+            sendRequest(w, q.client.id, q.version, expand(q));
         }
     }
 
-    private void sendRequest(Worker w, Request r) {
-        ZmtpMessage m = r.message;
-        ByteBuf client = m.removeFirst();
-        w.current = new InFlight(ByteBufUtil.getBytes(client), r.version);
+    /** Sends {@code body} (ownership passes) from {@code client} to worker {@code w} as a REQUEST. */
+    private void sendRequest(Worker w, RoutingId client, MdpVersion clientVersion, ZmtpMessage m) {
+        w.current = new InFlight(client, clientVersion);
         MdpVersion v = w.version;
         m.addFirst(Unpooled.EMPTY_BUFFER);
-        m.addFirst(client);
+        m.addFirst(client.toFrame());
         m.addFirst(codeFrame(v.code(WorkerCommand.REQUEST)));
         m.addFirst(constant(v.workerHeaderBytes()));
         if (v.leadingEmptyFrame()) {
             m.addFirst(Unpooled.EMPTY_BUFFER);
         }
-        m.addFirst(Unpooled.wrappedBuffer(w.address.bytes));
+        m.addFirst(w.id.toFrame());
         sendToWorker(w, m, "I: sending REQUEST to worker");
     }
 
     private void sendToWorker(Worker w, ZmtpMessage m, String what) {
-        w.lastSent = System.nanoTime();
+        w.lastSent = clock.nanoTime();
         byLastSent.touch(w.sentNode);
         send(m, what);
     }
 
-    private void sendCommand(byte[] address, MdpVersion v, WorkerCommand cmd) {
+    private void sendCommand(RoutingId id, MdpVersion v, WorkerCommand cmd) {
         ZmtpMessage m = MdpProtocol.workerCommand(v, cmd);
-        m.addFirst(Unpooled.wrappedBuffer(address));
+        m.addFirst(id.toFrame());
         send(m, "I: sending " + cmd + " to worker");
     }
 
     /** Answers a known worker's unexpected command: DISCONNECT, then forget it. */
     private void disconnect(Worker w, String reason) {
-        log.info("disconnecting worker {} ({}): {}", w.hexId(), w.service.name, reason);
+        peerLog.warn("Majordomo broker disconnects worker {} ({}): {}", w.hexId(), FrameText.escape(w.service.name),
+                FrameText.escape(reason));
         forget(w);
-        sendCommand(w.address.bytes, w.version, WorkerCommand.DISCONNECT);
+        sendCommand(w.id, w.version, WorkerCommand.DISCONNECT);
         event(MajordomoEvent.Type.WORKER_DISCONNECTED, w.hexId(), w.service.name, reason);
     }
 
-    private void disconnectUnknown(Address address, MdpVersion v, String service, String reason) {
-        String id = address.hex();
-        log.info("disconnecting worker {}: {}", id, reason);
-        sendCommand(address.bytes, v, WorkerCommand.DISCONNECT);
-        event(MajordomoEvent.Type.WORKER_DISCONNECTED, id, service, reason);
+    private void disconnectUnknown(RoutingId id, MdpVersion v, String service, String reason) {
+        String hex = ByteBufUtil.hexDump(id.bytes());
+        peerLog.warn("Majordomo broker disconnects worker {}: {}", hex, FrameText.escape(reason));
+        sendCommand(id, v, WorkerCommand.DISCONNECT);
+        event(MajordomoEvent.Type.WORKER_DISCONNECTED, hex, service, reason);
     }
 
     /** Removes a worker from every structure; a request it was serving is dropped. */
     private void forget(Worker w) {
-        workers.remove(w.address);
-        byLastHeard.remove(w.heardNode);
+        if (workers.remove(w.id) != w) {
+            return;
+        }
+        liveness.remove(w);
         byLastSent.remove(w.sentNode);
         Service s = w.service;
-        s.idle.remove(w.idleNode);
+        s.idle.remove(w.id);
         s.workers--;
         if (w.current != null) {
             w.current.release();
             w.current = null;
         }
         if (s.workers == 0) {
-            if (s.requests.isEmpty()) {
+            if (s.head == null) {
                 services.remove(s.name);
             } else {
-                markOrphaned(s, System.nanoTime());
+                markOrphaned(s, clock.nanoTime());
             }
         }
     }
@@ -530,46 +658,161 @@ public final class MajordomoBroker implements AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------ timer
+    // ------------------------------------------------------------------ peers gone
 
-    /** Every heartbeat interval: expire silent workers, heartbeat the others, expire requests. */
-    private void tick() {
+    /** A connection of the ROUTER closed: check every client and worker, in batches. */
+    private void peerGone() {
         if (closed) {
             return;
         }
-        long now = System.nanoTime();
-        Worker w;
-        while ((w = byLastHeard.first()) != null && now - w.lastHeard >= workerExpiryNanos) {
-            log.info("worker {} ({}) expired: silent for {} ms", w.hexId(), w.service.name,
-                    (now - w.lastHeard) / 1_000_000);
-            forget(w);
-            event(MajordomoEvent.Type.WORKER_EXPIRED, w.hexId(), w.service.name, null);
+        if (sweep != null) {
+            sweepAgain = true;
+            return;
         }
-        long due = Math.max(1, intervalNanos / 2);
-        while ((w = byLastSent.first()) != null && now - w.lastSent >= due) {
+        if (clients.isEmpty() && workers.isEmpty()) {
+            return;
+        }
+        sweep = new ArrayList<>(clients.size() + workers.size());
+        sweep.addAll(clients.values());
+        sweep.addAll(workers.values());
+        socket.eventLoop().execute(this::sweepBatch);
+    }
+
+    private void sweepBatch() {
+        if (closed || sweep == null) {
+            sweep = null;
+            return;
+        }
+        for (int n = 0; n < SWEEP_BATCH && !sweep.isEmpty(); n++) {
+            Object o = sweep.remove(sweep.size() - 1);
+            if (o instanceof Client c) {
+                if (clients.get(c.id) == c && !socket.hasPeer(c.id)) {
+                    goneClient(c);
+                }
+            } else {
+                Worker w = (Worker) o;
+                if (workers.get(w.id) == w && !socket.hasPeer(w.id)) {
+                    goneWorker(w);
+                }
+            }
+        }
+        if (!sweep.isEmpty()) {
+            socket.eventLoop().execute(this::sweepBatch);
+            return;
+        }
+        sweep = null;
+        if (sweepAgain) {
+            sweepAgain = false;
+            peerGone();
+        }
+    }
+
+    private void goneClient(Client c) {
+        int n = dropClient(c);
+        String hex = ByteBufUtil.hexDump(c.id.bytes());
+        if (log.isDebugEnabled()) {
+            log.debug("client {} is gone: dropped its {} queued request(s)", hex, n);
+        }
+        event(MajordomoEvent.Type.CLIENT_GONE, hex, null, n + " queued request(s) dropped");
+    }
+
+    private void goneWorker(Worker w) {
+        if (log.isDebugEnabled()) {
+            log.debug("worker {} ({}) is gone: its connection closed", w.hexId(), FrameText.escape(w.service.name));
+        }
+        forget(w);
+        event(MajordomoEvent.Type.WORKER_LEFT, w.hexId(), w.service.name, "connection closed");
+    }
+
+    // ------------------------------------------------------------------ timer
+
+    /**
+     * Every heartbeat interval: forget workers silent for the expiry (not on a tick that ran late,
+     * when the loop itself stalled and has not read what they sent), expire requests.
+     */
+    private void tick(boolean silenceCounts) {
+        if (closed) {
+            return;
+        }
+        if (silenceCounts) {
+            liveness.expireInBatches(PeerLiveness.DEFAULT_BATCH, w -> {
+                peerLog.warn("Majordomo broker: worker {} ({}) expired, silent for {} ms", w.hexId(),
+                        FrameText.escape(w.service.name), (clock.nanoTime() - w.lastHeard) / 1_000_000);
+                forget(w);
+                event(MajordomoEvent.Type.WORKER_EXPIRED, w.hexId(), w.service.name, null);
+            }, () -> { });
+        }
+        if (!expiryPending) {
+            expireRequests();
+        }
+    }
+
+    /**
+     * Sends HEARTBEAT to every worker nothing was sent to for an interval, then sets the timer for
+     * the next one due: a worker's first HEARTBEAT comes one interval after its READY, the next
+     * ones an interval after whatever was last sent to it.
+     */
+    private void heartbeat() {
+        heartbeatTimer = null;
+        if (closed) {
+            return;
+        }
+        long now = clock.nanoTime();
+        Worker w;
+        while ((w = byLastSent.first()) != null && now - w.lastSent >= intervalNanos) {
             ZmtpMessage m = MdpProtocol.workerCommand(w.version, WorkerCommand.HEARTBEAT);
-            m.addFirst(Unpooled.wrappedBuffer(w.address.bytes));
+            m.addFirst(w.id.toFrame());
             w.lastSent = now;
             byLastSent.touch(w.sentNode);
             send(m, "I: sending HEARTBEAT to worker");
         }
-        for (Iterator<Service> it = orphaned.iterator(); it.hasNext(); ) {
+        w = byLastSent.first();
+        if (w != null) {
+            heartbeatTimer = clock.schedule(this::heartbeat, java.time.Duration.ofNanos(w.lastSent + intervalNanos - now));
+        }
+    }
+
+    /** Expires requests of services without workers, at most {@code expiryBatch} per loop task. */
+    private void expireRequests() {
+        expiryPending = false;
+        if (closed) {
+            return;
+        }
+        long now = clock.nanoTime();
+        int budget = settings.expiryBatch();
+        int expired = 0;
+        for (Iterator<Service> it = orphaned.iterator(); it.hasNext() && budget > 0; ) {
             Service s = it.next();
-            Request r;
-            while ((r = s.requests.peek()) != null && now - Math.max(r.queuedAt, s.orphanedSince) >= requestExpiryNanos) {
-                s.requests.poll();
-                String client = ByteBufUtil.hexDump(r.message.frame(0));
-                r.message.release();
-                log.info("request from {} for {} expired: no worker within {} ms", client, s.name,
-                        requestExpiryNanos / 1_000_000);
+            QueuedRequest q;
+            while (budget > 0 && (q = s.head) != null
+                    && now - Math.max(q.queuedAt, s.orphanedSince) >= requestExpiryNanos) {
+                budget--;
+                expired++;
+                String client = ByteBufUtil.hexDump(q.client.id.bytes());
+                s.unlink(q);
+                Client c = q.client;
+                c.unlink(q);
+                if (c.head == null) {
+                    clients.remove(c.id);
+                }
+                queuedBytes -= q.size;
+                queuedCount--;
                 event(MajordomoEvent.Type.REQUEST_EXPIRED, client, s.name, null);
             }
-            if (s.requests.isEmpty()) {
+            if (s.head == null) {
                 it.remove();
                 if (s.workers == 0) {
                     services.remove(s.name);
                 }
             }
+        }
+        if (expired > 0) {
+            peerLog.warn("Majordomo broker: {} request(s) expired, no worker within {} ms", expired,
+                    requestExpiryNanos / 1_000_000);
+        }
+        if (budget == 0) {
+            expiryPending = true;
+            socket.eventLoop().execute(this::expireRequests);
         }
     }
 
@@ -581,12 +824,14 @@ public final class MajordomoBroker implements AutoCloseable {
         }
         try {
             if (!socket.trySend(m)) {
-                log.warn("broker socket refused a message: dropped");
+                log.debug("broker socket refused a message: dropped");
                 m.release();
             }
         } catch (RuntimeException e) {
             log.debug("broker could not send: {}", e.toString());
-            m.release();
+            if (m.refCnt() > 0) {
+                m.release();
+            }
         }
     }
 
@@ -610,8 +855,23 @@ public final class MajordomoBroker implements AutoCloseable {
     public int queuedRequests(String service) {
         return onLoop(() -> {
             Service s = services.get(service);
-            return s == null ? 0 : s.requests.size();
+            return s == null ? 0 : s.count;
         });
+    }
+
+    /** The number of requests waiting, all services. */
+    public int queuedRequests() {
+        return onLoop(() -> queuedCount);
+    }
+
+    /** The bytes the queued requests are counted for (bodies plus {@value #REQUEST_OVERHEAD} each). */
+    public long queuedBytes() {
+        return onLoop(() -> queuedBytes);
+    }
+
+    /** The number of clients that have requests queued. */
+    public int clientCount() {
+        return onLoop(clients::size);
     }
 
     /** The names of the services known (with workers or queued requests). */
@@ -635,7 +895,7 @@ public final class MajordomoBroker implements AutoCloseable {
                 return;
             }
             for (Worker w : workers.values()) {
-                sendCommand(w.address.bytes, w.version, WorkerCommand.DISCONNECT);
+                sendCommand(w.id, w.version, WorkerCommand.DISCONNECT);
             }
             releaseAll();
             socket.close(settings.socketOptions().linger());
@@ -646,7 +906,11 @@ public final class MajordomoBroker implements AutoCloseable {
     /** Forgets every worker and drops every queued request (on the loop). */
     private void releaseAll() {
         closed = true;
-        ticker.cancel(false);
+        ticker.stop();
+        if (heartbeatTimer != null) {
+            heartbeatTimer.cancel();
+            heartbeatTimer = null;
+        }
         for (Worker w : workers.values()) {
             if (w.current != null) {
                 w.current.release();
@@ -654,14 +918,12 @@ public final class MajordomoBroker implements AutoCloseable {
             }
         }
         workers.clear();
-        for (Service s : services.values()) {
-            Request r;
-            while ((r = s.requests.poll()) != null) {
-                r.message.release();
-            }
-        }
         services.clear();
+        clients.clear();
         orphaned.clear();
+        sweep = null;
+        queuedBytes = 0;
+        queuedCount = 0;
     }
 
     @Override
@@ -671,36 +933,15 @@ public final class MajordomoBroker implements AutoCloseable {
 
     // ------------------------------------------------------------------ state
 
-    /** A routing id as a hash key. */
-    static final class Address {
-        final byte[] bytes;
-        private final int hash;
-
-        Address(byte[] bytes) {
-            this.bytes = bytes;
-            this.hash = Arrays.hashCode(bytes);
-        }
-
-        String hex() {
-            return ByteBufUtil.hexDump(bytes);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Address && ((Address) o).hash == hash && Arrays.equals(((Address) o).bytes, bytes);
-        }
-    }
-
     private static final class Service {
         final String name;
         final byte[] nameBytes;
-        final ArrayDeque<Request> requests = new ArrayDeque<>();
-        final RecencyList<Worker> idle = new RecencyList<>();
+        /** Idle workers, the one idle longest first (the kit's LRU by routing id). */
+        final ReadyWorkers<Worker> idle = new ReadyWorkers<>();
+        QueuedRequest head;
+        QueuedRequest tail;
+        int count;
+        long bytes;
         int workers;
         long orphanedSince;
 
@@ -708,52 +949,134 @@ public final class MajordomoBroker implements AutoCloseable {
             this.name = name;
             this.nameBytes = name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         }
+
+        void append(QueuedRequest q) {
+            q.sPrev = tail;
+            if (tail == null) {
+                head = q;
+            } else {
+                tail.sNext = q;
+            }
+            tail = q;
+            count++;
+            bytes += q.size;
+        }
+
+        void unlink(QueuedRequest q) {
+            if (q.sPrev == null) {
+                head = q.sNext;
+            } else {
+                q.sPrev.sNext = q.sNext;
+            }
+            if (q.sNext == null) {
+                tail = q.sPrev;
+            } else {
+                q.sNext.sPrev = q.sPrev;
+            }
+            q.sPrev = null;
+            q.sNext = null;
+            count--;
+            bytes -= q.size;
+        }
+    }
+
+    /** A client with requests queued, and its queued requests in order. */
+    private static final class Client {
+        final RoutingId id;
+        QueuedRequest head;
+        QueuedRequest tail;
+        int count;
+
+        Client(RoutingId id) {
+            this.id = id;
+        }
+
+        void append(QueuedRequest q) {
+            q.cPrev = tail;
+            if (tail == null) {
+                head = q;
+            } else {
+                tail.cNext = q;
+            }
+            tail = q;
+            count++;
+        }
+
+        void unlink(QueuedRequest q) {
+            if (q.cPrev == null) {
+                head = q.cNext;
+            } else {
+                q.cPrev.cNext = q.cNext;
+            }
+            if (q.cNext == null) {
+                tail = q.cPrev;
+            } else {
+                q.cNext.cPrev = q.cPrev;
+            }
+            q.cPrev = null;
+            q.cNext = null;
+            count--;
+        }
     }
 
     private static final class Worker {
-        final Address address;
+        final RoutingId id;
         final MdpVersion version;
         final Service service;
-        final RecencyList.Node<Worker> heardNode = new RecencyList.Node<>(this);
         final RecencyList.Node<Worker> sentNode = new RecencyList.Node<>(this);
-        final RecencyList.Node<Worker> idleNode = new RecencyList.Node<>(this);
         long lastHeard;
         long lastSent;
         InFlight current;
 
-        Worker(Address address, MdpVersion version, Service service) {
-            this.address = address;
+        Worker(RoutingId id, MdpVersion version, Service service) {
+            this.id = id;
             this.version = version;
             this.service = service;
         }
 
         String hexId() {
-            return address.hex();
+            return ByteBufUtil.hexDump(id.bytes());
         }
     }
 
-    /** A queued request: {@code client-id | body...}, with the client's version. */
-    private static final class Request {
-        final ZmtpMessage message;
+    /**
+     * A queued request: its body as one heap array (see {@link #compact}), in its service's queue
+     * and its client's list at once (intrusive links, so either can drop it in O(1)).
+     */
+    private static final class QueuedRequest {
+        final Client client;
+        final Service service;
         final MdpVersion version;
         final long queuedAt;
+        final byte[] body;
+        final int frames;
+        final long size;
+        QueuedRequest sPrev;
+        QueuedRequest sNext;
+        QueuedRequest cPrev;
+        QueuedRequest cNext;
 
-        Request(ZmtpMessage message, MdpVersion version, long queuedAt) {
-            this.message = message;
+        QueuedRequest(Client client, Service service, MdpVersion version, long queuedAt, byte[] body, int frames,
+                      long size) {
+            this.client = client;
+            this.service = service;
             this.version = version;
             this.queuedAt = queuedAt;
+            this.body = body;
+            this.frames = frames;
+            this.size = size;
         }
     }
 
     /** The request a worker is serving: which client, in which version, and a 0.1 aggregate. */
     private static final class InFlight {
-        final byte[] client;
+        final RoutingId client;
         final MdpVersion version;
         ZmtpMessage aggregate;
         long aggregateBytes;
         boolean overflow;
 
-        InFlight(byte[] client, MdpVersion version) {
+        InFlight(RoutingId client, MdpVersion version) {
             this.client = client;
             this.version = version;
         }
@@ -769,9 +1092,9 @@ public final class MajordomoBroker implements AutoCloseable {
                 overflow = true;
                 body.release();
                 release();
-                log.warn("dropping the streamed reply of worker {} ({}) for MDP/0.1 client {}: over {} bytes",
-                        w.hexId(), w.service.name, ByteBufUtil.hexDump(client), limit);
-                broker.event(MajordomoEvent.Type.REPLY_DROPPED, ByteBufUtil.hexDump(client), w.service.name,
+                peerLog.warn("Majordomo broker drops the streamed reply of worker {} ({}) for MDP/0.1 client {}: over {} bytes",
+                        w.hexId(), FrameText.escape(w.service.name), ByteBufUtil.hexDump(client.bytes()), limit);
+                broker.event(MajordomoEvent.Type.REPLY_DROPPED, ByteBufUtil.hexDump(client.bytes()), w.service.name,
                         "streamed reply over " + limit + " bytes");
                 return;
             }

@@ -1,5 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;
@@ -14,7 +15,13 @@ import java.util.function.Consumer;
  *   <tr><td>heartbeat interval</td><td>2500 ms (the guide's HEARTBEAT_INTERVAL)</td></tr>
  *   <tr><td>heartbeat liveness</td><td>3: a worker silent for 3 intervals is forgotten</td></tr>
  *   <tr><td>request expiry</td><td>10 s: how long a request waits for a service that has no worker</td></tr>
- *   <tr><td>queued requests per service</td><td>100,000; beyond, new requests are dropped</td></tr>
+ *   <tr><td>queued requests per service</td><td>100,000; beyond, new requests are refused</td></tr>
+ *   <tr><td>queued bytes per service</td><td>32 MiB (bodies + {@value MajordomoBroker#REQUEST_OVERHEAD} B per request)</td></tr>
+ *   <tr><td>queued bytes, all services</td><td>128 MiB</td></tr>
+ *   <tr><td>queued requests per client</td><td>10,000</td></tr>
+ *   <tr><td>services</td><td>10,000</td></tr>
+ *   <tr><td>service name</td><td>255 bytes</td></tr>
+ *   <tr><td>expiry batch</td><td>1,024 requests per event-loop task</td></tr>
  *   <tr><td>aggregated reply size</td><td>16 MiB: the most a stream of PARTIAL replies may add up
  *       to when the broker joins it into one REPLY for an MDP/0.1 client</td></tr>
  *   <tr><td>socket</td><td>ROUTER with a send high-water mark of 10,000 messages per peer (a
@@ -29,9 +36,16 @@ public final class MajordomoBrokerSettings {
     private final Duration requestExpiry;
     private final int maxQueuedRequests;
     private final long maxAggregatedReplyBytes;
+    private final int maxServices;
+    private final int maxServiceNameBytes;
+    private final long maxQueuedBytesPerService;
+    private final long maxQueuedBytes;
+    private final int maxQueuedRequestsPerClient;
+    private final int expiryBatch;
     private final SocketOptions socketOptions;
     private final MessageTracer tracer;
     private final Consumer<MajordomoEvent> listener;
+    private final PatternClock clock;
 
     private MajordomoBrokerSettings(Builder b) {
         heartbeatInterval = b.heartbeatInterval;
@@ -39,9 +53,16 @@ public final class MajordomoBrokerSettings {
         requestExpiry = b.requestExpiry;
         maxQueuedRequests = b.maxQueuedRequests;
         maxAggregatedReplyBytes = b.maxAggregatedReplyBytes;
+        maxServices = b.maxServices;
+        maxServiceNameBytes = b.maxServiceNameBytes;
+        maxQueuedBytesPerService = b.maxQueuedBytesPerService;
+        maxQueuedBytes = b.maxQueuedBytes;
+        maxQueuedRequestsPerClient = b.maxQueuedRequestsPerClient;
+        expiryBatch = b.expiryBatch;
         socketOptions = b.socketOptions;
         tracer = b.tracer;
         listener = b.listener;
+        clock = b.clock;
     }
 
     public static Builder builder() {
@@ -55,9 +76,16 @@ public final class MajordomoBrokerSettings {
         b.requestExpiry = requestExpiry;
         b.maxQueuedRequests = maxQueuedRequests;
         b.maxAggregatedReplyBytes = maxAggregatedReplyBytes;
+        b.maxServices = maxServices;
+        b.maxServiceNameBytes = maxServiceNameBytes;
+        b.maxQueuedBytesPerService = maxQueuedBytesPerService;
+        b.maxQueuedBytes = maxQueuedBytes;
+        b.maxQueuedRequestsPerClient = maxQueuedRequestsPerClient;
+        b.expiryBatch = expiryBatch;
         b.socketOptions = socketOptions;
         b.tracer = tracer;
         b.listener = listener;
+        b.clock = clock;
         return b;
     }
 
@@ -86,6 +114,45 @@ public final class MajordomoBrokerSettings {
         return maxAggregatedReplyBytes;
     }
 
+    /** The most services the broker keeps (with workers or queued requests). A request or READY for a
+     * new service beyond it is refused (the request answered {@link MdpProtocol#REFUSED}, the worker
+     * sent DISCONNECT). Default 10,000. */
+    public int maxServices() {
+        return maxServices;
+    }
+
+    /** The longest service name, in bytes, a request or READY may carry; longer ones are refused.
+     * Default 255. */
+    public int maxServiceNameBytes() {
+        return maxServiceNameBytes;
+    }
+
+    /** The most bytes the queued requests of one service may add up to (each counted as its body
+     * plus {@link MajordomoBroker#REQUEST_OVERHEAD}); a request beyond is refused. Default 32 MiB. */
+    public long maxQueuedBytesPerService() {
+        return maxQueuedBytesPerService;
+    }
+
+    /** The most bytes the queued requests of all services may add up to (counted as for
+     * {@link #maxQueuedBytesPerService}); a request beyond is refused. Queued requests are heap copies,
+     * so this bounds the heap a flood can take. Default 128 MiB. */
+    public long maxQueuedBytes() {
+        return maxQueuedBytes;
+    }
+
+    /** The most requests one client (one connection) may have queued, all services; a request
+     * beyond is refused. Default 10,000 (MDP expects one outstanding request per client; the
+     * asynchronous client pipelines more). */
+    public int maxQueuedRequestsPerClient() {
+        return maxQueuedRequestsPerClient;
+    }
+
+    /** The most requests expired (or dropped for a gone client) per event-loop task; the rest follow
+     * in later tasks, so other work is not held up. Default 1,024. */
+    public int expiryBatch() {
+        return expiryBatch;
+    }
+
     public SocketOptions socketOptions() {
         return socketOptions;
     }
@@ -100,18 +167,36 @@ public final class MajordomoBrokerSettings {
         return listener;
     }
 
+    /** Where the component reads the time and sets its timers (heartbeats, expiry, retries); default the event loop's. */
+    public PatternClock clock() {
+        return clock;
+    }
+
     public static final class Builder {
         private Duration heartbeatInterval = Duration.ofMillis(2500);
         private int heartbeatLiveness = 3;
         private Duration requestExpiry = Duration.ofSeconds(10);
         private int maxQueuedRequests = 100_000;
         private long maxAggregatedReplyBytes = 16L * 1024 * 1024;
+        private int maxServices = 10_000;
+        private int maxServiceNameBytes = 255;
+        private long maxQueuedBytesPerService = 32L * 1024 * 1024;
+        private long maxQueuedBytes = 128L * 1024 * 1024;
+        private int maxQueuedRequestsPerClient = 10_000;
+        private int expiryBatch = 1024;
         private SocketOptions socketOptions = SocketOptions.builder().sendHwm(10_000)
                 .linger(Duration.ofSeconds(1)).build();
         private MessageTracer tracer;
         private Consumer<MajordomoEvent> listener;
+        private PatternClock clock = PatternClock.system();
 
         private Builder() {
+        }
+
+        /** The clock of heartbeats, expiry and retries: {@link PatternClock#system()} by default, a manual clock in tests. */
+        public Builder clock(PatternClock c) {
+            this.clock = Objects.requireNonNull(c);
+            return this;
         }
 
         /** How often the broker heartbeats its workers and checks expiries. */
@@ -141,7 +226,7 @@ public final class MajordomoBrokerSettings {
             return this;
         }
 
-        /** The most requests one service may have waiting for a worker. */
+        /** The most requests one service may have waiting for a worker; a request beyond is refused. Default 100,000. */
         public Builder maxQueuedRequests(int n) {
             if (n < 1) {
                 throw new IllegalArgumentException("maxQueuedRequests must be at least 1");
@@ -156,6 +241,69 @@ public final class MajordomoBrokerSettings {
                 throw new IllegalArgumentException("maxAggregatedReplyBytes must be at least 1");
             }
             this.maxAggregatedReplyBytes = n;
+            return this;
+        }
+
+        /** The most services the broker keeps (with workers or queued requests). A request or READY for a
+         * new service beyond it is refused (the request answered {@link MdpProtocol#REFUSED}, the worker
+         * sent DISCONNECT). Default 10,000. */
+        public Builder maxServices(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxServices must be at least 1");
+            }
+            this.maxServices = n;
+            return this;
+        }
+
+        /** The longest service name, in bytes, a request or READY may carry; longer ones are refused.
+         * Default 255. */
+        public Builder maxServiceNameBytes(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxServiceNameBytes must be at least 1");
+            }
+            this.maxServiceNameBytes = n;
+            return this;
+        }
+
+        /** The most bytes the queued requests of one service may add up to (each counted as its body
+         * plus {@link MajordomoBroker#REQUEST_OVERHEAD}); a request beyond is refused. Default 32 MiB. */
+        public Builder maxQueuedBytesPerService(long n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxQueuedBytesPerService must be at least 1");
+            }
+            this.maxQueuedBytesPerService = n;
+            return this;
+        }
+
+        /** The most bytes the queued requests of all services may add up to (counted as for
+         * {@link #maxQueuedBytesPerService}); a request beyond is refused. Queued requests are heap copies,
+         * so this bounds the heap a flood can take. Default 128 MiB. */
+        public Builder maxQueuedBytes(long n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxQueuedBytes must be at least 1");
+            }
+            this.maxQueuedBytes = n;
+            return this;
+        }
+
+        /** The most requests one client (one connection) may have queued, all services; a request
+         * beyond is refused. Default 10,000 (MDP expects one outstanding request per client; the
+         * asynchronous client pipelines more). */
+        public Builder maxQueuedRequestsPerClient(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxQueuedRequestsPerClient must be at least 1");
+            }
+            this.maxQueuedRequestsPerClient = n;
+            return this;
+        }
+
+        /** The most requests expired (or dropped for a gone client) per event-loop task; the rest follow
+         * in later tasks, so other work is not held up. Default 1,024. */
+        public Builder expiryBatch(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("expiryBatch must be at least 1");
+            }
+            this.expiryBatch = n;
             return this;
         }
 

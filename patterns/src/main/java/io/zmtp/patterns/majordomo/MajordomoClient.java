@@ -1,12 +1,18 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.EventReporter;
-
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.ScheduledFuture;
+import io.zmtp.patterns.EventReporter;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
+import io.zmtp.patterns.reliability.NoReplyException;
+import io.zmtp.patterns.reliability.RequestEvent;
+import io.zmtp.patterns.reliability.RetryPolicy;
+import io.zmtp.patterns.reliability.RetryingRequester;
+import io.zmtp.patterns.reliability.RetryingRequester.Verdict;
+import io.zmtp.socket.SocketClosedException;
+import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
-import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.FrameText;
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
@@ -19,6 +25,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,22 +33,24 @@ import java.util.function.Consumer;
 
 /**
  * The synchronous Majordomo client (the guide's mdcliapi): one request at a time, waiting for
- * its reply, with a timeout and retries. A blocking facade over a reactor: the socket, its
- * handler and the timeout timer live on one event loop, and the calling thread only waits for
- * what the loop hands it.
+ * its reply, with a timeout and retries. A blocking facade over the kit's
+ * {@link RetryingRequester}, which owns the socket, the try's timer and the retries on the
+ * client's event loop (on the settings' clock); the calling thread only waits for what the loop
+ * hands it.
  *
  * <p>Under MDP/0.1 it uses a REQ socket (which adds and strips the empty frame), under MDP/0.2 a
- * DEALER. When no reply (and, in 0.2, no PARTIAL) comes within the
- * {@link MajordomoClientSettings#timeout() timeout}, it closes the socket, opens a new one and
+ * DEALER. When no reply (and, in 0.2, no PARTIAL: a PARTIAL starts the timeout again) comes within
+ * the {@link MajordomoClientSettings#timeout() timeout}, it closes the socket, opens a new one and
  * sends the request again, up to {@link MajordomoClientSettings#retries() retries} sends in all;
  * then the request fails with a {@link MajordomoException} (the guide's "permanent error,
- * abandoning") and the next request starts on a new socket. Not for concurrent use: one thread
+ * abandoning") and the next request starts on a new socket. A reply for another service, or one
+ * that follows no layout, is dropped (rate-limited log line). Not for concurrent use: one thread
  * at a time, as a ZeroMQ socket.
  */
 public final class MajordomoClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MajordomoClient.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoClient.class);
 
-    private final ZmtpContext ctx;
     private final String endpoint;
     private final MajordomoClientSettings settings;
     private final MdpVersion version;
@@ -49,12 +58,10 @@ public final class MajordomoClient implements AutoCloseable {
     private final long timeoutNanos;
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
+    private final RetryingRequester<MajordomoReply> requester;
     private final AtomicBoolean inUse = new AtomicBoolean();
-
-    // state on the loop
-    private ZmtpSocket socket;
-    private Call current;
-    private ScheduledFuture<?> timer;
+    /** The request in progress (set by the caller's thread before it is submitted). */
+    private volatile Call current;
     private volatile boolean closed;
 
     public MajordomoClient(ZmtpContext ctx, String brokerEndpoint) {
@@ -62,7 +69,6 @@ public final class MajordomoClient implements AutoCloseable {
     }
 
     public MajordomoClient(ZmtpContext ctx, String brokerEndpoint, MajordomoClientSettings settings) {
-        this.ctx = ctx;
         this.endpoint = Objects.requireNonNull(brokerEndpoint);
         this.settings = settings;
         this.version = settings.version();
@@ -70,7 +76,13 @@ public final class MajordomoClient implements AutoCloseable {
         this.timeoutNanos = settings.timeout().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
-        loop.execute(this::openSocket);
+        SocketOptions options = settings.socketOptions().toBuilder().linger(Duration.ZERO).build();
+        SocketType type = version == MdpVersion.V0_1 ? SocketType.REQ : SocketType.DEALER;
+        this.requester = new RetryingRequester<>(settings.clock().on(loop),
+                new RetryPolicy(settings.timeout(), settings.retries(), 1, false), endpoint,
+                () -> ctx.socket(type, options, loop), this::judge,
+                new EventReporter<>(this::requestEvent, log, "Majordomo client"));
+        loop.execute(requester::start);
     }
 
     public MdpVersion version() {
@@ -106,12 +118,24 @@ public final class MajordomoClient implements AutoCloseable {
             throw new IllegalStateException("a MajordomoClient serves one request at a time");
         }
         try {
-            Call call = new Call(service, new ArrayList<>(body));
-            loop.execute(() -> start(call));
+            Call call = new Call(service);
+            current = call;
+            ZmtpMessage m = MdpProtocol.clientRequest(version, false, service, new ArrayList<>(body));
+            if (tracer != null) {
+                tracer.trace("I: send request to '" + service + "' service:", m);
+            }
+            CompletableFuture<MajordomoReply> reply;
+            try {
+                reply = requester.submit(m);
+            } catch (RuntimeException e) {
+                throw new MajordomoException("client closed");
+            }
+            reply.whenComplete((r, e) -> call.outcomes.add(e == null ? r : failure(service, e)));
             long wait = timeoutNanos * settings.retries() + TimeUnit.SECONDS.toNanos(10);
             while (true) {
                 Object o = call.outcomes.poll(wait, TimeUnit.NANOSECONDS);
                 if (o == null) {
+                    reply.cancel(false);
                     throw new MajordomoException("the client's event loop did not answer");
                 }
                 if (o instanceof MajordomoException) {
@@ -129,121 +153,69 @@ public final class MajordomoClient implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new MajordomoException("interrupted");
         } finally {
+            current = null;
             inUse.set(false);
         }
     }
 
+    private MajordomoException failure(String service, Throwable e) {
+        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof NoReplyException) {
+            return new MajordomoException("no reply from service '" + service + "' at " + endpoint
+                    + " after " + settings.retries() + " attempts");
+        }
+        if (cause instanceof SocketClosedException || closed) {
+            return new MajordomoException("client closed");
+        }
+        return new MajordomoException(String.valueOf(cause));
+    }
+
     // ------------------------------------------------------------------ on the loop
 
-    private void openSocket() {
-        if (closed || socket != null) {
-            return;
-        }
-        ZmtpSocket s = ctx.socket(version == MdpVersion.V0_1 ? SocketType.REQ : SocketType.DEALER,
-                settings.socketOptions(), loop);
-        socket = s;
-        s.onMessage(m -> received(s, m));
-        s.connect(endpoint);
-        if (log.isDebugEnabled()) {
-            log.debug("connecting to broker at {}", endpoint);
-        }
-    }
-
-    private void dropSocket() {
-        if (socket != null) {
-            socket.close(Duration.ZERO);
-            socket = null;
-        }
-    }
-
-    private void start(Call call) {
-        if (closed) {
-            call.outcomes.add(new MajordomoException("client closed"));
-            return;
-        }
-        current = call;
-        call.attempt = 1;
-        transmit(call);
-    }
-
-    private void transmit(Call call) {
-        openSocket();
-        ZmtpMessage m = MdpProtocol.clientRequest(version, false, call.service, call.body);
-        if (tracer != null) {
-            tracer.trace("I: send request to '" + call.service + "' service:", m);
-        }
-        socket.send(m);
-        call.lastActivity = System.nanoTime();
-        arm(timeoutNanos);
-    }
-
-    private void arm(long delayNanos) {
-        if (timer != null) {
-            timer.cancel(false);
-        }
-        timer = loop.schedule(this::timedOut, delayNanos, TimeUnit.NANOSECONDS);
-    }
-
-    private void timedOut() {
-        timer = null;
-        Call call = current;
-        if (call == null || closed) {
-            return;
-        }
-        long left = call.lastActivity + timeoutNanos - System.nanoTime();
-        if (left > 0) {
-            arm(left);
-            return;
-        }
-        dropSocket();
-        if (call.attempt < settings.retries()) {
-            call.attempt++;
-            log.warn("no reply from {} for '{}', reconnecting (attempt {} of {})", endpoint, call.service,
-                    call.attempt, settings.retries());
-            event(MajordomoEvent.Type.RETRYING, call.service, "no reply, reconnecting...");
-            transmit(call);
-        } else {
-            log.warn("no reply from {} for '{}' after {} attempts, abandoning", endpoint, call.service,
-                    settings.retries());
-            event(MajordomoEvent.Type.REQUEST_FAILED, call.service, "permanent error, abandoning");
-            current = null;
-            call.outcomes.add(new MajordomoException("no reply from service '" + call.service + "' at " + endpoint
-                    + " after " + settings.retries() + " attempts"));
-        }
-    }
-
-    private void received(ZmtpSocket s, ZmtpMessage m) {
+    /** What a message on the current try's socket is: the final reply, a PARTIAL, or something to drop. */
+    private Verdict<MajordomoReply> judge(ZmtpMessage m) {
         try {
-            if (s != socket || current == null) {
-                log.debug("dropping a reply that no request waits for");
-                return;
-            }
             if (tracer != null) {
                 tracer.trace("I: received reply:", m);
             }
             Call call = current;
+            if (call == null) {
+                return Verdict.discard("no request waits for it");
+            }
             MajordomoReply r;
             try {
                 r = MdpProtocol.readClientReply(m, version, false);
             } catch (MdpFormatException e) {
-                log.warn("dropping an invalid reply from the broker: {} ({})", e.getMessage(), m);
-                return;
+                peerLog.warn("client drops an invalid reply from the broker: {}", FrameText.escape(e.getMessage()));
+                return Verdict.discard(e.getMessage());
             }
             if (!r.service().equals(call.service)) {
-                log.warn("dropping a reply from service '{}' while waiting for '{}'", r.service(), call.service);
-                return;
+                peerLog.warn("client drops a reply from service '{}' while waiting for '{}'",
+                        FrameText.escape(r.service()), FrameText.escape(call.service));
+                return Verdict.discard("a reply from another service");
             }
-            call.lastActivity = System.nanoTime();
             if (r.isFinal()) {
-                current = null;
-                if (timer != null) {
-                    timer.cancel(false);
-                    timer = null;
-                }
+                return Verdict.done(r);
             }
             call.outcomes.add(r);
+            return Verdict.partial();
         } finally {
             m.release();
+        }
+    }
+
+    /** The requester's events as the client's (one CLI line each, the guide's words). */
+    private void requestEvent(RequestEvent e) {
+        Call call = current;
+        String service = call == null ? null : call.service;
+        if (e instanceof RequestEvent.Retrying r) {
+            log.warn("no reply from {} for '{}', reconnecting (attempt {} of {})", endpoint,
+                    service == null ? "?" : FrameText.escape(service), r.attempt(), r.tries());
+            event(MajordomoEvent.Type.RETRYING, service, "no reply, reconnecting...");
+        } else if (e instanceof RequestEvent.Failed) {
+            log.warn("no reply from {} for '{}' after {} attempts, abandoning", endpoint,
+                    service == null ? "?" : FrameText.escape(service), settings.retries());
+            event(MajordomoEvent.Type.REQUEST_FAILED, service, "permanent error, abandoning");
         }
     }
 
@@ -260,54 +232,29 @@ public final class MajordomoClient implements AutoCloseable {
             return;
         }
         closed = true;
-        java.util.concurrent.Callable<ZmtpSocket> shut = () -> {
-            if (timer != null) {
-                timer.cancel(false);
-            }
-            if (current != null) {
-                current.outcomes.add(new MajordomoException("client closed"));
-                current = null;
-            }
-            ZmtpSocket s = socket;
-            socket = null;
-            return s;
-        };
         if (loop.inEventLoop()) {
-            try {
-                ZmtpSocket s = shut.call();
-                if (s != null) {
-                    s.close(Duration.ZERO);
-                }
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
+            requester.close();
             return;
         }
         if (loop.isShuttingDown()) {
             return;
         }
-        ZmtpSocket s;
         try {
-            s = LoopCalls.await(loop.submit(shut), Duration.ofSeconds(10));
+            io.netty.util.concurrent.Future<Void> done = LoopCalls.await(loop.submit(requester::close),
+                    Duration.ofSeconds(10));
+            done.awaitUninterruptibly(10_000);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            return;
-        }
-        if (s != null) {
-            s.close(Duration.ZERO).awaitUninterruptibly(10_000);
+            // the loop is gone, and the socket with it
         }
     }
 
-    /** One request: what to send, how many times it was sent, and where its outcomes go. */
+    /** One request: its service, and where its outcomes (partials, then the reply or failure) go. */
     private static final class Call {
         final String service;
-        final List<byte[]> body;
         final BlockingQueue<Object> outcomes = new LinkedBlockingQueue<>();
-        int attempt;
-        long lastActivity;
 
-        Call(String service, List<byte[]> body) {
+        Call(String service) {
             this.service = service;
-            this.body = body;
         }
     }
 }

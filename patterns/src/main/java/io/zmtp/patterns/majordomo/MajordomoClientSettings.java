@@ -1,5 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;
@@ -27,6 +28,7 @@ public final class MajordomoClientSettings {
     private final SocketOptions socketOptions;
     private final MessageTracer tracer;
     private final Consumer<MajordomoEvent> listener;
+    private final PatternClock clock;
 
     private MajordomoClientSettings(Builder b) {
         version = b.version;
@@ -35,6 +37,7 @@ public final class MajordomoClientSettings {
         socketOptions = b.socketOptions;
         tracer = b.tracer;
         listener = b.listener;
+        clock = b.clock;
     }
 
     public static Builder builder() {
@@ -49,6 +52,7 @@ public final class MajordomoClientSettings {
         b.socketOptions = socketOptions;
         b.tracer = tracer;
         b.listener = listener;
+        b.clock = clock;
         return b;
     }
 
@@ -76,6 +80,11 @@ public final class MajordomoClientSettings {
         return listener;
     }
 
+    /** Where the component reads the time and sets its timers (heartbeats, expiry, retries); default the event loop's. */
+    public PatternClock clock() {
+        return clock;
+    }
+
     public static final class Builder {
         private MdpVersion version = MdpVersion.V0_1;
         private Duration timeout = Duration.ofMillis(2500);
@@ -83,8 +92,15 @@ public final class MajordomoClientSettings {
         private SocketOptions socketOptions = SocketOptions.builder().linger(Duration.ZERO).build();
         private MessageTracer tracer;
         private Consumer<MajordomoEvent> listener;
+        private PatternClock clock = PatternClock.system();
 
         private Builder() {
+        }
+
+        /** The clock of heartbeats, expiry and retries: {@link PatternClock#system()} by default, a manual clock in tests. */
+        public Builder clock(PatternClock c) {
+            this.clock = Objects.requireNonNull(c);
+            return this;
         }
 
         public Builder version(MdpVersion v) {

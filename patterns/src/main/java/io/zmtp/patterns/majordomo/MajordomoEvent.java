@@ -11,7 +11,7 @@ public final class MajordomoEvent {
         // ---- broker
         /** A worker registered a service with READY. */
         WORKER_READY,
-        /** A worker sent DISCONNECT and was forgotten. */
+        /** A worker sent DISCONNECT, or its connection closed, and it was forgotten. */
         WORKER_LEFT,
         /** A worker sent nothing for the heartbeat expiry and was forgotten. */
         WORKER_EXPIRED,
@@ -19,8 +19,13 @@ public final class MajordomoEvent {
         WORKER_DISCONNECTED,
         /** A request waited for a service without workers longer than the request expiry. */
         REQUEST_EXPIRED,
-        /** A request was refused: its service queue was full. */
+        /**
+         * A request was refused (and the client told so): a queue limit, the service count or the
+         * service-name length; the detail says which.
+         */
         REQUEST_REJECTED,
+        /** A client's connection closed while it had requests queued: they were dropped (detail: how many). */
+        CLIENT_GONE,
         /** A streamed reply for an MDP/0.1 client outgrew the aggregation limit and was dropped. */
         REPLY_DROPPED,
         /** A message that follows neither protocol version was dropped. */

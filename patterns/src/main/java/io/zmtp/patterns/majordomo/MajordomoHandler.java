@@ -1,6 +1,11 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.RequestHandler;
+import io.zmtp.wire.ZmtpMessage;
+
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
@@ -37,5 +42,70 @@ public interface MajordomoHandler {
     /** The echo service of the guide's mdworker: the reply is the request. */
     static MajordomoHandler echo() {
         return (request, replies) -> replies.finish(request);
+    }
+
+    /**
+     * The patterns' common worker handler ({@link RequestHandler}, the one every worker of the
+     * package family takes) as a Majordomo handler. The request is the body frames as a
+     * {@link ZmtpMessage}; the stage's message is the final reply. MDP/0.2 partial replies are the
+     * {@link RequestHandler.PartialReplies} extension: the worker calls
+     * {@link RequestHandler#handle(ZmtpMessage, RequestHandler.PartialReplies)}, whose
+     * {@code supported()} is true under 0.2; under 0.1 partials sent anyway are joined into the
+     * one REPLY, as for a {@link ReplyStream}. A failed stage (or a throw) is
+     * {@link ReplyStream#fail}.
+     */
+    static MajordomoHandler of(RequestHandler handler) {
+        Objects.requireNonNull(handler);
+        return (request, replies) -> {
+            ZmtpMessage msg = ZmtpMessage.newMessage();
+            for (byte[] f : request) {
+                msg.add(f);
+            }
+            RequestHandler.PartialReplies partials = new RequestHandler.PartialReplies() {
+                @Override
+                public boolean supported() {
+                    return replies.version().streamsPartials();
+                }
+
+                @Override
+                public void send(ZmtpMessage partial) {
+                    try {
+                        replies.partial(frames(partial));
+                    } finally {
+                        partial.release();
+                    }
+                }
+            };
+            java.util.concurrent.CompletionStage<ZmtpMessage> stage;
+            try {
+                stage = handler.handle(msg, partials);
+            } catch (RuntimeException e) {
+                if (msg.refCnt() > 0) {
+                    msg.release();
+                }
+                throw e;
+            }
+            stage.whenComplete((reply, error) -> {
+                if (error != null) {
+                    replies.fail(error);
+                    return;
+                }
+                List<byte[]> body;
+                try {
+                    body = frames(reply);
+                } finally {
+                    reply.release();
+                }
+                replies.finish(body);
+            });
+        };
+    }
+
+    private static List<byte[]> frames(ZmtpMessage m) {
+        List<byte[]> l = new ArrayList<>(m.size());
+        for (int i = 0; i < m.size(); i++) {
+            l.add(m.frameBytes(i));
+        }
+        return l;
     }
 }

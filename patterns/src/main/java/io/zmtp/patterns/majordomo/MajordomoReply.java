@@ -45,6 +45,21 @@ public final class MajordomoReply {
         return fin;
     }
 
+    /**
+     * Whether this is the broker's refusal of the request ({@link MdpProtocol#REFUSED} and a
+     * reason as the body) rather than a worker's reply.
+     */
+    public boolean isRefused() {
+        return fin && body.size() == 2 && java.util.Arrays.equals(body.get(0), REFUSED_BYTES);
+    }
+
+    /** The reason the broker gave for refusing the request, or null if {@link #isRefused()} is false. */
+    public String refusalReason() {
+        return isRefused() ? new String(body.get(1), StandardCharsets.UTF_8) : null;
+    }
+
+    private static final byte[] REFUSED_BYTES = MdpProtocol.REFUSED.getBytes(StandardCharsets.US_ASCII);
+
     @Override
     public String toString() {
         return (fin ? "FINAL " : "PARTIAL ") + service + " " + bodyStrings();

@@ -1,16 +1,20 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.reliability.HeartbeatTicker;
+import io.zmtp.patterns.time.LoopClock;
+import io.zmtp.socket.SocketEvent;
 import io.zmtp.patterns.EventReporter;
 
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
+import io.zmtp.wire.FrameText;
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +27,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -35,13 +38,18 @@ import java.util.function.Consumer;
  * <p>Everything protocol-related runs on one event loop: the socket's handler, and a timer every
  * {@link MajordomoWorkerSettings#heartbeatInterval() heartbeat interval} that sends HEARTBEAT when
  * nothing else was sent for half an interval, and declares the broker lost after interval x
- * liveness without a message from it. The handler runs on the worker's executor (a thread of its
+ * liveness without a message from it, counted only while the connection is up (from when READY
+ * goes out: a slow connect is not a silent broker). Timers run on the settings'
+ * {@link MajordomoWorkerSettings#clock() clock}. The handler runs on the worker's executor (a thread of its
  * own by default) and answers through a {@link ReplyStream} from any thread, so a slow handler
  * never stops the heartbeats. Requests are served one at a time, in the order they came.
  *
  * <p>Reconnecting, as 7/MDP and 18/MDP require: on DISCONNECT from the broker the worker closes
  * its socket and registers again at once on a new one; after losing the broker it does the same
- * after the {@link MajordomoWorkerSettings#reconnectDelay() reconnect delay}. A reply to a
+ * after the {@link MajordomoWorkerSettings#reconnectDelay() reconnect delay}. When its connection
+ * drops (event {@code BROKER_LOST}), its socket reconnects by itself and the worker sends READY
+ * again as soon as the connection is back, so a broker restarted on the same endpoint has it back
+ * without waiting for a heartbeat. A reply to a
  * request received on an older connection is dropped (the broker it came from forgot it).
  */
 public final class MajordomoWorker implements AutoCloseable {
@@ -68,8 +76,13 @@ public final class MajordomoWorker implements AutoCloseable {
     private int session;
     private long lastHeard;
     private long lastSent;
-    private ScheduledFuture<?> ticker;
-    private ScheduledFuture<?> reconnectTimer;
+    private final LoopClock clock;
+    private final HeartbeatTicker ticker;
+    private LoopClock.Timer reconnectTimer;
+    /** Whether the current socket has a connection to the broker (a handshake completed, no drop since). */
+    private boolean connected;
+    /** The current socket's connection dropped; READY goes out again when it is back. */
+    private boolean lostConnection;
     private Job current;
     private final ArrayDeque<Job> waiting = new ArrayDeque<>();
     private boolean started;
@@ -107,6 +120,8 @@ public final class MajordomoWorker implements AutoCloseable {
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo worker");
         this.closeFuture = io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newPromise();
+        this.clock = settings.clock().on(loop);
+        this.ticker = new HeartbeatTicker(clock, settings.heartbeatInterval(), this::tick);
     }
 
     /** Connects to the broker and registers the service; returns this worker. */
@@ -117,7 +132,7 @@ public final class MajordomoWorker implements AutoCloseable {
             }
             started = true;
             connect();
-            ticker = loop.scheduleAtFixedRate(this::tick, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
+            ticker.start();
         });
         return this;
     }
@@ -143,18 +158,54 @@ public final class MajordomoWorker implements AutoCloseable {
             return;
         }
         session++;
+        connected = false;
         ZmtpSocket s = ctx.socket(SocketType.DEALER, settings.socketOptions(), loop);
         socket = s;
         s.onMessage(m -> received(s, m));
+        s.monitor(e -> connectionEvent(s, e));
         s.connect(endpoint).addListener(f -> {
             if (!f.isSuccess()) {
-                log.warn("worker {} cannot connect to {}: {}", service, endpoint, f.cause().toString());
+                log.warn("worker {} cannot connect to {}: {}", FrameText.escape(service), endpoint, f.cause().toString());
             }
         });
-        long now = System.nanoTime();
-        lastHeard = now;
+        lastHeard = clock.nanoTime();
         event(MajordomoEvent.Type.CONNECTING, endpoint, version.toString());
+        // Queued until the connection is up: the broker's silence counts only from then on.
         send(MdpProtocol.ready(version, service), "I: sending READY to broker");
+    }
+
+    /**
+     * The socket's connection came up or dropped. The broker's silence is counted only while
+     * connected, from the moment READY goes out (a slow connect is not a silent broker). When the
+     * connection drops, the broker is lost; when the socket has reconnected by itself (a broker
+     * restarted on the same endpoint), the worker registers again at once with a new READY
+     * (requests of the old connection are forgotten, as the broker forgot them).
+     */
+    private void connectionEvent(ZmtpSocket s, SocketEvent e) {
+        if (s != socket || closed) {
+            return;
+        }
+        if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED) {
+            if (connected) {
+                return;
+            }
+            boolean again = lostConnection;
+            connected = true;
+            lostConnection = false;
+            lastHeard = clock.nanoTime();
+            if (again) {
+                session++;
+                waiting.clear();
+                current = null;
+                event(MajordomoEvent.Type.CONNECTING, endpoint, version + ", registering again");
+                send(MdpProtocol.ready(version, service), "I: sending READY to broker");
+            }
+        } else if (e.type() == SocketEvent.Type.DISCONNECTED && connected) {
+            connected = false;
+            lostConnection = true;
+            log.info("worker {}: the connection to {} dropped", FrameText.escape(service), endpoint);
+            event(MajordomoEvent.Type.BROKER_LOST, endpoint, "connection dropped");
+        }
     }
 
     private void dropSocket() {
@@ -173,17 +224,18 @@ public final class MajordomoWorker implements AutoCloseable {
         connect();
     }
 
-    private void tick() {
-        if (closed || socket == null) {
+    /** Every heartbeat interval: the broker's silence (only while connected), and our HEARTBEAT. */
+    private void tick(boolean silenceCounts) {
+        if (closed || socket == null || !connected) {
             return;
         }
-        long now = System.nanoTime();
-        if (now - lastHeard >= expiryNanos) {
-            log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting in {} ms", service, endpoint,
-                    (now - lastHeard) / 1_000_000, settings.reconnectDelay().toMillis());
+        long now = clock.nanoTime();
+        if (silenceCounts && now - lastHeard >= expiryNanos) {
+            log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting in {} ms",
+                    FrameText.escape(service), endpoint, (now - lastHeard) / 1_000_000, settings.reconnectDelay().toMillis());
             event(MajordomoEvent.Type.BROKER_LOST, endpoint, "silent for " + (now - lastHeard) / 1_000_000 + " ms");
             dropSocket();
-            reconnectTimer = loop.schedule(this::connect, settings.reconnectDelay().toNanos(), TimeUnit.NANOSECONDS);
+            reconnectTimer = clock.schedule(this::connect, settings.reconnectDelay());
             return;
         }
         if (now - lastSent >= Math.max(1, intervalNanos / 2)) {
@@ -202,41 +254,33 @@ public final class MajordomoWorker implements AutoCloseable {
             if (tracer != null) {
                 tracer.trace("I: received message from broker:", m);
             }
-            lastHeard = System.nanoTime();
-            int i = 0;
-            if (version.leadingEmptyFrame()) {
-                if (m.size() < 1 || m.frame(0).isReadable()) {
-                    invalid(m, "no empty frame before the header");
-                    return;
-                }
-                i = 1;
-            }
-            if (m.size() < i + 2 || !MdpProtocol.frameEquals(m.frame(i), version.workerHeaderBytes())) {
-                invalid(m, "not an " + version.workerHeader() + " command");
+            lastHeard = clock.nanoTime();
+            MdpCommand cmd;
+            try {
+                cmd = MdpCommand.atWorker(m, version);
+            } catch (MdpProtocol.MdpFormatException e) {
+                invalid(m, e.getMessage());
                 return;
             }
-            WorkerCommand cmd = version.workerCommand(MdpProtocol.code(m.frame(i + 1)));
-            if (cmd == WorkerCommand.REQUEST) {
-                if (m.size() < i + 5 || m.frame(i + 3).isReadable()) {
-                    invalid(m, "REQUEST needs a client address, an empty frame and a body");
-                    return;
-                }
-                Job j = new Job(session, ByteBufUtil.getBytes(m.frame(i + 2)), MdpProtocol.copyFrames(m, i + 4));
-                m.release();
+            if (cmd instanceof MdpCommand.WorkerRequest r) {
+                Job j = new Job(session, ByteBufUtil.getBytes(r.client()), MdpProtocol.copyFrames(r.body(), 0));
+                r.release();
                 if (current == null) {
                     run(j);
                 } else {
                     waiting.add(j);
                 }
-            } else if (cmd == WorkerCommand.HEARTBEAT) {
-                m.release();
-            } else if (cmd == WorkerCommand.DISCONNECT) {
-                m.release();
+            } else if (cmd instanceof MdpCommand.WorkerHeartbeat) {
+                cmd.release();
+            } else if (cmd instanceof MdpCommand.WorkerDisconnect) {
+                cmd.release();
                 log.info("worker {}: the broker sent DISCONNECT, registering again", service);
                 event(MajordomoEvent.Type.DISCONNECT_RECEIVED, endpoint, null);
                 reconnectNow();
             } else {
-                invalid(m, "unexpected command " + MessageDump.frameText(m.frame(i + 1)));
+                cmd.release();
+                PeerFailureLog.get(MajordomoWorker.class).warn("worker {} drops an unexpected {} from the broker",
+                        FrameText.escape(service), cmd.getClass().getSimpleName());
             }
         } catch (RuntimeException e) {
             log.warn("worker {} failed on a message", service, e);
@@ -247,7 +291,8 @@ public final class MajordomoWorker implements AutoCloseable {
     }
 
     private void invalid(ZmtpMessage m, String reason) {
-        log.warn("worker {} drops an invalid message from the broker: {} ({})", service, reason, m);
+        PeerFailureLog.get(MajordomoWorker.class).warn("worker {} drops an invalid message from the broker: {}",
+                FrameText.escape(service), FrameText.escape(reason));
         m.release();
     }
 
@@ -376,7 +421,7 @@ public final class MajordomoWorker implements AutoCloseable {
         if (tracer != null) {
             tracer.trace(what, m);
         }
-        lastSent = System.nanoTime();
+        lastSent = clock.nanoTime();
         socket.send(m);
     }
 
@@ -399,11 +444,9 @@ public final class MajordomoWorker implements AutoCloseable {
                 return;
             }
             closed = true;
-            if (ticker != null) {
-                ticker.cancel(false);
-            }
+            ticker.stop();
             if (reconnectTimer != null) {
-                reconnectTimer.cancel(false);
+                reconnectTimer.cancel();
             }
             waiting.clear();
             if (ownExecutor != null) {

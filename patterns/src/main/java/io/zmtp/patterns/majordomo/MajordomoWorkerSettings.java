@@ -1,5 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;
@@ -32,6 +33,7 @@ public final class MajordomoWorkerSettings {
     private final SocketOptions socketOptions;
     private final MessageTracer tracer;
     private final Consumer<MajordomoEvent> listener;
+    private final PatternClock clock;
 
     private MajordomoWorkerSettings(Builder b) {
         version = b.version;
@@ -42,6 +44,7 @@ public final class MajordomoWorkerSettings {
         socketOptions = b.socketOptions;
         tracer = b.tracer;
         listener = b.listener;
+        clock = b.clock;
     }
 
     public static Builder builder() {
@@ -58,6 +61,7 @@ public final class MajordomoWorkerSettings {
         b.socketOptions = socketOptions;
         b.tracer = tracer;
         b.listener = listener;
+        b.clock = clock;
         return b;
     }
 
@@ -98,6 +102,11 @@ public final class MajordomoWorkerSettings {
         return listener;
     }
 
+    /** Where the component reads the time and sets its timers (heartbeats, expiry, retries); default the event loop's. */
+    public PatternClock clock() {
+        return clock;
+    }
+
     public static final class Builder {
         private MdpVersion version = MdpVersion.V0_1;
         private Duration heartbeatInterval = Duration.ofMillis(2500);
@@ -107,8 +116,15 @@ public final class MajordomoWorkerSettings {
         private SocketOptions socketOptions = SocketOptions.builder().linger(Duration.ofSeconds(1)).build();
         private MessageTracer tracer;
         private Consumer<MajordomoEvent> listener;
+        private PatternClock clock = PatternClock.system();
 
         private Builder() {
+        }
+
+        /** The clock of heartbeats, expiry and retries: {@link PatternClock#system()} by default, a manual clock in tests. */
+        public Builder clock(PatternClock c) {
+            this.clock = Objects.requireNonNull(c);
+            return this;
         }
 
         public Builder version(MdpVersion v) {

@@ -45,6 +45,15 @@ public final class MdpProtocol {
     public static final String MMI_FOUND = "200";
     public static final String MMI_NOT_FOUND = "404";
     public static final String MMI_NOT_IMPLEMENTED = "501";
+    /**
+     * The first body frame of the broker's answer to a request it refused (a queue limit, the
+     * service count, the service-name length); the second frame is the reason, in words. MDP
+     * defines no error command, so the answer is an ordinary final reply (FINAL in 0.2, REPLY in
+     * 0.1) for the service the client asked for, which every client accepts (the guide's clients
+     * check the service frame), marked in the body in the style of 8/MMI's reserved
+     * {@code mmi.} names. {@link MajordomoReply#isRefused()} recognises it.
+     */
+    public static final String REFUSED = "mmi.refused";
 
     private static final byte[][] CODES = new byte[16][];
 
@@ -177,40 +186,32 @@ public final class MdpProtocol {
     /**
      * Reads a reply a client received from the broker, checking it against its version's layout;
      * {@code delimiter}: whether the 0.1 empty frame is still there (DEALER) or was stripped (REQ).
-     * The message stays owned by the caller.
+     * The caller still releases the message; it is parsed once into an {@link MdpCommand} (whose
+     * frames are taken out of it) and the reply's frames are copied.
      *
      * @throws MdpFormatException with the reason when the message is not a reply of that version
      */
     public static MajordomoReply readClientReply(ZmtpMessage msg, MdpVersion v, boolean delimiter) {
-        int i = 0;
-        if (v == MdpVersion.V0_1 && delimiter) {
-            if (msg.size() < 1 || msg.frame(0).isReadable()) {
-                throw new MdpFormatException("no empty delimiter frame before the header");
+        ZmtpMessage mine = msg.retain();
+        MdpCommand cmd;
+        try {
+            cmd = MdpCommand.atClient(mine, v, delimiter);
+        } catch (MdpFormatException e) {
+            mine.release();
+            throw e;
+        }
+        try {
+            if (cmd instanceof MdpCommand.ClientPartial p) {
+                return new MajordomoReply(string(p.service()), copyFrames(p.body(), 0), false);
             }
-            i = 1;
-        }
-        if (msg.size() < i + 1 || !frameEquals(msg.frame(i), v.clientHeaderBytes())) {
-            throw new MdpFormatException("not an " + v.clientHeader() + " message");
-        }
-        i++;
-        boolean fin = true;
-        if (v == MdpVersion.V0_2) {
-            if (msg.size() < i + 1) {
-                throw new MdpFormatException("no command frame");
+            if (cmd instanceof MdpCommand.ClientFinal f) {
+                return new MajordomoReply(string(f.service()), copyFrames(f.body(), 0), true);
             }
-            ClientCommand c = ClientCommand.of(code(msg.frame(i)));
-            if (c != ClientCommand.PARTIAL && c != ClientCommand.FINAL) {
-                throw new MdpFormatException("command " + MessageDump.frameText(msg.frame(i))
-                        + " is not PARTIAL (02) or FINAL (03)");
-            }
-            fin = c == ClientCommand.FINAL;
-            i++;
+            MdpCommand.ClientReply r = (MdpCommand.ClientReply) cmd;
+            return new MajordomoReply(string(r.service()), copyFrames(r.body(), 0), true);
+        } finally {
+            cmd.release();
         }
-        if (msg.size() < i + 2) {
-            throw new MdpFormatException("a reply needs a service frame and at least one body frame");
-        }
-        String service = string(msg.frame(i));
-        return new MajordomoReply(service, copyFrames(msg, i + 1), fin);
     }
 
     /** Thrown by the readers when a message does not follow its version's layout. */

@@ -116,7 +116,8 @@ class MajordomoReliabilityTest {
             assertTrue(received.await(T.toMillis(), TimeUnit.MILLISECONDS), "the first worker got the request");
             doomedCtx.close(Duration.ZERO);
             assertEquals(List.of("from the survivor"), reply.get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
-            brokerEvents.await(MajordomoEvent.Type.WORKER_EXPIRED);
+            // Its connection closed: forgotten at once (the ROUTER's DISCONNECTED), not after the expiry.
+            assertEquals("connection closed", brokerEvents.await(MajordomoEvent.Type.WORKER_LEFT).detail());
             assertEquals(1, broker.workerCount("echo"));
         } catch (Exception e) {
             throw new AssertionError(e);
@@ -191,12 +192,13 @@ class MajordomoReliabilityTest {
         workerEvents.await(MajordomoEvent.Type.BROKER_LOST);
         startBroker(bound);
         awaitWorkers("echo", 1);
-        // worker -> broker: a worker that dies silently is forgotten after 3 intervals
+        // worker -> broker: a worker whose connection closes is forgotten at once
         ZmtpContext doomed = context();
         worker(doomed, MdpVersion.V0_1, "other", MajordomoHandler.echo(), new Events());
         awaitWorkers("other", 1);
         doomed.close(Duration.ZERO);
-        MajordomoEvent e = brokerEvents.await(MajordomoEvent.Type.WORKER_EXPIRED);
+        MajordomoEvent e = brokerEvents.await(MajordomoEvent.Type.WORKER_LEFT);
+        assertEquals("connection closed", e.detail());
         assertEquals("other", e.service());
         assertEquals(1, broker.workerCount("echo"), "the live worker stays registered");
     }

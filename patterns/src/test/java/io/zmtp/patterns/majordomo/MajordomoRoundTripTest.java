@@ -179,6 +179,49 @@ class MajordomoRoundTripTest {
         assertEquals(List.of("echo"), broker.services());
     }
 
+    /** The common handler type, streaming "n" partials through the PartialReplies extension. */
+    static io.zmtp.patterns.RequestHandler countingRequestHandler() {
+        return new io.zmtp.patterns.RequestHandler() {
+            @Override
+            public java.util.concurrent.CompletionStage<io.zmtp.wire.ZmtpMessage> handle(io.zmtp.wire.ZmtpMessage request) {
+                return handle(request, PartialReplies.NONE);
+            }
+
+            @Override
+            public java.util.concurrent.CompletionStage<io.zmtp.wire.ZmtpMessage> handle(
+                    io.zmtp.wire.ZmtpMessage request, PartialReplies partials) {
+                int n = Integer.parseInt(request.frameString(0));
+                request.release();
+                for (int i = 1; i <= n; i++) {
+                    partials.send(io.zmtp.wire.ZmtpMessage.ofStrings("part " + i + (partials.supported() ? "" : " joined")));
+                }
+                return java.util.concurrent.CompletableFuture.completedFuture(io.zmtp.wire.ZmtpMessage.ofStrings("done"));
+            }
+        };
+    }
+
+    @Test
+    void theCommonRequestHandlerStreamsPartialsUnderV02AndIsJoinedUnderV01() throws Exception {
+        worker(MdpVersion.V0_2, "count2", MajordomoHandler.of(countingRequestHandler()));
+        worker(MdpVersion.V0_1, "count1", MajordomoHandler.of(countingRequestHandler()));
+        worker(MdpVersion.V0_2, "echo", MajordomoHandler.of(io.zmtp.patterns.RequestHandler.echo()));
+        awaitWorkers("count2", 1);
+        awaitWorkers("count1", 1);
+        awaitWorkers("echo", 1);
+        MajordomoAsyncClient client = asyncClient(MdpVersion.V0_2);
+        List<String> partials = new CopyOnWriteArrayList<>();
+        MajordomoReply fin = client.request("count2", r -> partials.add(r.bodyStrings().get(0)),
+                List.of("2".getBytes(StandardCharsets.UTF_8))).get(T.toMillis(), TimeUnit.MILLISECONDS);
+        assertEquals(List.of("part 1", "part 2"), partials);
+        assertEquals(List.of("done"), fin.bodyStrings());
+        MajordomoReply joined = client.request("count1", r -> partials.add("unexpected"),
+                List.of("2".getBytes(StandardCharsets.UTF_8))).get(T.toMillis(), TimeUnit.MILLISECONDS);
+        assertEquals(List.of("part 1 joined", "part 2 joined", "done"), joined.bodyStrings());
+        assertEquals(List.of("a", "", "b"), client.request("echo", "a", "", "b")
+                .get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
+        assertEquals(2, partials.size());
+    }
+
     @Test
     void anAsyncV02ClientSeesEachPartialThenTheFinal() throws Exception {
         worker(MdpVersion.V0_2, "count", counting());

@@ -1,0 +1,216 @@
+package io.zmtp.benchmarks.majordomo;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.util.internal.PlatformDependent;
+import io.zmtp.patterns.majordomo.MajordomoBroker;
+import io.zmtp.patterns.majordomo.MajordomoBrokerSettings;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a flood of requests to one slow service costs the Majordomo broker: bytes of broker memory
+ * per queued request, and the round-trip latency (p50/p99) of another client on another service
+ * meanwhile. Not a JMH benchmark: one run, figures printed.
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.zmtp.benchmarks.majordomo.BrokerFloodBenchmark [requests] [clients]
+ * </pre>
+ *
+ * Setup, all MDP/0.2 over loopback tcp, raw DEALER sockets for every peer except the broker (so the
+ * program runs unchanged against older versions of the broker): the broker on a context of its
+ * own (one event loop); a worker for {@code slow} that takes one request and never answers (so
+ * every further request queues); an echo worker for {@code echo}; {@code clients} flooding clients
+ * (on a context of their own) that send {@code requests} requests of 16 bytes in all to
+ * {@code slow} (defaults 200,000 and 400), round-robin over the clients; one probe client that sends one request to {@code echo} at a time, before (quiet) and during
+ * the flood. Memory: heap used (after full GCs) plus the direct memory of Netty's allocator and of
+ * the JDK, before the flood and once every request is queued, divided by the requests queued.
+ */
+public final class BrokerFloodBenchmark {
+    private static final byte[] C2 = "MDPC02".getBytes();
+    private static final byte[] W2 = "MDPW02".getBytes();
+
+    public static void main(String[] args) throws Exception {
+        int requests = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
+        int clients = args.length > 1 ? Integer.parseInt(args[1]) : 400;
+        int perClient = requests / clients;
+        requests = perClient * clients;
+        try (ZmtpContext brokerCtx = ZmtpContext.create(1);
+             ZmtpContext peerCtx = ZmtpContext.create(1);
+             ZmtpContext floodCtx = ZmtpContext.create(1)) {
+            MajordomoBroker broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder()
+                    .maxQueuedRequests(10_000_000).requestExpiry(Duration.ofMinutes(10)).build());
+            String endpoint = broker.bind("tcp://127.0.0.1:0").syncUninterruptibly().getNow();
+            SocketOptions opts = SocketOptions.builder().sendHwm(100_000).receiveHwm(100_000).build();
+
+            ZmtpSocket slow = worker(peerCtx, opts, endpoint, "slow", false);
+            ZmtpSocket echo = worker(peerCtx, opts, endpoint, "echo", true);
+            waitFor(() -> broker.workerCount() == 2, "workers");
+
+            BlockingQueue<ZmtpMessage> probeReplies = new ArrayBlockingQueue<>(16);
+            ZmtpSocket probe = peerCtx.socket(SocketType.DEALER, opts);
+            probe.onMessage(probeReplies::add);
+            probe.connect(endpoint).syncUninterruptibly();
+
+            // Warm up, then the quiet latency.
+            latency(probe, probeReplies, 5_000, Long.MAX_VALUE);
+            long[] quiet = latency(probe, probeReplies, 5_000, Long.MAX_VALUE);
+
+            long before = memory();
+
+            List<ZmtpSocket> flooders = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                ZmtpSocket s = floodCtx.socket(SocketType.DEALER, opts);
+                s.onMessage(ZmtpMessage::release); // refusals, if the broker answers them
+                s.connect(endpoint).syncUninterruptibly();
+                flooders.add(s);
+            }
+            Thread.sleep(500); // connections up before the flood (a benchmark, not a test)
+            int total = requests;
+            Thread flood = new Thread(() -> {
+                byte[] body = new byte[16];
+                for (int i = 0; i < perClient; i++) {
+                    for (ZmtpSocket s : flooders) {
+                        s.send(ZmtpMessage.of(C2, new byte[] {1}, "slow".getBytes(), body));
+                    }
+                }
+            });
+            long floodStart = System.nanoTime();
+            flood.start();
+            // Probe while the flood arrives and is queued.
+            long[] during = latency(probe, probeReplies, Integer.MAX_VALUE, floodStart + TimeUnit.SECONDS.toNanos(60),
+                    () -> !flood.isAlive() && queuedNow(broker) >= 0);
+            long floodNanos = System.nanoTime() - floodStart;
+            flood.join();
+            int queued = broker.queuedRequests("slow");
+            Thread.sleep(1000); // the refusals, if any, are out
+            long after = memory();
+
+            System.out.printf("flood: %d requests of 16 B from %d clients to 'slow' queued %d in %d ms%n",
+                    total, clients, queued, floodNanos / 1_000_000);
+            System.out.printf("broker memory per queued request: %.0f B (heap + direct: %d -> %d)%n",
+                    (after - before) / (double) Math.max(1, queued), before, after);
+            System.out.printf("probe on 'echo' quiet:        n=%d p50=%.3f ms p99=%.3f ms max=%.3f ms%n",
+                    quiet.length, pct(quiet, 50), pct(quiet, 99), pct(quiet, 100));
+            System.out.printf("probe on 'echo' during flood: n=%d p50=%.3f ms p99=%.3f ms max=%.3f ms%n",
+                    during.length, pct(during, 50), pct(during, 99), pct(during, 100));
+
+            for (ZmtpSocket s : flooders) {
+                s.close(Duration.ZERO);
+            }
+            probe.close(Duration.ZERO);
+            slow.close(Duration.ZERO);
+            echo.close(Duration.ZERO);
+            broker.close();
+        }
+    }
+
+    private static int lastQueued = -1;
+
+    /** The queue length once it stopped changing between two looks (the flood has been handled). */
+    private static int queuedNow(MajordomoBroker broker) {
+        int q = broker.queuedRequests("slow");
+        int last = lastQueued;
+        lastQueued = q;
+        return q == last ? q : -2;
+    }
+
+    private static ZmtpSocket worker(ZmtpContext ctx, SocketOptions opts, String endpoint, String service,
+                                     boolean answer) {
+        ZmtpSocket w = ctx.socket(SocketType.DEALER, opts);
+        w.onMessage(m -> {
+            try {
+                if (answer && m.size() >= 5 && m.frame(1).getByte(m.frame(1).readerIndex()) == 2) {
+                    ZmtpMessage r = ZmtpMessage.of(W2, new byte[] {4}, m.frameBytes(2), new byte[0], m.frameBytes(4));
+                    w.trySend(r);
+                }
+            } finally {
+                m.release();
+            }
+        });
+        w.connect(endpoint).syncUninterruptibly();
+        w.send(ZmtpMessage.of(W2, new byte[] {1}, service.getBytes()));
+        w.scheduleAtFixedRate(() -> w.trySend(ZmtpMessage.of(W2, new byte[] {5})),
+                Duration.ofSeconds(1), Duration.ofSeconds(1));
+        return w;
+    }
+
+    private static long[] latency(ZmtpSocket probe, BlockingQueue<ZmtpMessage> replies, int n, long deadline)
+            throws InterruptedException {
+        return latency(probe, replies, n, deadline, () -> false);
+    }
+
+    /** Sequential round trips until n, the deadline, or done (and at least 200 after done turned true). */
+    private static long[] latency(ZmtpSocket probe, BlockingQueue<ZmtpMessage> replies, int n, long deadline,
+                                  java.util.function.BooleanSupplier done) throws InterruptedException {
+        long[] l = new long[1 << 20];
+        int k = 0;
+        int after = -1;
+        while (k < n && k < l.length && System.nanoTime() < deadline) {
+            long t0 = System.nanoTime();
+            probe.send(ZmtpMessage.of(C2, new byte[] {1}, "echo".getBytes(), "ping".getBytes()));
+            ZmtpMessage r = replies.poll(30, TimeUnit.SECONDS);
+            if (r == null) {
+                throw new IllegalStateException("probe: no reply within 30 s");
+            }
+            r.release();
+            l[k++] = System.nanoTime() - t0;
+            if (after < 0 && (k & 63) == 0 && done.getAsBoolean()) {
+                after = k;
+            }
+            if (after >= 0 && k - after >= 200) {
+                break;
+            }
+        }
+        return Arrays.copyOf(l, k);
+    }
+
+    private static double pct(long[] l, int p) {
+        long[] s = l.clone();
+        Arrays.sort(s);
+        int i = Math.min(s.length - 1, (int) Math.ceil(p / 100.0 * s.length) - 1);
+        return s[Math.max(0, i)] / 1e6;
+    }
+
+    private static long memory() throws InterruptedException {
+        for (int i = 0; i < 4; i++) {
+            System.gc();
+            Thread.sleep(200);
+        }
+        long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        long nettyDirect = ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider
+                ? ((ByteBufAllocatorMetricProvider) ByteBufAllocator.DEFAULT).metric().usedDirectMemory() : 0;
+        long jdkDirect = 0;
+        for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (b.getName().equals("direct")) {
+                jdkDirect = b.getMemoryUsed();
+            }
+        }
+        long unpooled = PlatformDependent.usedDirectMemory();
+        // Netty's pooled direct memory is in jdkDirect, or in usedDirectMemory() without a cleaner.
+        return heap + Math.max(nettyDirect, jdkDirect + Math.max(0, unpooled));
+    }
+
+    private static void waitFor(java.util.function.BooleanSupplier c, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!c.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("timed out waiting for " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+}
