@@ -72,12 +72,17 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** On the loop, once the socket has closed. */
     private void releaseQueues() {
+        releaseOutbox();
+        inboxClosed = true;
+        releaseInboxIfFree();
+    }
+
+    /** On the loop (the outbox's one consumer): releases what waits to be sent. */
+    private void releaseOutbox() {
         ZmtpMessage m;
         while ((m = outbox.poll()) != null) {
             m.release();
         }
-        inboxClosed = true;
-        releaseInboxIfFree();
     }
 
     /** Releases what waits in the inbox, unless the user thread is taking (it then releases it as it leaves). */
@@ -172,12 +177,11 @@ public final class BlockingSocket implements AutoCloseable {
             afterSend();
             return true;
         }
-        if (!outbox.offer(msg)) {
+        if (!enqueue(msg)) {
             long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
             blockedSender = Thread.currentThread();
             try {
-                while (!outbox.offer(msg)) {
-                    scheduleDrain();
+                while (!enqueue(msg)) {
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
                         return false;
@@ -191,9 +195,19 @@ public final class BlockingSocket implements AutoCloseable {
                 blockedSender = null;
             }
         }
-        scheduleDrain();
         afterSend();
         return true;
+    }
+
+    /**
+     * Puts {@code msg} in the outbox (false when full) and makes sure a drain task follows. The
+     * drain also releases what a send put there after the close had emptied the outbox, so a
+     * send racing the close cannot leak its message.
+     */
+    boolean enqueue(ZmtpMessage msg) {
+        boolean queued = outbox.offer(msg);
+        scheduleDrain();
+        return queued;
     }
 
     private void checkAlternation() {
@@ -226,6 +240,11 @@ public final class BlockingSocket implements AutoCloseable {
         boolean took = false;
         while ((m = outbox.peek()) != null) {
             if (socket.isClosing()) {
+                if (socket.closeFuture().isDone()) {
+                    // a send that raced the close put this here after releaseQueues emptied the
+                    // outbox; every send schedules this task, so nothing is left behind
+                    releaseOutbox();
+                }
                 return;
             }
             boolean taken;

@@ -59,4 +59,21 @@ class BlockingCloseTest extends ContextTest {
             get(push.close(Duration.ZERO));
         }
     }
+
+    @Test
+    void aSendThatRacedTheCloseHasItsMessageReleased() throws Exception {
+        // What a user thread's send does when it passed the closing check just before the close
+        // and reaches the outbox after the close emptied it: the message must still be released.
+        BlockingSocket push = ctx.blocking(SocketType.PUSH, SocketOptions.builder().linger(Duration.ZERO).build());
+        push.close(Duration.ZERO);
+        assertTrue(push.socket().closeFuture().isDone());
+        ZmtpMessage late = ZmtpMessage.ofStrings("late");
+        late.retain();   // our own reference, to watch the outbox's one
+        try {
+            assertTrue(push.enqueue(late), "the outbox had room");
+            SocketTesting.eventually("the drain released the late message", () -> late.refCnt() == 1);
+        } finally {
+            late.release();
+        }
+    }
 }
