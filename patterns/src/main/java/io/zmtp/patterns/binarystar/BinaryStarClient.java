@@ -139,6 +139,20 @@ public final class BinaryStarClient extends LoopComponent {
         }
     }
 
+    /** Sends a request of UTF-8 frames and waits for the reply, as strings. */
+    public List<String> request(String... frames) {
+        ZmtpMessage reply = request(ZmtpMessage.ofStrings(frames));
+        try {
+            List<String> l = new java.util.ArrayList<>(reply.size());
+            for (int i = 0; i < reply.size(); i++) {
+                l.add(reply.frameString(i));
+            }
+            return l;
+        } finally {
+            reply.release();
+        }
+    }
+
     /**
      * A Binary Star client's settings; the guide's by default: tcp://localhost:5001 then
      * tcp://localhost:5002, 1000 ms per try, 2000 ms settle delay. The guide's client tries for
