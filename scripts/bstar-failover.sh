@@ -21,6 +21,7 @@ for run in $(seq 1 "$RUNS"); do
   java -jar "$JAR" bstarsrv --backup --frontend tcp://127.0.0.1:$FB --state-pub tcp://127.0.0.1:$SB \
       --state-peer tcp://127.0.0.1:$SP --heartbeat "$HB" > "$WORK/b.log" 2>&1 & B=$!
   wait_for "$WORK/b.log" "ready as passive"
+  : > "$WORK/c.raw"
   java -jar "$JAR" bstarcli -e tcp://127.0.0.1:$FP -e tcp://127.0.0.1:$FB -n 0 --pause 20ms -t "$TIMEOUT" \
       --settle "$SETTLE" > "$WORK/c.raw" 2>&1 & CJ=$!
   tail -n +1 -f --pid=$CJ "$WORK/c.raw" | while IFS= read -r line; do echo "$(date +%s%N) $line"; done > "$WORK/c.log" & C=$!
@@ -44,6 +45,7 @@ PY
 )
     [ -n "$ms" ] && break; sleep 0.05
   done
+  [ -n "$ms" ] || { echo "run $run: no reply from the backup within 30 s" >&2; cat "$WORK/c.log" >&2; exit 1; }
   echo "run $run: ${ms} ms"
   results+=("$ms")
   kill $CJ $B 2>/dev/null || true; wait $CJ $B $C 2>/dev/null || true
