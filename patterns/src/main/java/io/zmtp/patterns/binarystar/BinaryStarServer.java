@@ -12,12 +12,12 @@ import io.zmtp.socket.SubSocket;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.FrameText;
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -46,6 +46,7 @@ import java.util.function.Consumer;
  */
 public final class BinaryStarServer extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(BinaryStarServer.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(BinaryStarServer.class);
 
     /** The application's handler of client requests (the guide's voter): called on the loop, owns the message. */
     @FunctionalInterface
@@ -175,6 +176,8 @@ public final class BinaryStarServer extends LoopComponent {
             if (peer == null) {
                 String detail = msg.size() + " frame(s), first " + (msg.size() == 0 ? ""
                         : FrameText.escape(msg.frameString(0), 32));
+                peerLog.warn("Binary Star: invalid state message from the peer at {} dropped: {}",
+                        settings.statePeer, detail);
                 events.report(() -> new BinaryStarEvent.InvalidState(detail));
                 return;
             }

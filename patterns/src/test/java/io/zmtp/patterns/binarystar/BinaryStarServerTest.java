@@ -201,4 +201,32 @@ class BinaryStarServerTest {
         get(primary.terminated().toCompletableFuture());
         peer.close(Duration.ZERO);
     }
+
+    @Test
+    void invalidStateMessagesAreDroppedAndTheServerGoesOn() {
+        Recorder<BinaryStarEvent> events = new Recorder<>();
+        String ep = "inproc://" + name;
+        BinaryStarServer primary = new BinaryStarServer(ctx, BinaryStarServer.Settings.primary().frontend(ep + "fe")
+                .statePublisher(ep + "p-state").statePeer(ep + "peer-state").clock(clock).build(), events);
+        ZmtpSocket peer = ctx.socket(SocketType.PUB, SocketOptions.builder().linger(Duration.ZERO).build());
+        get(io.zmtp.patterns.Futures.of(peer.bind(ep + "peer-state")));
+        get(primary.start().toCompletableFuture());
+        eventually("an invalid state reported", () -> {
+            peer.send("7");
+            return events.count(e -> e instanceof BinaryStarEvent.InvalidState) > 0;
+        });
+        peer.send("\u0001\nforged");
+        peer.send("1", "2");
+        BinaryStarEvent forged = events.await("the forged state", e -> e instanceof BinaryStarEvent.InvalidState
+                && e.toString().contains("forged"));
+        assertFalse(forged.toString().contains("\n") || forged.toString().contains("\u0001"), "escaped: " + forged);
+        events.await("the two-frame state", e -> e instanceof BinaryStarEvent.InvalidState
+                && e.toString().contains("2 frame(s)"));
+        assertEquals(BinaryStarState.PRIMARY, primary.state());
+        peer.send("2");
+        eventually("primary active", () -> primary.state() == BinaryStarState.ACTIVE);
+        assertFalse(primary.terminated().toCompletableFuture().isDone());
+        primary.close();
+        peer.close(Duration.ZERO);
+    }
 }
