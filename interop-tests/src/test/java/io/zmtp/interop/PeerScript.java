@@ -23,6 +23,7 @@ public final class PeerScript implements AutoCloseable {
     private final String name;
     private final Process process;
     private final List<String> lines = new CopyOnWriteArrayList<>();
+    private final List<Long> arrivals = new CopyOnWriteArrayList<>(); // System.nanoTime per line
 
     private PeerScript(String name, Process process) {
         this.name = name;
@@ -61,6 +62,7 @@ public final class PeerScript implements AutoCloseable {
                 StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
+                arrivals.add(System.nanoTime());
                 lines.add(line);
             }
         } catch (IOException ignored) {
@@ -102,11 +104,37 @@ public final class PeerScript implements AutoCloseable {
         return l;
     }
 
+    /**
+     * When (System.nanoTime) the first line starting with {@code prefix} that arrived after
+     * {@code after} (System.nanoTime) arrived, waiting for it.
+     */
+    public long awaitLineAfter(String prefix, long after) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
+        while (true) {
+            int n = lines.size();
+            for (int i = 0; i < n; i++) {
+                if (arrivals.get(i) - after >= 0 && lines.get(i).startsWith(prefix)) {
+                    return arrivals.get(i);
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(name + " printed no line '" + prefix + "' within " + DEADLINE_MS
+                        + " ms; it printed " + lines);
+            }
+            sleep();
+        }
+    }
+
     /** Waits for the process to end and returns its exit status. */
     public int awaitExit() {
+        return awaitExit(DEADLINE_MS);
+    }
+
+    /** Waits up to {@code deadlineMs} for the process to end and returns its exit status. */
+    public int awaitExit(long deadlineMs) {
         try {
-            if (!process.waitFor(DEADLINE_MS, TimeUnit.MILLISECONDS)) {
-                throw new AssertionError(name + " still running after " + DEADLINE_MS + " ms; it printed " + lines);
+            if (!process.waitFor(deadlineMs, TimeUnit.MILLISECONDS)) {
+                throw new AssertionError(name + " still running after " + deadlineMs + " ms; it printed " + lines);
             }
             return process.exitValue();
         } catch (InterruptedException e) {

@@ -45,7 +45,13 @@ final class TcpRelay implements AutoCloseable {
         try {
             while (!listener.isClosed()) {
                 Socket in = listener.accept();
-                Socket out = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                Socket out;
+                try {
+                    out = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                } catch (IOException targetDown) {
+                    closeQuietly(in); // as the target would: the peer reconnects later
+                    continue;
+                }
                 in.setTcpNoDelay(true);
                 out.setTcpNoDelay(true);
                 synchronized (sockets) {

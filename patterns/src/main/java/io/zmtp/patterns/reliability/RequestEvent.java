@@ -28,6 +28,19 @@ public sealed interface RequestEvent {
     }
 
     /**
+     * A try timed out with endpoints to fail over to: the socket was closed, and after the
+     * settle delay the request goes to {@code endpoint} (a {@link Failover} requester).
+     */
+    record FailingOver(long request, int attempt, int tries, String reason, String endpoint,
+            java.time.Duration settle) implements RequestEvent {
+        @Override
+        public String toString() {
+            return "no response to request " + request + " (" + reason + "), failing over to " + endpoint
+                    + " in " + settle.toMillis() + " ms";
+        }
+    }
+
+    /**
      * The connection was lost during a try: the request goes out again on a new socket, within
      * the same try (no try used up).
      */

@@ -90,7 +90,7 @@ public final class RetryingRequester<T> {
 
     private final LoopClock clock;
     private final RetryPolicy policy;
-    private final String endpoint;
+    private final Failover failover;
     private final Sockets sockets;
     private final Replies<T> replies;
     private final EventReporter<RequestEvent> events;
@@ -100,14 +100,25 @@ public final class RetryingRequester<T> {
     private final ArrayDeque<Call<T>> waiting = new ArrayDeque<>();
     private Call<T> current;
     private long sequence;
+    private int endpointIndex;
     private boolean started;
     private boolean closed;
 
     public RetryingRequester(LoopClock clock, RetryPolicy policy, String endpoint, Sockets sockets,
             Replies<T> replies, EventReporter<RequestEvent> events) {
+        this(clock, policy, Failover.single(endpoint), sockets, replies, events);
+    }
+
+    /**
+     * A requester that moves to the next of {@code failover}'s endpoints after each timeout,
+     * after its settle delay (reported as {@link RequestEvent.FailingOver}); the endpoint that
+     * last answered stays the current one.
+     */
+    public RetryingRequester(LoopClock clock, RetryPolicy policy, Failover failover, Sockets sockets,
+            Replies<T> replies, EventReporter<RequestEvent> events) {
         this.clock = Objects.requireNonNull(clock);
         this.policy = Objects.requireNonNull(policy);
-        this.endpoint = Objects.requireNonNull(endpoint);
+        this.failover = Objects.requireNonNull(failover);
         this.sockets = Objects.requireNonNull(sockets);
         this.replies = Objects.requireNonNull(replies);
         this.events = events == null ? new EventReporter<>(null, log, "requester") : events;
@@ -115,6 +126,11 @@ public final class RetryingRequester<T> {
 
     public RetryPolicy policy() {
         return policy;
+    }
+
+    /** The endpoint the current (or next) try goes to. Call on the loop. */
+    public String endpoint() {
+        return failover.endpoints().get(endpointIndex);
     }
 
     /** Opens the first socket; the future completes as its connect does. Call on the loop. */
@@ -276,12 +292,31 @@ public final class RetryingRequester<T> {
             current = null;
             events.report(() -> new RequestEvent.Failed(c.sequence, attempt, reason));
             c.request.release();
-            c.future.completeExceptionally(new NoReplyException(endpoint, attempt, policy.timeout()));
+            c.future.completeExceptionally(new NoReplyException(endpoint(), attempt, policy.timeout()));
             next();
             return;
         }
-        events.report(() -> new RequestEvent.Retrying(c.sequence, attempt, policy.tries(), reason));
         c.attempt++;
+        if (failover.rotates()) {
+            endpointIndex = (endpointIndex + 1) % failover.endpoints().size();
+            String to = endpoint();
+            int next = c.attempt;
+            c.timer = clock.schedule(() -> settled(c, next), failover.settle()); // before the event
+            events.report(() -> new RequestEvent.FailingOver(c.sequence, attempt, policy.tries(), reason, to,
+                    failover.settle()));
+            return;
+        }
+        events.report(() -> new RequestEvent.Retrying(c.sequence, attempt, policy.tries(), reason));
+        startTimer(c);
+        send(c);
+    }
+
+    /** The settle delay after a failover is over: the try goes to the next endpoint. */
+    private void settled(Call<T> c, int attempt) {
+        if (current != c || c.attempt != attempt || closed) {
+            return;
+        }
+        c.timer = null;
         startTimer(c);
         send(c);
     }
@@ -327,6 +362,7 @@ public final class RetryingRequester<T> {
         if (policy.resendOnDisconnect()) {
             s.monitor(e -> onSocketEvent(s, e));
         }
+        String endpoint = endpoint();
         io.netty.util.concurrent.Future<Void> f = s.connect(endpoint);
         f.addListener(r -> {
             if (!r.isSuccess()) {

@@ -1,0 +1,163 @@
+package io.zmtp.interop;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Binary Star with {@code zmtp bstarsrv} and {@code zmtp bstarcli} as processes: the primary
+ * killed (SIGKILL) under steady client load, the old primary restarted coming back passive, the
+ * backup killed failing over back; and the state channel cut through relays while both servers
+ * stay up and reachable, without two active servers.
+ */
+class BinaryStarProcessTest {
+    /** Short settings: heartbeat 100 ms (peer gone after 200 ms), client timeout 500 ms, settle 300 ms. */
+    static final long HB_MS = 100;
+    static final String TIMEOUT = "500ms";
+    static final String SETTLE = "300ms";
+    static final Pattern DONE = Pattern.compile("done: (\\d+) requests, (\\d+) replies, (\\d+) timeouts, (\\d+) failed over,"
+            + " longest failover (\\d+) ms");
+
+    final List<PeerScript> processes = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        for (PeerScript p : processes) {
+            p.close();
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    PeerScript zmtp(String... args) {
+        assertTrue(Files.isRegularFile(PirateCommandsInteropTest.JAR), PirateCommandsInteropTest.JAR
+                + " is missing: build it with mvn package (or verify)");
+        List<String> cmd = new ArrayList<>(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-jar", PirateCommandsInteropTest.JAR.toString()));
+        cmd.addAll(List.of(args));
+        PeerScript p = PeerScript.startProgram("zmtp " + String.join(" ", args), cmd);
+        processes.add(p);
+        return p;
+    }
+
+    PeerScript server(boolean primary, int frontend, int statePub, int statePeer) {
+        return zmtp("bstarsrv", primary ? "--primary" : "--backup", "--frontend", "tcp://127.0.0.1:" + frontend,
+                "--state-pub", "tcp://127.0.0.1:" + statePub, "--state-peer", "tcp://127.0.0.1:" + statePeer,
+                "--heartbeat", HB_MS + "ms");
+    }
+
+    static long replies(PeerScript client) {
+        return client.count(l -> l.startsWith("I: server replied OK"));
+    }
+
+    static void awaitReplies(PeerScript client, long n) {
+        client.awaitCount("I: server replied OK", (int) n);
+    }
+
+    @Test
+    void killedPrimaryFailsOverToTheBackupAndBack() throws IOException {
+        int fp = freePort();
+        int fb = freePort();
+        int sp = freePort();
+        int sb = freePort();
+        PeerScript primary = server(true, fp, sp, sb);
+        PeerScript backup = server(false, fb, sb, sp);
+        primary.awaitLine("I: connected to backup (passive), ready as active");
+        backup.awaitLine("I: connected to primary (active), ready as passive");
+
+        int total = 400;
+        PeerScript client = zmtp("bstarcli", "-e", "tcp://127.0.0.1:" + fp, "-e", "tcp://127.0.0.1:" + fb,
+                "-n", Integer.toString(total), "--pause", "20ms", "-t", TIMEOUT, "--settle", SETTLE, "-r", "6");
+        awaitReplies(client, 20);
+
+        long killed = System.nanoTime();
+        primary.kill();
+        long before = replies(client);
+        long served = client.awaitLineAfter("I: server replied OK", killed);
+        long active = backup.awaitLineAfter("I: failover successful, ready as active", killed);
+        long firstRequest = client.awaitLineAfter("I: connecting to server at tcp://127.0.0.1:" + fb, killed);
+        // the backup took over at the first request after the loss: no request was refused first,
+        // and it was active within two heartbeats of that request (line arrival times, generous)
+        assertEquals(0, backup.count(l -> l.startsWith("W: client request refused")), () -> backup.lines().toString());
+        assertTrue(active - firstRequest < TimeUnit.MILLISECONDS.toNanos(2 * HB_MS + 2000),
+                "active " + TimeUnit.NANOSECONDS.toMillis(active - firstRequest) + " ms after the request");
+        System.out.println("bstar failover (kill to first reply from the backup): "
+                + TimeUnit.NANOSECONDS.toMillis(served - killed) + " ms");
+        awaitReplies(client, before + 20);
+
+        // the old primary restarted comes back passive
+        PeerScript restarted = server(true, fp, sp, sb);
+        restarted.awaitLine("I: connected to backup (active), ready as passive");
+        long beforeBack = replies(client);
+        awaitReplies(client, beforeBack + 5);
+
+        // killing the now-active backup fails over back
+        long killedBackup = System.nanoTime();
+        backup.kill();
+        long back = replies(client);
+        restarted.awaitLineAfter("I: failover successful, ready as active", killedBackup);
+        awaitReplies(client, back + 20);
+
+        assertEquals(0, client.awaitExit(60_000), () -> client.lines().toString());
+        String done = client.awaitLine("done: ");
+        Matcher m = DONE.matcher(done);
+        assertTrue(m.find(), done);
+        assertEquals(total, Integer.parseInt(m.group(2)), "every request got its reply");
+        int timeouts = Integer.parseInt(m.group(3));
+        int failedOver = Integer.parseInt(m.group(4));
+        long longest = Long.parseLong(m.group(5));
+        // one request lost to a timeout per kill (more only if a try hit the server as it died twice)
+        assertEquals(2, failedOver, done);
+        assertTrue(timeouts >= 2 && timeouts <= 4, done);
+        // timeout + settle + the backup's takeover; bounded generously for a loaded machine
+        assertTrue(longest >= 800 && longest < 5000, done);
+        assertEquals(2, client.count(l -> l.equals("W: no response from server, failing over")), () -> client.lines()
+                .toString());
+    }
+
+    @Test
+    void aCutStateChannelNeverMakesTwoActiveServers() throws Exception {
+        int fp = freePort();
+        int fb = freePort();
+        int sp = freePort();
+        int sb = freePort();
+        // each server reads its peer's state through a relay the test controls
+        try (TcpRelay toPrimaryState = new TcpRelay(sp); TcpRelay toBackupState = new TcpRelay(sb)) {
+            PeerScript primary = server(true, fp, sp, toBackupState.port());
+            PeerScript backup = server(false, fb, sb, toPrimaryState.port());
+            primary.awaitLine("I: connected to backup (passive), ready as active");
+            backup.awaitLine("I: connected to primary (active), ready as passive");
+            PeerScript client = zmtp("bstarcli", "-e", "tcp://127.0.0.1:" + fp, "-e", "tcp://127.0.0.1:" + fb,
+                    "-n", "150", "--pause", "20ms", "-t", "2s", "--settle", SETTLE);
+            awaitReplies(client, 10);
+
+            long cut = System.nanoTime();
+            toPrimaryState.close();
+            toBackupState.close();
+            // both lose their peer, both stay up and reachable; clients keep the primary busy
+            backup.awaitLineAfter("W: no state from the peer", cut);
+            primary.awaitLineAfter("W: no state from the peer", cut);
+            assertEquals(0, client.awaitExit(60_000), () -> client.lines().toString());
+            assertEquals(0, client.count(l -> l.startsWith("W: no response")), () -> client.lines().toString());
+            // never two active: the backup never took over, the primary never left ACTIVE
+            assertEquals(0, backup.count(l -> l.contains("ready as active")), () -> backup.lines().toString());
+            assertEquals(1, primary.count(l -> l.contains("-> ")), () -> primary.lines().toString());
+            assertEquals(0, primary.count(l -> l.startsWith("E: ")) + backup.count(l -> l.startsWith("E: ")));
+        }
+    }
+}

@@ -1,0 +1,375 @@
+package io.zmtp.patterns.binarystar;
+
+import io.zmtp.patterns.ComponentSettings;
+import io.zmtp.patterns.Envelope;
+import io.zmtp.patterns.EventReporter;
+import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.reliability.Heartbeat;
+import io.zmtp.patterns.reliability.HeartbeatTicker;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.SubSocket;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.FrameText;
+import io.zmtp.wire.PeerFailureLog;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+
+/**
+ * One server of a Binary Star pair, as a reactor any server application plugs into (the guide's
+ * bstar): the application gives the handler of its frontend ({@link FrontendHandler}, the
+ * guide's "voter") and, if it wants them, callbacks for becoming active and passive; the reactor
+ * runs the pair's state exchange and hands a client request to the handler only when the
+ * {@link BinaryStarFsm} says this server serves it (others are dropped: the client times out
+ * and fails over).
+ *
+ * <p>State exchange: a PUB socket bound on {@link Settings.Builder#statePublisher} publishes this
+ * server's state every heartbeat (one frame, ASCII decimal, as the guide's servers do), and a SUB
+ * socket connected to the peer's publisher ({@link Settings.Builder#statePeer}) takes the peer's.
+ * A peer silent for two heartbeats counts as gone ({@link BinaryStarEvent.PeerLost}); a passive
+ * server becomes active only when its peer is gone AND a client request arrives (the guide's rule
+ * against split brain: a server that merely lost the state channel, while clients still reach the
+ * active one, stays passive). A fatal pair (dual active, dual passive, two primaries, two
+ * backups) is reported ({@link BinaryStarEvent.Fatal}) and closes the server.
+ *
+ * <p>Everything (the three sockets, the heartbeat, the handler and the callbacks) runs on one
+ * event loop; the handler and callbacks must not block it.
+ */
+public final class BinaryStarServer extends LoopComponent {
+    private static final Logger log = LoggerFactory.getLogger(BinaryStarServer.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(BinaryStarServer.class);
+
+    /** The application's handler of client requests (the guide's voter): called on the loop, owns the message. */
+    @FunctionalInterface
+    public interface FrontendHandler {
+        /** Echoes each request back on the frontend (the guide's server). */
+        FrontendHandler ECHO = ZmtpSocket::send;
+
+        /** A request this server serves; the handler owns {@code request} and replies on {@code frontend}. */
+        void handle(ZmtpSocket frontend, ZmtpMessage request);
+    }
+
+    private final Settings settings;
+    private final FrontendHandler handler;
+    private final EventReporter<BinaryStarEvent> events;
+    private final ZmtpSocket frontend;
+    private final ZmtpSocket statePub;
+    private final SubSocket stateSub;
+    private final BinaryStarFsm fsm;
+    private final HeartbeatTicker ticker;
+    private volatile Runnable onActive = () -> { };
+    private volatile Runnable onPassive = () -> { };
+    private volatile BinaryStarState state;
+    private volatile String frontendEndpoint;
+    private volatile String stateEndpoint;
+    private boolean peerAlive; // as last reported
+
+    public BinaryStarServer(ZmtpContext context, Settings settings, FrontendHandler handler,
+            Consumer<? super BinaryStarEvent> listener) {
+        super(context.group().next(), settings.clock());
+        this.settings = Objects.requireNonNull(settings);
+        this.handler = Objects.requireNonNull(handler);
+        this.events = new EventReporter<>(listener, log, "Binary Star server");
+        this.frontend = context.socket(settings.frontendType, settings.socketOptions, eventLoop());
+        SocketOptions stateOptions = settings.socketOptions.toBuilder().linger(Duration.ZERO).build();
+        this.statePub = context.socket(SocketType.PUB, stateOptions, eventLoop());
+        this.stateSub = (SubSocket) context.socket(SocketType.SUB, stateOptions, eventLoop());
+        this.fsm = new BinaryStarFsm(settings.primary, settings.heartbeat.expiry(), clock()::nanoTime);
+        this.state = fsm.state();
+        this.ticker = new HeartbeatTicker(clock(), settings.heartbeat.interval(), this::tick);
+    }
+
+    /** The guide's echo server: {@link FrontendHandler#ECHO}. */
+    public BinaryStarServer(ZmtpContext context, Settings settings, Consumer<? super BinaryStarEvent> listener) {
+        this(context, settings, FrontendHandler.ECHO, listener);
+    }
+
+    /** Runs {@code callback} on the loop each time this server becomes active (set it before start). */
+    public BinaryStarServer onActive(Runnable callback) {
+        this.onActive = Objects.requireNonNull(callback);
+        return this;
+    }
+
+    /** Runs {@code callback} on the loop each time this server becomes passive (set it before start). */
+    public BinaryStarServer onPassive(Runnable callback) {
+        this.onPassive = Objects.requireNonNull(callback);
+        return this;
+    }
+
+    /** The current state (any thread). */
+    public BinaryStarState state() {
+        return state;
+    }
+
+    /** The frontend endpoint bound (port 0 resolved); null before start completes. */
+    public String frontendEndpoint() {
+        return frontendEndpoint;
+    }
+
+    /** The state publisher's endpoint bound; null before start completes. */
+    public String stateEndpoint() {
+        return stateEndpoint;
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    @Override
+    protected CompletionStage<Void> onStart() {
+        frontend.onMessage(this::onRequest);
+        stateSub.onMessage(this::onPeerState);
+        stateSub.subscribe("");
+        CompletableFuture<String> fe = Futures.of(frontend.bind(settings.frontend));
+        CompletableFuture<String> sp = Futures.of(statePub.bind(settings.statePublisher));
+        return fe.thenCombine(sp, (f, s) -> {
+            frontendEndpoint = f;
+            stateEndpoint = s;
+            return null;
+        }).thenCompose(x -> Futures.of(stateSub.connect(settings.statePeer))).thenRun(() -> inLoop(() -> {
+            if (isClosing()) {
+                return;
+            }
+            ticker.start();
+            events.report(() -> new BinaryStarEvent.Listening(fsm.state(), frontendEndpoint, stateEndpoint,
+                    settings.statePeer));
+        }));
+    }
+
+    @Override
+    protected CompletionStage<Void> onClose() {
+        ticker.stop();
+        return Futures.of(stateSub.close(Duration.ZERO))
+                .thenCombine(Futures.of(statePub.close(Duration.ZERO)), (a, b) -> b)
+                .thenCombine(Futures.of(frontend.close(Duration.ZERO)), (a, b) -> b);
+    }
+
+    /** Each heartbeat: publish the state; note a peer that has just counted as gone. */
+    private void tick(boolean silenceCounts) {
+        if (isClosing()) {
+            return;
+        }
+        statePub.send(ZmtpMessage.ofStrings(Integer.toString(fsm.state().code())));
+        if (peerAlive && !fsm.peerAlive() && silenceCounts) {
+            peerAlive = false;
+            events.report(() -> new BinaryStarEvent.PeerLost(fsm.state(), settings.heartbeat.expiry()));
+        }
+    }
+
+    private void onPeerState(ZmtpMessage msg) {
+        if (isClosing()) {
+            msg.release();
+            return;
+        }
+        BinaryStarState peer;
+        try {
+            peer = msg.size() == 1 ? BinaryStarState.parse(msg.frameBytes(0)) : null;
+            if (peer == null) {
+                String detail = msg.size() + " frame(s), first " + (msg.size() == 0 ? ""
+                        : FrameText.escape(msg.frameString(0), 32));
+                peerLog.warn("Binary Star: invalid state message from the peer at {} dropped: {}",
+                        settings.statePeer, detail);
+                events.report(() -> new BinaryStarEvent.InvalidState(detail));
+                return;
+            }
+        } finally {
+            msg.release();
+        }
+        BinaryStarFsm.Outcome o = fsm.peerState(peer);
+        if (o.fatal()) {
+            events.report(() -> new BinaryStarEvent.Fatal(o.from(), peer, o.reason()));
+            closeAsync();
+            return;
+        }
+        if (!peerAlive) {
+            peerAlive = true;
+            events.report(() -> new BinaryStarEvent.PeerHeard(o.from(), peer));
+        }
+        applied(o);
+    }
+
+    private void onRequest(ZmtpMessage request) {
+        if (isClosing()) {
+            request.release();
+            return;
+        }
+        BinaryStarFsm.Outcome o = fsm.clientRequest();
+        if (!o.accepted()) {
+            request.release();
+            events.report(() -> new BinaryStarEvent.RequestRefused(o.from(), o.reason()));
+            return;
+        }
+        if (o.changed()) {
+            peerAlive = false;
+        }
+        applied(o);
+        if (settings.traceMessages()) {
+            String detail = Envelope.describe(request);
+            events.report(() -> new BinaryStarEvent.Served(o.to(), detail));
+        }
+        try {
+            handler.handle(frontend, request);
+        } catch (RuntimeException e) {
+            log.warn("Binary Star frontend handler failed", e);
+        }
+    }
+
+    /** A transition: the event, then the application's callback. */
+    private void applied(BinaryStarFsm.Outcome o) {
+        if (!o.changed()) {
+            return;
+        }
+        state = o.to();
+        events.report(() -> new BinaryStarEvent.StateChanged(o.from(), o.to(), o.reason()));
+        Runnable callback = o.to() == BinaryStarState.ACTIVE ? onActive
+                : o.to() == BinaryStarState.PASSIVE ? onPassive : null;
+        if (callback != null) {
+            try {
+                callback.run();
+            } catch (RuntimeException e) {
+                log.warn("Binary Star state callback failed", e);
+            }
+        }
+    }
+
+    /**
+     * A Binary Star server's settings. {@link #primary()} and {@link #backup()} give the guide's
+     * endpoints: the primary serves clients on 5001, publishes its state on 5003 and takes its
+     * peer's from 5004; the backup 5002, 5004 and 5003. Heartbeat 1 s; the peer counts as gone
+     * after two heartbeats.
+     */
+    public static final class Settings extends ComponentSettings {
+        final boolean primary;
+        final String frontend;
+        final String statePublisher;
+        final String statePeer;
+        final SocketType frontendType;
+        final Heartbeat heartbeat;
+        final SocketOptions socketOptions;
+
+        private Settings(Builder b) {
+            super(b);
+            primary = b.primary;
+            frontend = b.frontend;
+            statePublisher = b.statePublisher;
+            statePeer = b.statePeer;
+            frontendType = b.frontendType;
+            heartbeat = b.heartbeat;
+            socketOptions = b.socketOptions;
+        }
+
+        /** The guide's primary: tcp://*:5001, state on tcp://*:5003, peer at tcp://localhost:5004. */
+        public static Builder primary() {
+            return new Builder(true, "tcp://*:5001", "tcp://*:5003", "tcp://localhost:5004");
+        }
+
+        /** The guide's backup: tcp://*:5002, state on tcp://*:5004, peer at tcp://localhost:5003. */
+        public static Builder backup() {
+            return new Builder(false, "tcp://*:5002", "tcp://*:5004", "tcp://localhost:5003");
+        }
+
+        public boolean isPrimary() {
+            return primary;
+        }
+
+        public String frontend() {
+            return frontend;
+        }
+
+        public String statePublisher() {
+            return statePublisher;
+        }
+
+        public String statePeer() {
+            return statePeer;
+        }
+
+        public Heartbeat heartbeat() {
+            return heartbeat;
+        }
+
+        public static final class Builder extends ComponentSettings.Builder<Builder, Settings> {
+            /** The guide's heartbeat: 1 s, peer gone after 2. */
+            public static final Heartbeat DEFAULT_HEARTBEAT = Heartbeat.of(Duration.ofSeconds(1), 2);
+
+            private final boolean primary;
+            private String frontend;
+            private String statePublisher;
+            private String statePeer;
+            private SocketType frontendType = SocketType.ROUTER;
+            private Heartbeat heartbeat = DEFAULT_HEARTBEAT;
+            private SocketOptions socketOptions = SocketOptions.DEFAULTS;
+
+            private Builder(boolean primary, String frontend, String statePublisher, String statePeer) {
+                this.primary = primary;
+                this.frontend = frontend;
+                this.statePublisher = statePublisher;
+                this.statePeer = statePeer;
+            }
+
+            @Override
+            protected Builder self() {
+                return this;
+            }
+
+            /** Where clients connect (bound). */
+            public Builder frontend(String endpoint) {
+                this.frontend = Objects.requireNonNull(endpoint);
+                return this;
+            }
+
+            /** Where this server publishes its state (bound; the peer's SUB connects here). */
+            public Builder statePublisher(String endpoint) {
+                this.statePublisher = Objects.requireNonNull(endpoint);
+                return this;
+            }
+
+            /** The peer's state publisher (connected). */
+            public Builder statePeer(String endpoint) {
+                this.statePeer = Objects.requireNonNull(endpoint);
+                return this;
+            }
+
+            /** The frontend's socket type (ROUTER by default, as the guide's servers). */
+            public Builder frontendType(SocketType type) {
+                this.frontendType = Objects.requireNonNull(type);
+                return this;
+            }
+
+            /**
+             * How often the state is published (1 s, the guide's HEARTBEAT); the peer counts as
+             * gone after two of them without its state.
+             */
+            public Builder heartbeat(Duration interval) {
+                this.heartbeat = Heartbeat.of(interval, 2);
+                return this;
+            }
+
+            /** The heartbeat and after how many silent ones the peer counts as gone (2). */
+            public Builder heartbeat(Heartbeat heartbeat) {
+                this.heartbeat = Objects.requireNonNull(heartbeat);
+                return this;
+            }
+
+            /** Options of the three sockets (security, limits); the state sockets have linger 0. */
+            public Builder socketOptions(SocketOptions options) {
+                this.socketOptions = Objects.requireNonNull(options);
+                return this;
+            }
+
+            @Override
+            public Settings build() {
+                return new Settings(this);
+            }
+        }
+    }
+}

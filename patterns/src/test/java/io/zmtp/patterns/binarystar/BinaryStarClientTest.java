@@ -1,0 +1,168 @@
+package io.zmtp.patterns.binarystar;
+
+import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.patterns.reliability.NoReplyException;
+import io.zmtp.patterns.reliability.RequestEvent;
+import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static io.zmtp.patterns.PatternTesting.get;
+import static io.zmtp.patterns.PatternTesting.strings;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Binary Star client: timeout, settle delay, the other server (manual clock), and failover
+ * under steady load between two real servers, there and back (real time, short heartbeats).
+ */
+class BinaryStarClientTest {
+    static final SocketOptions FAST_RECONNECT = SocketOptions.builder()
+            .reconnectInterval(Duration.ofMillis(10)).reconnectIntervalMax(Duration.ofMillis(50)).build();
+    static int seq;
+
+    ZmtpContext ctx;
+    String name;
+
+    @BeforeEach
+    void start() {
+        ctx = ZmtpContext.create(2);
+        name = "bstarcli-" + (++seq) + "-";
+    }
+
+    @AfterEach
+    void stop() {
+        ctx.close(Duration.ofSeconds(5));
+    }
+
+    ZmtpSocket echo(String endpoint) {
+        ZmtpSocket rep = ctx.socket(SocketType.REP, SocketOptions.builder().linger(Duration.ZERO).build());
+        rep.onMessage(rep::send);
+        get(io.zmtp.patterns.Futures.of(rep.bind(endpoint)));
+        return rep;
+    }
+
+    @Test
+    void aTimeoutFailsOverToTheOtherServerAfterTheSettleDelay() {
+        ManualClock clock = new ManualClock();
+        String dead = "inproc://" + name + "nobody";
+        String backup = "inproc://" + name + "backup";
+        ZmtpSocket server = echo(backup);
+        Recorder<RequestEvent> events = new Recorder<>();
+        try (BinaryStarClient client = new BinaryStarClient(ctx, BinaryStarClient.Settings.builder().primary(dead)
+                .backup(backup).clock(clock).build(), events)) {
+            get(client.start().toCompletableFuture());
+            CompletableFuture<ZmtpMessage> f = client.requestAsync(ZmtpMessage.ofStrings("1"));
+            events.await("sent", e -> e instanceof RequestEvent.Sent);
+            clock.advance(Duration.ofMillis(999));
+            assertEquals(0, events.count(e -> e instanceof RequestEvent.FailingOver));
+            clock.advance(Duration.ofMillis(1));
+            RequestEvent.FailingOver fo = (RequestEvent.FailingOver) events.await("failing over",
+                    e -> e instanceof RequestEvent.FailingOver);
+            assertEquals(backup, fo.endpoint());
+            assertEquals(Duration.ofMillis(2000), fo.settle());
+            clock.advance(Duration.ofMillis(1999));
+            assertEquals(1, events.count(e -> e instanceof RequestEvent.Sent), "nothing sent during the settle delay");
+            clock.advance(Duration.ofMillis(1));
+            assertEquals(List.of("1"), strings(get(f)));
+            BinaryStarClient.Stats s = client.stats();
+            assertEquals(1, s.replies());
+            assertEquals(1, s.timeouts());
+            assertEquals(1, s.failedOver());
+            assertEquals(Duration.ofMillis(3000), s.longestFailover());
+            // the server that answered stays the current one
+            assertEquals(List.of("2"), strings(get(client.requestAsync(ZmtpMessage.ofStrings("2")))));
+            assertEquals(1, client.stats().timeouts());
+        }
+        server.close(Duration.ZERO);
+    }
+
+    @Test
+    void aRequestFailsAfterItsTries() throws Exception {
+        ManualClock clock = new ManualClock();
+        Recorder<RequestEvent> events = new Recorder<>();
+        try (BinaryStarClient client = new BinaryStarClient(ctx, BinaryStarClient.Settings.builder()
+                .primary("inproc://" + name + "a").backup("inproc://" + name + "b").retries(3)
+                .timeout(Duration.ofMillis(100)).settle(Duration.ofMillis(50)).clock(clock).build(), events)) {
+            get(client.start().toCompletableFuture());
+            CompletableFuture<ZmtpMessage> f = client.requestAsync(ZmtpMessage.ofStrings("x"));
+            for (int sent = 1; sent <= 3; sent++) {
+                int n = sent;
+                events.awaitCount("sent " + n, e -> e instanceof RequestEvent.Sent, n);
+                clock.advance(Duration.ofMillis(100));
+                if (n < 3) {
+                    events.awaitCount("failing over " + n, e -> e instanceof RequestEvent.FailingOver, n);
+                    clock.advance(Duration.ofMillis(50));
+                }
+            }
+            ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+            assertInstanceOf(NoReplyException.class, e.getCause());
+            assertEquals(3, client.stats().timeouts());
+        }
+    }
+
+    @Test
+    void failsOverUnderSteadyLoadAndBackOnRealTime() throws Exception {
+        Duration hb = Duration.ofMillis(100);
+        String p = "inproc://" + name + "p-state";
+        String b = "inproc://" + name + "b-state";
+        BinaryStarServer primary = new BinaryStarServer(ctx, BinaryStarServer.Settings.primary()
+                .frontend("tcp://127.0.0.1:0").statePublisher(p).statePeer(b).heartbeat(hb).build(), null);
+        BinaryStarServer backup = new BinaryStarServer(ctx, BinaryStarServer.Settings.backup()
+                .frontend("tcp://127.0.0.1:0").statePublisher(b).statePeer(p).heartbeat(hb).build(), null);
+        get(primary.start().toCompletableFuture());
+        get(backup.start().toCompletableFuture());
+        io.zmtp.patterns.PatternTesting.eventually("pair up", () -> primary.state() == BinaryStarState.ACTIVE
+                && backup.state() == BinaryStarState.PASSIVE);
+        String primaryFe = primary.frontendEndpoint();
+        String backupFe = backup.frontendEndpoint();
+        Recorder<RequestEvent> events = new Recorder<>();
+        try (BinaryStarClient client = new BinaryStarClient(ctx, BinaryStarClient.Settings.builder()
+                .primary(primaryFe).backup(backupFe).timeout(Duration.ofMillis(500)).settle(Duration.ofMillis(300))
+                .socketOptions(FAST_RECONNECT).build(), events)) {
+            get(client.start().toCompletableFuture());
+            int n = 0;
+            for (; n < 20; n++) {
+                assertEquals(List.of(Integer.toString(n)), client.request(Integer.toString(n)));
+            }
+            primary.close();
+            for (; n < 40; n++) {
+                assertEquals(List.of(Integer.toString(n)), client.request(Integer.toString(n)));
+            }
+            assertEquals(BinaryStarState.ACTIVE, backup.state());
+            assertEquals(1, client.stats().failedOver(), events.all().toString());
+            assertTrue(client.stats().timeouts() >= 1);
+
+            // the old primary restarted comes back passive; killing the backup fails over back
+            BinaryStarServer restarted = new BinaryStarServer(ctx, BinaryStarServer.Settings.primary()
+                    .frontend(primaryFe).statePublisher(p).statePeer(b).heartbeat(hb).build(), null);
+            get(restarted.start().toCompletableFuture());
+            io.zmtp.patterns.PatternTesting.eventually("restarted primary passive",
+                    () -> restarted.state() == BinaryStarState.PASSIVE);
+            backup.close();
+            for (; n < 60; n++) {
+                assertEquals(List.of(Integer.toString(n)), client.request(Integer.toString(n)));
+            }
+            assertEquals(BinaryStarState.ACTIVE, restarted.state());
+            assertEquals(2, client.stats().failedOver());
+            assertEquals(60, client.stats().replies());
+            assertFalse(client.stats().longestFailover().isZero());
+            restarted.close();
+        }
+    }
+}
