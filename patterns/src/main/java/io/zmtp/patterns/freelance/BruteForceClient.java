@@ -9,6 +9,7 @@ import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.time.LoopClock;
 import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketClosedException;
+import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
@@ -35,7 +36,8 @@ import java.util.function.Consumer;
  * copy per server, spread by the DEALER over the connected ones); the first reply that carries
  * the request's sequence number completes it, and later replies (to it or to older requests) are
  * discarded. A request with no reply within the global timeout (the guide's 2500 ms, a timer of
- * the settings' clock) fails with {@link NoReplyException}. Requests may overlap. Runs on one
+ * the settings' clock) fails with {@link NoReplyException}. When a server's connection closes,
+ * the copies it held are lost: every pending request goes out once more. Requests may overlap. Runs on one
  * event loop; {@link #request} is the blocking facade for user threads.
  */
 public final class BruteForceClient extends LoopComponent {
@@ -63,6 +65,7 @@ public final class BruteForceClient extends LoopComponent {
     @Override
     protected CompletionStage<Void> onStart() {
         socket.onMessage(this::onReply);
+        socket.monitor(this::onSocketEvent);
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (String e : settings.endpoints) {
             all.add(Futures.of(socket.connect(e)));
@@ -108,20 +111,15 @@ public final class BruteForceClient extends LoopComponent {
             return;
         }
         long seq = ++sequence;
-        Call c = new Call(seq, f);
+        Call c = new Call(seq, request, f);
         pending.put(seq, c);
         c.timer = clock().schedule(() -> timedOut(c), settings.globalTimeout);
         // One copy per server while servers are connected; with none, one copy that waits for the
         // first to come (a request is not multiplied in a socket nobody reads).
         int copies = socket.peerCount() == 0 ? 1 : settings.endpoints.size();
-        byte[] seqFrame = Long.toString(seq).getBytes(StandardCharsets.US_ASCII);
         for (int i = 0; i < copies; i++) {
-            ZmtpMessage m = request.retainedCopy();
-            m.addFirst(io.netty.buffer.Unpooled.wrappedBuffer(seqFrame));
-            m.addFirst(io.netty.buffer.Unpooled.EMPTY_BUFFER);
-            socket.send(m);
+            sendCopy(c);
         }
-        request.release();
         events.report(() -> new FreelanceEvent.Sent(seq, copies + (copies == 1 ? " server" : " servers")));
         f.whenComplete((r, e) -> {
             if (f.isCancelled()) {
@@ -132,6 +130,28 @@ public final class BruteForceClient extends LoopComponent {
                 });
             }
         });
+    }
+
+    private void sendCopy(Call c) {
+        ZmtpMessage m = c.request.retainedCopy();
+        m.addFirst(io.netty.buffer.Unpooled.wrappedBuffer(Long.toString(c.seq).getBytes(StandardCharsets.US_ASCII)));
+        m.addFirst(io.netty.buffer.Unpooled.EMPTY_BUFFER);
+        socket.send(m);
+    }
+
+    /**
+     * A server's connection closed: the copies it held are lost, so every pending request goes
+     * out once more (to a connected server, or to the first that connects).
+     */
+    private void onSocketEvent(SocketEvent e) {
+        if (e.type() != SocketEvent.Type.DISCONNECTED || isClosing()) {
+            return;
+        }
+        for (Call c : new ArrayList<>(pending.values())) {
+            events.report(() -> new FreelanceEvent.FailedOver(c.seq, e.endpoint() == null ? "a server" : e.endpoint(),
+                    "disconnected"));
+            sendCopy(c);
+        }
     }
 
     private void onReply(ZmtpMessage msg) {
@@ -169,6 +189,7 @@ public final class BruteForceClient extends LoopComponent {
 
     private void finish(Call c) {
         pending.remove(c.seq);
+        c.request.release();
         if (c.timer != null) {
             c.timer.cancel();
             c.timer = null;
@@ -193,11 +214,13 @@ public final class BruteForceClient extends LoopComponent {
 
     private static final class Call {
         final long seq;
+        final ZmtpMessage request;
         final CompletableFuture<ZmtpMessage> future;
         LoopClock.Timer timer;
 
-        Call(long seq, CompletableFuture<ZmtpMessage> future) {
+        Call(long seq, ZmtpMessage request, CompletableFuture<ZmtpMessage> future) {
             this.seq = seq;
+            this.request = request;
             this.future = future;
         }
     }
