@@ -302,7 +302,13 @@ public final class FreelanceClient extends LoopComponent {
             return;
         }
         if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED) {
-            ping(s); // the routing id is known now: no need to wait for the next tick
+            // The peer's routing id is known now (its pipe is attached right after this event):
+            // no need to wait for the next tick.
+            eventLoop().execute(() -> {
+                if (!isClosing()) {
+                    ping(s);
+                }
+            });
         } else if (e.type() == SocketEvent.Type.DISCONNECTED && live.remove(s)) {
             liveness.remove(s);
             died(s, "disconnected");
