@@ -13,7 +13,8 @@ import picocli.CommandLine.Command;
                 LpClientCommand.class, LpServerCommand.class,
                 SpQueueCommand.class, SpWorkerCommand.class,
                 PpQueueCommand.class, PpWorkerCommand.class,
-                MdbrokerCommand.class, MdworkerCommand.class, MdclientCommand.class, MmiCommand.class})
+                MdbrokerCommand.class, MdworkerCommand.class, MdclientCommand.class, MmiCommand.class,
+                FlServerCommand.class, FlClientCommand.class})
 public final class ZmtpCli implements Runnable {
 
     @CommandLine.Spec

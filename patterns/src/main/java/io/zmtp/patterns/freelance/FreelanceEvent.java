@@ -15,7 +15,10 @@ public sealed interface FreelanceEvent {
         }
     }
 
-    /** A server answered a request (or a PING); {@code detail} describes the request. */
+    /**
+     * A server answered a request (or a PING); {@code detail} describes the request. Reported only
+     * with {@code traceMessages} on (the command's --verbose).
+     */
     record Answered(String detail) implements FreelanceEvent {
         @Override
         public String toString() {

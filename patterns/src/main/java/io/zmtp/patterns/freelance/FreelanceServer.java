@@ -88,7 +88,7 @@ public final class FreelanceServer extends LoopComponent {
             request.release();
             return;
         }
-        String detail = events.isActive() ? Envelope.describe(request) : null;
+        String detail = settings.traceMessages() && events.isActive() ? Envelope.describe(request) : null;
         if (settings.model == 1) {
             socket.send(request);
         } else {
@@ -98,7 +98,9 @@ public final class FreelanceServer extends LoopComponent {
             request.release();
             socket.send(reply);
         }
-        events.report(() -> new FreelanceEvent.Answered(detail));
+        if (detail != null) {
+            events.report(() -> new FreelanceEvent.Answered(detail));
+        }
     }
 
     /** Model 3: {@code [client, PING]} or {@code [client, control, body...]}. */
@@ -115,7 +117,7 @@ public final class FreelanceServer extends LoopComponent {
         }
         ByteBuf client = msg.removeFirst();
         ByteBuf control = msg.removeFirst();
-        String detail = events.isActive() ? FrameText.describe(control) : null;
+        String detail = settings.traceMessages() && events.isActive() ? FrameText.describe(control) : null;
         boolean ping = msg.isEmpty() && isText(control, PING);
         msg.release();
         ZmtpMessage reply = ZmtpMessage.newMessage().add(client);
@@ -126,7 +128,9 @@ public final class FreelanceServer extends LoopComponent {
             reply.add(control).add(OK);
         }
         socket.send(reply);
-        events.report(() -> new FreelanceEvent.Answered(detail));
+        if (detail != null) {
+            events.report(() -> new FreelanceEvent.Answered(detail));
+        }
     }
 
     static boolean isText(ByteBuf frame, String text) {

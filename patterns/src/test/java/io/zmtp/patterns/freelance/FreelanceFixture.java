@@ -54,7 +54,7 @@ abstract class FreelanceFixture {
 
     FreelanceServer server(int model, String endpoint, Recorder<FreelanceEvent> events) {
         FreelanceServer s = closing(new FreelanceServer(ctx, FreelanceServer.Settings.builder().model(model)
-                .endpoint(endpoint).build(), events));
+                .endpoint(endpoint).traceMessages(events != null).build(), events));
         get(s.start().toCompletableFuture());
         return s;
     }
