@@ -38,6 +38,7 @@ public final class FailoverClient extends LoopComponent {
     private final Settings settings;
     private final List<RetryingRequester<ZmtpMessage>> requesters = new ArrayList<>();
     private final EventReporter<FreelanceEvent> events;
+    private long sequence; // on the loop
 
     public FailoverClient(ZmtpContext context, Settings settings, Consumer<? super FreelanceEvent> listener) {
         super(context.group().next(), settings.clock);
@@ -81,14 +82,8 @@ public final class FailoverClient extends LoopComponent {
      */
     public CompletableFuture<ZmtpMessage> requestAsync(ZmtpMessage request) {
         CompletableFuture<ZmtpMessage> result = new CompletableFuture<>();
-        inLoop(() -> attempt(request, 0, result, nextSequence()));
+        inLoop(() -> attempt(request, 0, result, ++sequence));
         return result;
-    }
-
-    private long sequence;
-
-    private long nextSequence() {
-        return ++sequence;
     }
 
     private void attempt(ZmtpMessage request, int server, CompletableFuture<ZmtpMessage> result, long seq) {

@@ -171,6 +171,27 @@ class FreelanceClientTest extends FreelanceFixture {
         assertEquals(3, events.count(e -> e instanceof FreelanceEvent.Failed));
     }
 
+    /** The agent holds at most maxPending requests; the next is refused at once, the others unharmed. */
+    @Test
+    void requestsPastMaxPendingAreRefused() throws Exception {
+        ManualClock clock = new ManualClock();
+        FreelanceClient client = client(List.of(freeEndpoint()), FreelanceClient.Settings.builder().clock(clock)
+                .maxPending(2), null);
+        CompletableFuture<ZmtpMessage> one = client.requestAsync(ZmtpMessage.ofStrings("1"));
+        CompletableFuture<ZmtpMessage> two = client.requestAsync(ZmtpMessage.ofStrings("2"));
+        CompletableFuture<ZmtpMessage> three = client.requestAsync(ZmtpMessage.ofStrings("3"));
+        assertInstanceOf(java.util.concurrent.RejectedExecutionException.class, failure(three));
+        assertFalse(one.isDone() || two.isDone());
+        clock.advance(Duration.ofMillis(3000));
+        assertInstanceOf(NoReplyException.class, failure(one));
+        assertInstanceOf(NoReplyException.class, failure(two));
+        CompletableFuture<ZmtpMessage> four = client.requestAsync(ZmtpMessage.ofStrings("4"));
+        eventually("request 4 taken (its timer set)", () -> clock.pendingTimers() >= 2 || four.isDone());
+        assertFalse(four.isDone(), "room again: request 4 waits for a server");
+        clock.advance(Duration.ofMillis(3000));
+        assertInstanceOf(NoReplyException.class, failure(four));
+    }
+
     /** Real time: servers killed and restarted under the load of several clients. */
     @Test
     void keepsSucceedingWhileOneServerLivesAndFailsInBoundedTimeWhenNoneDoes() throws Exception {
