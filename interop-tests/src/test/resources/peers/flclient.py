@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Freelance client on libzmq, for the interop tests (10/FLP; the guide's chapter 4, models 1-3).
 
-usage: flclient.py MODEL COUNT ENDPOINT...
+usage: flclient.py [--timeout MS] MODEL COUNT ENDPOINT...
+  --timeout: model 1's per-try timeout, models 2 and 3's global timeout (else the guide's values)
   model 1: per request, each server in turn on a new REQ socket with a 1000 ms timeout (a single
            server: up to 3 tries); the reply must echo the request
   model 2: one DEALER to every server; each request numbered and sent once per server; the first
@@ -24,6 +25,13 @@ def now_ms():
     return int(time.monotonic() * 1000)
 
 
+TIMEOUT = {}
+
+
+def timeout(default):
+    return TIMEOUT.get("ms", default)
+
+
 def model1(ctx, endpoints, count):
     tries = 3 if len(endpoints) == 1 else 1
     for n in range(1, count + 1):
@@ -34,7 +42,7 @@ def model1(ctx, endpoints, count):
                 req.setsockopt(zmq.LINGER, 0)
                 req.connect(endpoint)
                 req.send(BODY)
-                if req.poll(1000):
+                if req.poll(timeout(1000)):
                     got = req.recv_multipart()
                 req.close()
                 if got is not None:
@@ -57,7 +65,7 @@ def model2(ctx, endpoints, count):
         seq = str(n).encode()
         for _ in endpoints:
             dealer.send_multipart([b"", seq, BODY])
-        deadline = now_ms() + 2500
+        deadline = now_ms() + timeout(2500)
         got = None
         while got is None and now_ms() < deadline:
             if dealer.poll(max(1, deadline - now_ms())):
@@ -94,7 +102,7 @@ def model3(ctx, endpoints, count):
 
     for n in range(1, count + 1):
         seq = str(n).encode()
-        deadline = now_ms() + 3000
+        deadline = now_ms() + timeout(3000)
         sent_to = None
         got = None
         while got is None and now_ms() < deadline:
@@ -123,9 +131,13 @@ def model3(ctx, endpoints, count):
 
 
 def main():
-    model = int(sys.argv[1])
-    count = int(sys.argv[2])
-    endpoints = sys.argv[3:]
+    args = sys.argv[1:]
+    if args[0] == "--timeout":
+        TIMEOUT["ms"] = int(args[1])
+        args = args[2:]
+    model = int(args[0])
+    count = int(args[1])
+    endpoints = args[2:]
     ctx = zmq.Context()
     start = time.monotonic()
     failed = {1: model1, 2: model2, 3: model3}[model](ctx, endpoints, count)
