@@ -83,6 +83,12 @@ class BenchmarksSmokeTest {
     }
 
     @Test
+    void freelanceRunsNextToReqRepWithOneAndThreeServers() throws RunnerException {
+        assertRan(runOnce(io.zmtp.benchmarks.freelance.FreelanceBenchmark.class),
+                "roundTrip variant=reqrep", "roundTrip variant=model3-1", "roundTrip variant=model3-3");
+    }
+
+    @Test
     void reqRepLatencyRunsForBothImplementationsAndSizes() throws RunnerException {
         assertRan(runOnce(ReqRepLatencyBenchmark.class),
                 "roundTrip impl=zmtp size=1", "roundTrip impl=zmtp size=1024",

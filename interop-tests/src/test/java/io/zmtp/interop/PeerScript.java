@@ -143,6 +143,30 @@ public final class PeerScript implements AutoCloseable {
         }
     }
 
+    /** The process id. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * Sends a signal by name ({@code STOP} freezes the process with its connections open,
+     * {@code CONT} thaws it) and waits for {@code kill} to return.
+     */
+    public void signal(String name) {
+        try {
+            Process k = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+                    .redirectErrorStream(true).start();
+            if (!k.waitFor(DEADLINE_MS, TimeUnit.MILLISECONDS) || k.exitValue() != 0) {
+                throw new AssertionError("kill -" + name + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     /** Kills the process at once (SIGKILL), as a crash would; its sockets close without a word. */
     public void kill() {
         process.destroyForcibly();

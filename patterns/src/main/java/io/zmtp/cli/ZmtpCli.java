@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
                 SpQueueCommand.class, SpWorkerCommand.class,
                 PpQueueCommand.class, PpWorkerCommand.class,
                 MdbrokerCommand.class, MdworkerCommand.class, MdclientCommand.class, MmiCommand.class,
-                BstarSrvCommand.class, BstarCliCommand.class})
+                BstarSrvCommand.class, BstarCliCommand.class,
+                FlServerCommand.class, FlClientCommand.class})
 public final class ZmtpCli implements Runnable {
 
     @CommandLine.Spec

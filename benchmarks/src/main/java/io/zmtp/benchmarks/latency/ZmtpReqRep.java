@@ -14,14 +14,14 @@ import java.util.Arrays;
  * server is written with this library); the REQ client is a {@link BlockingSocket} on the
  * calling thread. Default context (one event loop per processor), default options.
  */
-final class ZmtpReqRep implements ReqRepRoundTrip {
+public final class ZmtpReqRep implements ReqRepRoundTrip {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     private final ZmtpContext ctx = ZmtpContext.create();
     private final BlockingSocket req;
     private final byte[] payload;
 
-    ZmtpReqRep(int size) {
+    public ZmtpReqRep(int size) {
         payload = new byte[size];
         Arrays.fill(payload, (byte) 'R');
         ZmtpSocket rep = ctx.socket(SocketType.REP);

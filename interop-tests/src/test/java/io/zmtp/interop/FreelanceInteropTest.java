@@ -1,0 +1,223 @@
+package io.zmtp.interop;
+
+import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.freelance.BruteForceClient;
+import io.zmtp.patterns.freelance.FailoverClient;
+import io.zmtp.patterns.freelance.FreelanceClient;
+import io.zmtp.patterns.freelance.FreelanceEvent;
+import io.zmtp.patterns.reliability.NoReplyException;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.ZmtpMessage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Freelance, models 1 to 3, across processes: libzmq servers and clients (peers/flserver.py,
+ * peers/flclient.py) against ours in both directions, and our servers as real processes
+ * ({@code java -jar patterns/target/zmtp.jar flserver}) killed with SIGKILL, restarted, and (model
+ * 3) frozen with SIGSTOP, under the load of an in-process client.
+ */
+class FreelanceInteropTest {
+    static final Path JAR = PirateCommandsInteropTest.JAR;
+    static final SocketOptions FAST_RECONNECT = SocketOptions.builder()
+            .reconnectInterval(Duration.ofMillis(10)).reconnectIntervalMax(Duration.ofMillis(50)).build();
+
+    final List<PeerScript> processes = new ArrayList<>();
+    ZmtpContext ctx;
+    LoopComponent client;
+
+    @BeforeEach
+    void start() {
+        ctx = ZmtpContext.create(1);
+    }
+
+    @AfterEach
+    void stop() {
+        if (client != null) {
+            client.close();
+        }
+        for (PeerScript p : processes) {
+            p.close();
+        }
+        ctx.close(Duration.ofSeconds(5));
+    }
+
+    PeerScript zmtp(String... args) {
+        assertTrue(Files.isRegularFile(JAR), JAR + " is missing: build it with mvn package (or verify)");
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", JAR.toString()));
+        cmd.addAll(List.of(args));
+        PeerScript p = PeerScript.startProgram("zmtp " + String.join(" ", args), cmd);
+        processes.add(p);
+        return p;
+    }
+
+    PeerScript python(String script, String... args) {
+        PeerScript p = PeerScript.start(script, args);
+        processes.add(p);
+        return p;
+    }
+
+    /** One of our servers as a process, bound and ready. */
+    PeerScript ourServer(int model, String endpoint) {
+        PeerScript p = zmtp("flserver", "--model", Integer.toString(model), endpoint);
+        p.awaitLine("I: model " + model + " server listening on");
+        return p;
+    }
+
+    static String freeEndpoint() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return "tcp://127.0.0.1:" + s.getLocalPort();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3})
+    void libzmqServersServeOurClient(int model) throws Exception {
+        String a = freeEndpoint();
+        String b = freeEndpoint();
+        python("flserver.py", Integer.toString(model), a).awaitLine("listening");
+        python("flserver.py", Integer.toString(model), b).awaitLine("listening");
+        PeerScript ours = zmtp("flclient", "--model", Integer.toString(model), "-n", "100", "-t", "5s", a, b);
+        assertEquals(0, ours.awaitExit(), () -> ours.lines().toString());
+        assertTrue(ours.count(l -> l.startsWith("Average round trip cost:")) == 1, () -> ours.lines().toString());
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3})
+    void ourServersServeTheLibzmqClient(int model) throws Exception {
+        String a = freeEndpoint();
+        String b = freeEndpoint();
+        ourServer(model, a);
+        ourServer(model, b);
+        // A generous timeout: our servers are JVMs just started (cold) on a busy machine.
+        PeerScript theirs = python("flclient.py", "--timeout", "5000", Integer.toString(model), "100", a, b);
+        assertEquals(0, theirs.awaitExit(), () -> theirs.lines().toString());
+        theirs.awaitLine("ok 100");
+    }
+
+    /**
+     * An in-process client of the model; its blocking request. Timeouts are generous: a restarted
+     * server is a cold JVM on a busy machine.
+     */
+    Function<ZmtpMessage, ZmtpMessage> client(int model, List<String> eps, List<FreelanceEvent> events) {
+        Function<ZmtpMessage, ZmtpMessage> request;
+        switch (model) {
+            case 1 -> {
+                FailoverClient c = new FailoverClient(ctx, FailoverClient.Settings.builder().endpoints(eps)
+                        .timeout(Duration.ofMillis(1000)).socketOptions(FAST_RECONNECT).build(), events::add);
+                client = c;
+                request = c::request;
+            }
+            case 2 -> {
+                BruteForceClient c = new BruteForceClient(ctx, BruteForceClient.Settings.builder().endpoints(eps)
+                        .globalTimeout(Duration.ofMillis(5000)).socketOptions(FAST_RECONNECT).build(), events::add);
+                client = c;
+                request = c::request;
+            }
+            default -> {
+                FreelanceClient c = new FreelanceClient(ctx, FreelanceClient.Settings.builder().endpoints(eps)
+                        .pingInterval(Duration.ofMillis(200)).serverTtl(Duration.ofMillis(600))
+                        .globalTimeout(Duration.ofMillis(5000)).socketOptions(FAST_RECONNECT).build(), events::add);
+                client = c;
+                request = c::request;
+            }
+        }
+        client.start().toCompletableFuture().join();
+        return request;
+    }
+
+    static void load(Function<ZmtpMessage, ZmtpMessage> request, int model, int n) {
+        for (int i = 0; i < n; i++) {
+            ZmtpMessage reply = request.apply(ZmtpMessage.ofStrings("r" + i));
+            try {
+                assertEquals(model == 1 ? "r" + i : "OK", reply.frameString(0));
+            } finally {
+                reply.release();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3})
+    void serverProcessesKilledAndRestartedUnderLoad(int model) throws Exception {
+        List<String> eps = List.of(freeEndpoint(), freeEndpoint());
+        PeerScript a = ourServer(model, eps.get(0));
+        PeerScript b = ourServer(model, eps.get(1));
+        List<FreelanceEvent> events = new CopyOnWriteArrayList<>();
+        Function<ZmtpMessage, ZmtpMessage> request = client(model, eps, events);
+        if (model == 3) {
+            awaitEvent(events, "both servers alive", () -> events.stream()
+                    .filter(e -> e instanceof FreelanceEvent.ServerAlive).count() >= 2);
+        }
+        load(request, model, 20);
+        a.kill(); // kill -9
+        load(request, model, 10);
+        a = ourServer(model, eps.get(0));
+        if (model == 3) {
+            awaitEvent(events, "the restarted server alive", () -> events.stream()
+                    .filter(e -> e instanceof FreelanceEvent.ServerAlive s && s.server().equals(eps.get(0)))
+                    .count() >= 2);
+        }
+        b.kill();
+        load(request, model, 10);
+        a.kill();
+        long start = System.nanoTime();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> CompletableFuture.supplyAsync(
+                () -> request.apply(ZmtpMessage.ofStrings("nobody"))).get(10, TimeUnit.SECONDS));
+        assertInstanceOf(NoReplyException.class, e.getCause());
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(9), "a clear failure in bounded time");
+    }
+
+    /** Model 3: a frozen server process (SIGSTOP) is dead after its time to live; thawed, it is used again. */
+    @Test
+    void aFrozenServerProcessIsTreatedAsDead() throws Exception {
+        List<String> eps = List.of(freeEndpoint(), freeEndpoint());
+        PeerScript a = ourServer(3, eps.get(0));
+        ourServer(3, eps.get(1));
+        List<FreelanceEvent> events = new CopyOnWriteArrayList<>();
+        Function<ZmtpMessage, ZmtpMessage> request = client(3, eps, events);
+        awaitEvent(events, "both alive", () -> events.stream()
+                .filter(e -> e instanceof FreelanceEvent.ServerAlive).count() >= 2);
+        load(request, 3, 10);
+        a.signal("STOP");
+        try {
+            load(request, 3, 20); // a request sent to the frozen server goes to the other after 600 ms
+            awaitEvent(events, "the frozen server dead", () -> events.stream()
+                    .anyMatch(e -> e instanceof FreelanceEvent.ServerDead d && d.server().equals(eps.get(0))));
+            assertTrue(events.stream().noneMatch(e -> e instanceof FreelanceEvent.Failed), events.toString());
+        } finally {
+            a.signal("CONT");
+        }
+        awaitEvent(events, "the thawed server alive again", () -> events.stream()
+                .filter(e -> e instanceof FreelanceEvent.ServerAlive s && s.server().equals(eps.get(0))).count() >= 2);
+        load(request, 3, 10);
+    }
+
+    static void awaitEvent(List<FreelanceEvent> events, String what, java.util.function.BooleanSupplier ok) {
+        io.zmtp.testing.Await.until(Duration.ofSeconds(10), () -> what + " (events: " + events + ")", ok);
+    }
+}
