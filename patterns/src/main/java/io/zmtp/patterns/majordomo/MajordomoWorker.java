@@ -1,6 +1,8 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.reliability.HeartbeatTicker;
+import io.zmtp.patterns.reliability.Backoff;
+import io.zmtp.patterns.reliability.Heartbeat;
+import io.zmtp.patterns.reliability.HeartbeatLink;
 import io.zmtp.patterns.time.LoopClock;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.patterns.EventReporter;
@@ -35,12 +37,13 @@ import java.util.function.Consumer;
  * A Majordomo worker (the guide's mdwrkapi, as a reactor): registers one service with a broker
  * over a DEALER socket, heartbeats, and runs a {@link MajordomoHandler} for each request.
  *
- * <p>Everything protocol-related runs on one event loop: the socket's handler, and a timer every
- * {@link MajordomoWorkerSettings#heartbeatInterval() heartbeat interval} that sends HEARTBEAT when
- * nothing else was sent for half an interval, and declares the broker lost after interval x
- * liveness without a message from it, counted only while the connection is up (from when READY
- * goes out: a slow connect is not a silent broker). Timers run on the settings'
- * {@link MajordomoWorkerSettings#clock() clock}. The handler runs on the worker's executor (a thread of its
+ * <p>Everything protocol-related runs on one event loop: the socket's handler, and the kit's
+ * {@link HeartbeatLink}, which every {@link MajordomoWorkerSettings#heartbeatInterval() heartbeat
+ * interval} sends HEARTBEAT (skipped when something else went out in the last half interval) and
+ * declares the broker lost after liveness intervals without a message from it. The link is
+ * suspended while the socket has no connection (from connect to handshake, and after a drop), so
+ * silence is counted only while the connection is up: a slow connect is not a silent broker.
+ * Timers run on the settings' {@link MajordomoWorkerSettings#clock() clock}. The handler runs on the worker's executor (a thread of its
  * own by default) and answers through a {@link ReplyStream} from any thread, so a slow handler
  * never stops the heartbeats. Requests are served one at a time, in the order they came.
  *
@@ -65,7 +68,6 @@ public final class MajordomoWorker implements AutoCloseable {
     private final Executor executor;
     private final ExecutorService ownExecutor;
     private final long intervalNanos;
-    private final long expiryNanos;
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
     private final AtomicLong served = new AtomicLong();
@@ -74,11 +76,9 @@ public final class MajordomoWorker implements AutoCloseable {
     // state on the loop
     private ZmtpSocket socket;
     private int session;
-    private long lastHeard;
     private long lastSent;
     private final LoopClock clock;
-    private final HeartbeatTicker ticker;
-    private LoopClock.Timer reconnectTimer;
+    private final HeartbeatLink link;
     /** Whether the current socket has a connection to the broker (a handshake completed, no drop since). */
     private boolean connected;
     /** The current socket's connection dropped; READY goes out again when it is back. */
@@ -116,12 +116,38 @@ public final class MajordomoWorker implements AutoCloseable {
             this.executor = ownExecutor;
         }
         this.intervalNanos = settings.heartbeatInterval().toNanos();
-        this.expiryNanos = settings.heartbeatExpiry().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo worker");
         this.closeFuture = io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newPromise();
         this.clock = settings.clock().on(loop);
-        this.ticker = new HeartbeatTicker(clock, settings.heartbeatInterval(), this::tick);
+        this.link = new HeartbeatLink(clock,
+                Heartbeat.of(settings.heartbeatInterval(), settings.heartbeatLiveness()),
+                new Backoff(settings.reconnectDelay(), settings.reconnectDelay()),
+                new HeartbeatLink.Connection() {
+                    @Override
+                    public void open() {
+                        connect();
+                    }
+
+                    @Override
+                    public void close() {
+                        dropSocket();
+                    }
+
+                    @Override
+                    public void heartbeat() {
+                        sendHeartbeat();
+                    }
+                },
+                new HeartbeatLink.Listener() {
+                    @Override
+                    public void lost(java.time.Duration silence) {
+                        log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting in {} ms",
+                                FrameText.escape(service), endpoint, silence.toMillis(),
+                                settings.reconnectDelay().toMillis());
+                        event(MajordomoEvent.Type.BROKER_LOST, endpoint, "silent for " + silence.toMillis() + " ms");
+                    }
+                });
     }
 
     /** Connects to the broker and registers the service; returns this worker. */
@@ -131,8 +157,7 @@ public final class MajordomoWorker implements AutoCloseable {
                 return;
             }
             started = true;
-            connect();
-            ticker.start();
+            link.start();
         });
         return this;
     }
@@ -152,13 +177,15 @@ public final class MajordomoWorker implements AutoCloseable {
 
     // ------------------------------------------------------------------ connection
 
+    /** Opens a new socket and sends READY on it (the link's {@link HeartbeatLink.Connection#open()}). */
     private void connect() {
-        reconnectTimer = null;
         if (closed) {
             return;
         }
         session++;
         connected = false;
+        lostConnection = false;
+        link.suspend(); // nothing counts until the handshake
         ZmtpSocket s = ctx.socket(SocketType.DEALER, settings.socketOptions(), loop);
         socket = s;
         s.onMessage(m -> received(s, m));
@@ -168,7 +195,6 @@ public final class MajordomoWorker implements AutoCloseable {
                 log.warn("worker {} cannot connect to {}: {}", FrameText.escape(service), endpoint, f.cause().toString());
             }
         });
-        lastHeard = clock.nanoTime();
         event(MajordomoEvent.Type.CONNECTING, endpoint, version.toString());
         // Queued until the connection is up: the broker's silence counts only from then on.
         send(MdpProtocol.ready(version, service), "I: sending READY to broker");
@@ -192,7 +218,7 @@ public final class MajordomoWorker implements AutoCloseable {
             boolean again = lostConnection;
             connected = true;
             lostConnection = false;
-            lastHeard = clock.nanoTime();
+            link.resume(); // the broker's silence counts from now, with its full liveness
             if (again) {
                 session++;
                 waiting.clear();
@@ -203,6 +229,7 @@ public final class MajordomoWorker implements AutoCloseable {
         } else if (e.type() == SocketEvent.Type.DISCONNECTED && connected) {
             connected = false;
             lostConnection = true;
+            link.suspend();
             log.info("worker {}: the connection to {} dropped", FrameText.escape(service), endpoint);
             event(MajordomoEvent.Type.BROKER_LOST, endpoint, "connection dropped");
         }
@@ -219,26 +246,12 @@ public final class MajordomoWorker implements AutoCloseable {
         }
     }
 
-    private void reconnectNow() {
-        dropSocket();
-        connect();
-    }
-
-    /** Every heartbeat interval: the broker's silence (only while connected), and our HEARTBEAT. */
-    private void tick(boolean silenceCounts) {
+    /** The link's heartbeat: skipped when something else went to the broker in the last half interval. */
+    private void sendHeartbeat() {
         if (closed || socket == null || !connected) {
             return;
         }
-        long now = clock.nanoTime();
-        if (silenceCounts && now - lastHeard >= expiryNanos) {
-            log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting in {} ms",
-                    FrameText.escape(service), endpoint, (now - lastHeard) / 1_000_000, settings.reconnectDelay().toMillis());
-            event(MajordomoEvent.Type.BROKER_LOST, endpoint, "silent for " + (now - lastHeard) / 1_000_000 + " ms");
-            dropSocket();
-            reconnectTimer = clock.schedule(this::connect, settings.reconnectDelay());
-            return;
-        }
-        if (now - lastSent >= Math.max(1, intervalNanos / 2)) {
+        if (clock.nanoTime() - lastSent >= Math.max(1, intervalNanos / 2)) {
             send(MdpProtocol.workerCommand(version, WorkerCommand.HEARTBEAT), "I: sending HEARTBEAT to broker");
         }
     }
@@ -254,7 +267,7 @@ public final class MajordomoWorker implements AutoCloseable {
             if (tracer != null) {
                 tracer.trace("I: received message from broker:", m);
             }
-            lastHeard = clock.nanoTime();
+            link.heard();
             MdpCommand cmd;
             try {
                 cmd = MdpCommand.atWorker(m, version);
@@ -276,7 +289,7 @@ public final class MajordomoWorker implements AutoCloseable {
                 cmd.release();
                 log.info("worker {}: the broker sent DISCONNECT, registering again", service);
                 event(MajordomoEvent.Type.DISCONNECT_RECEIVED, endpoint, null);
-                reconnectNow();
+                link.reopen();
             } else {
                 cmd.release();
                 PeerFailureLog.get(MajordomoWorker.class).warn("worker {} drops an unexpected {} from the broker",
@@ -347,7 +360,7 @@ public final class MajordomoWorker implements AutoCloseable {
         event(MajordomoEvent.Type.HANDLER_FAILED, endpoint, String.valueOf(cause));
         if (j.session == session && socket != null && !closed) {
             send(MdpProtocol.workerCommand(version, WorkerCommand.DISCONNECT), "I: sending DISCONNECT to broker");
-            reconnectNow();
+            link.reopen();
         }
         done(j);
     }
@@ -444,10 +457,7 @@ public final class MajordomoWorker implements AutoCloseable {
                 return;
             }
             closed = true;
-            ticker.stop();
-            if (reconnectTimer != null) {
-                reconnectTimer.cancel();
-            }
+            link.stop();
             waiting.clear();
             if (ownExecutor != null) {
                 ownExecutor.shutdownNow();
