@@ -122,7 +122,7 @@ public final class MajordomoWorker implements AutoCloseable {
         this.clock = settings.clock().on(loop);
         this.link = new HeartbeatLink(clock,
                 Heartbeat.of(settings.heartbeatInterval(), settings.heartbeatLiveness()),
-                new Backoff(settings.reconnectDelay(), settings.reconnectDelay()),
+                new Backoff(settings.reconnectDelay(), settings.reconnectDelayMax()),
                 new HeartbeatLink.Connection() {
                     @Override
                     public void open() {
@@ -142,9 +142,8 @@ public final class MajordomoWorker implements AutoCloseable {
                 new HeartbeatLink.Listener() {
                     @Override
                     public void lost(java.time.Duration silence) {
-                        log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting in {} ms",
-                                FrameText.escape(service), endpoint, silence.toMillis(),
-                                settings.reconnectDelay().toMillis());
+                        log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting",
+                                FrameText.escape(service), endpoint, silence.toMillis());
                         event(MajordomoEvent.Type.BROKER_LOST, endpoint, "silent for " + silence.toMillis() + " ms");
                     }
                 });
