@@ -261,7 +261,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
     }
 
     private void event(MajordomoEvent.Type type, String detail) {
-        events.report(() -> new MajordomoEvent(type, endpoint, null, detail));
+        events.report(() -> MajordomoEvent.of(type, endpoint, null, detail));
     }
 
     // ------------------------------------------------------------------ closing

@@ -840,7 +840,7 @@ public final class MajordomoBroker implements AutoCloseable {
     }
 
     private void event(MajordomoEvent.Type type, String peer, String service, String detail) {
-        events.report(() -> new MajordomoEvent(type, peer, service, detail));
+        events.report(() -> MajordomoEvent.of(type, peer, service, detail));
     }
 
     // ------------------------------------------------------------------ inspection

@@ -438,7 +438,7 @@ public final class MajordomoWorker implements AutoCloseable {
     }
 
     private void event(MajordomoEvent.Type type, String peer, String detail) {
-        events.report(() -> new MajordomoEvent(type, peer, service, detail));
+        events.report(() -> MajordomoEvent.of(type, peer, service, detail));
     }
 
     private void inLoop(Runnable r) {
