@@ -124,7 +124,9 @@ public final class MdworkerCommand implements Callable<Integer> {
         List<MajordomoWorker> running = new ArrayList<>();
         try {
             for (int i = 0; i < workers; i++) {
-                running.add(new MajordomoWorker(ctx, connect, service, echo, settings.build()).start());
+                MajordomoWorker w = new MajordomoWorker(ctx, connect, service, echo, settings.build());
+                w.start();
+                running.add(w);
             }
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("mdworker: " + e.getMessage());

@@ -6,11 +6,11 @@ import io.zmtp.patterns.reliability.HeartbeatLink;
 import io.zmtp.patterns.time.LoopClock;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.patterns.EventReporter;
+import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.LoopComponent;
 
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.Promise;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
@@ -25,6 +25,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -54,8 +56,12 @@ import java.util.function.Consumer;
  * again as soon as the connection is back, so a broker restarted on the same endpoint has it back
  * without waiting for a heartbeat. A reply to a
  * request received on an older connection is dropped (the broker it came from forgot it).
+ *
+ * <p>A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the
+ * socket (and the handler's thread, unless an executor is given) and completes when the first
+ * connect is under way; {@link #closeAsync()} sends DISCONNECT and closes.
  */
-public final class MajordomoWorker implements AutoCloseable {
+public final class MajordomoWorker extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(MajordomoWorker.class);
 
     private final ZmtpContext ctx;
@@ -64,14 +70,13 @@ public final class MajordomoWorker implements AutoCloseable {
     private final MajordomoHandler handler;
     private final MajordomoWorkerSettings settings;
     private final MdpVersion version;
-    private final EventLoop loop;
-    private final Executor executor;
-    private final ExecutorService ownExecutor;
+    private Executor executor;
+    private ExecutorService ownExecutor;
     private final long intervalNanos;
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
     private final AtomicLong served = new AtomicLong();
-    private final Promise<Void> closeFuture;
+    private CompletableFuture<Void> firstConnect;
 
     // state on the loop
     private ZmtpSocket socket;
@@ -79,14 +84,14 @@ public final class MajordomoWorker implements AutoCloseable {
     private long lastSent;
     private final LoopClock clock;
     private final HeartbeatLink link;
+    private final EventLoop loop;
     /** Whether the current socket has a connection to the broker (a handshake completed, no drop since). */
     private boolean connected;
     /** The current socket's connection dropped; READY goes out again when it is back. */
     private boolean lostConnection;
     private Job current;
     private final ArrayDeque<Job> waiting = new ArrayDeque<>();
-    private boolean started;
-    private boolean closed;
+    private volatile boolean closed;
 
     public MajordomoWorker(ZmtpContext ctx, String brokerEndpoint, String service, MajordomoHandler handler) {
         this(ctx, brokerEndpoint, service, handler, MajordomoWorkerSettings.DEFAULTS);
@@ -94,32 +99,18 @@ public final class MajordomoWorker implements AutoCloseable {
 
     public MajordomoWorker(ZmtpContext ctx, String brokerEndpoint, String service, MajordomoHandler handler,
                            MajordomoWorkerSettings settings) {
-        if (MmiService.isInternal(service)) {
-            throw new IllegalArgumentException("a worker may not register the internal service " + service);
-        }
+        super(loopFor(ctx, service), settings.clock());
         this.ctx = ctx;
         this.endpoint = Objects.requireNonNull(brokerEndpoint);
         this.service = Objects.requireNonNull(service);
         this.handler = Objects.requireNonNull(handler);
         this.settings = settings;
         this.version = settings.version();
-        this.loop = ctx.group().next();
-        if (settings.executor() != null) {
-            this.executor = settings.executor();
-            this.ownExecutor = null;
-        } else {
-            this.ownExecutor = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "mdworker-" + service);
-                t.setDaemon(true);
-                return t;
-            });
-            this.executor = ownExecutor;
-        }
+        this.loop = eventLoop();
         this.intervalNanos = settings.heartbeatInterval().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo worker");
-        this.closeFuture = io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newPromise();
-        this.clock = settings.clock().on(loop);
+        this.clock = clock();
         this.link = new HeartbeatLink(clock,
                 Heartbeat.of(settings.heartbeatInterval(), settings.heartbeatLiveness()),
                 new Backoff(settings.reconnectDelay(), settings.reconnectDelayMax()),
@@ -149,16 +140,30 @@ public final class MajordomoWorker implements AutoCloseable {
                 });
     }
 
-    /** Connects to the broker and registers the service; returns this worker. */
-    public MajordomoWorker start() {
-        inLoop(() -> {
-            if (started || closed) {
-                return;
-            }
-            started = true;
-            link.start();
-        });
-        return this;
+    private static EventLoop loopFor(ZmtpContext ctx, String service) {
+        if (MmiService.isInternal(service)) {
+            throw new IllegalArgumentException("a worker may not register the internal service " + service);
+        }
+        return ctx.group().next();
+    }
+
+    /** Opens the handler's thread (unless an executor is given), connects and registers the service. */
+    @Override
+    protected CompletionStage<Void> onStart() {
+        if (settings.executor() != null) {
+            executor = settings.executor();
+        } else {
+            ownExecutor = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "mdworker-" + service);
+                t.setDaemon(true);
+                return t;
+            });
+            executor = ownExecutor;
+        }
+        CompletableFuture<Void> connected = new CompletableFuture<>();
+        firstConnect = connected;
+        link.start();
+        return connected;
     }
 
     public String service() {
@@ -189,11 +194,23 @@ public final class MajordomoWorker implements AutoCloseable {
         socket = s;
         s.onMessage(m -> received(s, m));
         s.monitor(e -> connectionEvent(s, e));
-        s.connect(endpoint).addListener(f -> {
+        io.netty.util.concurrent.Future<Void> connecting = s.connect(endpoint);
+        connecting.addListener(f -> {
             if (!f.isSuccess()) {
                 log.warn("worker {} cannot connect to {}: {}", FrameText.escape(service), endpoint, f.cause().toString());
             }
         });
+        if (firstConnect != null) {
+            CompletableFuture<Void> first = firstConnect;
+            firstConnect = null;
+            Futures.of(connecting).whenComplete((r, e) -> {
+                if (e != null) {
+                    first.completeExceptionally(e);
+                } else {
+                    first.complete(null);
+                }
+            });
+        }
         event(MajordomoEvent.Type.CONNECTING, endpoint, version.toString());
         // Queued until the connection is up: the broker's silence counts only from then on.
         send(MdpProtocol.ready(version, service), "I: sending READY to broker");
@@ -441,49 +458,28 @@ public final class MajordomoWorker implements AutoCloseable {
         events.report(() -> MajordomoEvent.of(type, peer, service, detail));
     }
 
-    private void inLoop(Runnable r) {
-        if (!LoopCalls.run(loop, r)) {
-            log.debug("worker {}: event loop gone, dropping a task", service);
-        }
-    }
-
     // ------------------------------------------------------------------ closing
 
     /** Sends DISCONNECT to the broker and closes (the socket lingers to flush it). */
-    public Future<Void> closeAsync() {
-        boolean onLoop = LoopCalls.run(loop, () -> {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            link.stop();
-            waiting.clear();
-            if (ownExecutor != null) {
-                ownExecutor.shutdownNow();
-            }
-            if (socket == null) {
-                closeFuture.trySuccess(null);
-                return;
-            }
-            ZmtpSocket s = socket;
-            send(MdpProtocol.workerCommand(version, WorkerCommand.DISCONNECT), "I: sending DISCONNECT to broker");
-            socket = null;
-            s.close(settings.socketOptions().linger()).addListener(f -> closeFuture.trySuccess(null));
-        });
-        if (!onLoop) {
-            // the context was closed under the worker: its socket is gone already
-            closed = true;
-            if (ownExecutor != null) {
-                ownExecutor.shutdownNow();
-            }
-            closeFuture.trySuccess(null);
-        }
-        return closeFuture;
-    }
-
     @Override
-    public void close() {
-        closeAsync().awaitUninterruptibly(settings.socketOptions().linger().toMillis() + 5000);
+    protected CompletionStage<Void> onClose() {
+        closed = true;
+        link.stop();
+        waiting.clear();
+        if (ownExecutor != null) {
+            ownExecutor.shutdownNow();
+        }
+        if (firstConnect != null) {
+            firstConnect.completeExceptionally(new io.zmtp.socket.SocketClosedException("closed"));
+            firstConnect = null;
+        }
+        if (socket == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        ZmtpSocket s = socket;
+        send(MdpProtocol.workerCommand(version, WorkerCommand.DISCONNECT), "I: sending DISCONNECT to broker");
+        socket = null;
+        return Futures.of(s.close(settings.socketOptions().linger()));
     }
 
     @Override
