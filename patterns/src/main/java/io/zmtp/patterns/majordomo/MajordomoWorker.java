@@ -76,7 +76,8 @@ public final class MajordomoWorker extends LoopComponent {
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
     private final AtomicLong served = new AtomicLong();
-    private CompletableFuture<Void> firstConnect;
+    /** The connect of the newest socket (what start() waits for: the first). */
+    private CompletionStage<Void> lastConnect = CompletableFuture.completedFuture(null);
 
     // state on the loop
     private ZmtpSocket socket;
@@ -160,10 +161,8 @@ public final class MajordomoWorker extends LoopComponent {
             });
             executor = ownExecutor;
         }
-        CompletableFuture<Void> connected = new CompletableFuture<>();
-        firstConnect = connected;
-        link.start();
-        return connected;
+        link.start(); // opens the first socket now
+        return lastConnect;
     }
 
     public String service() {
@@ -200,17 +199,7 @@ public final class MajordomoWorker extends LoopComponent {
                 log.warn("worker {} cannot connect to {}: {}", FrameText.escape(service), endpoint, f.cause().toString());
             }
         });
-        if (firstConnect != null) {
-            CompletableFuture<Void> first = firstConnect;
-            firstConnect = null;
-            Futures.of(connecting).whenComplete((r, e) -> {
-                if (e != null) {
-                    first.completeExceptionally(e);
-                } else {
-                    first.complete(null);
-                }
-            });
-        }
+        lastConnect = Futures.of(connecting);
         event(MajordomoEvent.Type.CONNECTING, endpoint, version.toString());
         // Queued until the connection is up: the broker's silence counts only from then on.
         send(MdpProtocol.ready(version, service), "I: sending READY to broker");
@@ -468,10 +457,6 @@ public final class MajordomoWorker extends LoopComponent {
         waiting.clear();
         if (ownExecutor != null) {
             ownExecutor.shutdownNow();
-        }
-        if (firstConnect != null) {
-            firstConnect.completeExceptionally(new io.zmtp.socket.SocketClosedException("closed"));
-            firstConnect = null;
         }
         if (socket == null) {
             return CompletableFuture.completedFuture(null);
