@@ -218,11 +218,13 @@ class MajordomoInteropTest {
     }
 
     MajordomoWorker ourWorker(String endpoint, MdpVersion v, String service, MajordomoHandler h) {
-        return open(new MajordomoWorker(ctx, endpoint, service, h, MajordomoWorkerSettings.builder().version(v)
+        MajordomoWorker w = open(new MajordomoWorker(ctx, endpoint, service, h, MajordomoWorkerSettings.builder().version(v)
                 .heartbeatInterval(HEARTBEAT).heartbeatLiveness(5).reconnectDelay(HEARTBEAT)
                 .socketOptions(SocketOptions.builder().linger(Duration.ZERO).reconnectInterval(Duration.ofMillis(20))
                         .reconnectIntervalMax(Duration.ofMillis(100)).build())
-                .build())).start();
+                .build()));
+        w.start();
+        return w;
     }
 
     @ParameterizedTest

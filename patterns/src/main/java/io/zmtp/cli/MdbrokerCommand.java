@@ -2,13 +2,16 @@ package io.zmtp.cli;
 
 import io.zmtp.patterns.majordomo.MajordomoBroker;
 import io.zmtp.patterns.majordomo.MajordomoBrokerSettings;
+import io.zmtp.patterns.reliability.Heartbeat;
 import io.zmtp.socket.ZmtpContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -18,41 +21,76 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "mdbroker", mixinStandardHelpOptions = true,
         description = {"Runs a Majordomo broker speaking MDP/0.1 and MDP/0.2 (with MMI) until stopped.",
-                "Prints one line per event (workers registering, expiring, invalid messages...)."})
+                "Prints one line per event (workers registering, expiring, invalid messages...)."},
+        sortOptions = false,
+        exitCodeListHeading = "Exit status:%n",
+        exitCodeList = {"0:stopped", "1:cannot bind", "2:bad options"})
 public final class MdbrokerCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"-b", "--bind"}, defaultValue = "tcp://*:5555", split = ",",
-            description = "endpoint(s) to bind (default: ${DEFAULT-VALUE})")
-    List<String> binds;
+    static final String DEFAULT_ENDPOINT = "tcp://*:5555";
 
-    @Option(names = "--heartbeat", defaultValue = "2500", description = "heartbeat interval in ms (default: ${DEFAULT-VALUE})")
-    long heartbeatMs;
+    @Option(names = {"-e", "--endpoint"}, split = ",", paramLabel = "ENDPOINT",
+            description = "Endpoint(s) to bind, repeatable (default: " + DEFAULT_ENDPOINT + ").")
+    List<String> endpoints = new ArrayList<>();
 
-    @Option(names = "--liveness", defaultValue = "3", description = "missed heartbeats before a worker is dropped (default: ${DEFAULT-VALUE})")
-    int liveness;
+    /** The older name of --endpoint. */
+    @Option(names = {"-b", "--bind"}, split = ",", hidden = true, description = "Same as --endpoint.")
+    void bind(List<String> more) {
+        endpoints.addAll(more);
+    }
 
-    @Option(names = "--request-expiry", defaultValue = "10000",
-            description = "ms a request waits for a service without workers (default: ${DEFAULT-VALUE})")
-    long requestExpiryMs;
+    @Mixin
+    CommonOptions.Heartbeats heartbeat = new CommonOptions.Heartbeats(Duration.ofMillis(2500), 3);
 
-    @Option(names = {"-v", "--verbose"}, description = "print every message, as the guide's -v")
-    boolean verbose;
+    /** The older name of --interval (milliseconds). */
+    @Option(names = "--heartbeat", hidden = true, description = "Same as --interval.")
+    void heartbeatMs(String interval) {
+        heartbeat.interval = interval;
+    }
 
-    @Option(names = {"-q", "--quiet"}, description = "print nothing but errors")
-    boolean quiet;
+    @Option(names = "--request-expiry", defaultValue = "10000", converter = DurationConverter.class,
+            paramLabel = "DURATION",
+            description = "How long a request waits for a service without workers (default: ${DEFAULT-VALUE} ms).")
+    Duration requestExpiry;
+
+    @Option(names = "--max-queued-requests", paramLabel = "N",
+            description = "Requests queued for one service before new ones are refused (default: 100000,"
+                    + " MajordomoBrokerSettings.maxQueuedRequests).")
+    Integer maxQueuedRequests;
+
+    @Mixin
+    CommonOptions.Output output;
+
+    @Mixin
+    SecurityOptions security;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        MajordomoBrokerSettings.Builder settings = MajordomoBrokerSettings.builder()
-                .heartbeatInterval(Duration.ofMillis(heartbeatMs)).heartbeatLiveness(liveness)
-                .requestExpiry(Duration.ofMillis(requestExpiryMs))
-                .listener(MdpOptions.brokerEvents(out, quiet));
-        if (verbose) {
+        boolean quiet = output.quiet();
+        List<String> binds = endpoints.isEmpty() ? List.of(DEFAULT_ENDPOINT) : endpoints;
+        MajordomoBrokerSettings.Builder settings;
+        try {
+            Heartbeat hb = heartbeat.heartbeat();
+            settings = MajordomoBrokerSettings.builder()
+                    .heartbeatInterval(hb.interval()).heartbeatLiveness(hb.liveness())
+                    .requestExpiry(requestExpiry)
+                    .socketOptions(security.apply(MajordomoBrokerSettings.builder().build().socketOptions().toBuilder())
+                            .build())
+                    .listener(MdpOptions.brokerEvents(out, quiet));
+            if (maxQueuedRequests != null) {
+                settings.maxQueuedRequests(maxQueuedRequests);
+            }
+        } catch (IllegalArgumentException e) {
+            err.println("mdbroker: " + e.getMessage());
+            err.flush();
+            return CommonOptions.USAGE;
+        }
+        if (output.verbose()) {
             settings.tracer(MdpOptions.tracer(out));
         }
         ZmtpContext ctx = ZmtpContext.create(1);
@@ -69,7 +107,7 @@ public final class MdbrokerCommand implements Callable<Integer> {
             err.flush();
             broker.close();
             ctx.close(Duration.ofSeconds(2));
-            return 2;
+            return CommonOptions.FAILED;
         }
         MdpOptions.runUntilStopped(() -> {
             broker.close();
@@ -78,6 +116,6 @@ public final class MdbrokerCommand implements Callable<Integer> {
                 MdpOptions.line(out, "I: broker stopped");
             }
         });
-        return 0;
+        return CommonOptions.OK;
     }
 }

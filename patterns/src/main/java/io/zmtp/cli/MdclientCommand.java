@@ -9,6 +9,7 @@ import io.zmtp.patterns.majordomo.MdpVersion;
 import io.zmtp.socket.ZmtpContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -26,21 +27,31 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "mdclient", mixinStandardHelpOptions = true,
         description = {"Sends N requests to a Majordomo service, synchronously or --async,",
-                "then prints a summary with the requests per second."})
+                "then prints a summary with the requests per second (with --quiet: only that)."},
+        sortOptions = false,
+        exitCodeListHeading = "Exit status:%n",
+        exitCodeList = {"0:every request answered", "1:a request failed (no reply after every try)",
+                "2:bad options"})
 public final class MdclientCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"-c", "--connect"}, defaultValue = "tcp://localhost:5555",
-            description = "the broker (default: ${DEFAULT-VALUE})")
-    String connect;
+    // initial values, not defaultValue: picocli applies a defaultValue after the hidden alias
+    @Option(names = {"-e", "--endpoint"}, description = "The broker (default: ${DEFAULT-VALUE}).")
+    String connect = "tcp://localhost:5555";
+
+    /** The older name of --endpoint. */
+    @Option(names = {"-c", "--connect"}, hidden = true, description = "Same as --endpoint.")
+    void connect(String endpoint) {
+        this.connect = endpoint;
+    }
 
     @Option(names = {"-s", "--service"}, defaultValue = "echo", description = "the service (default: ${DEFAULT-VALUE})")
     String service;
 
-    @Option(names = {"-n", "--requests"}, defaultValue = "100000", description = "how many requests (default: ${DEFAULT-VALUE})")
-    int requests;
+    @Mixin
+    CommonOptions.Requests requestCount = new CommonOptions.Requests(100000);
 
     @Option(names = "--async", description = "send every request first, then receive every reply")
     boolean async;
@@ -49,17 +60,17 @@ public final class MdclientCommand implements Callable<Integer> {
             description = "MDP version, 0.1 or 0.2 (default: ${DEFAULT-VALUE})")
     MdpVersion protocol;
 
-    @Option(names = "--timeout", defaultValue = "2500", description = "ms without a reply before resending (default: ${DEFAULT-VALUE})")
-    long timeoutMs;
+    @Mixin
+    CommonOptions.Retries tries = new CommonOptions.Retries(Duration.ofMillis(2500), 3);
 
-    @Option(names = "--retries", defaultValue = "3", description = "sends per request, the first included (default: ${DEFAULT-VALUE})")
-    int retries;
+    @Mixin
+    CommonOptions.Output output;
 
-    @Option(names = {"-v", "--verbose"}, description = "print every message, as the guide's -v")
-    boolean verbose;
+    @Mixin
+    SecurityOptions security;
 
-    @Option(names = {"-q", "--quiet"}, description = "print only the summary")
-    boolean quiet;
+    private long requests;
+    private boolean quiet;
 
     @Parameters(arity = "0..*", description = "request body frames (default: \"Hello world\")")
     List<String> body = new ArrayList<>();
@@ -67,17 +78,28 @@ public final class MdclientCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        requests = requestCount.requests();
+        quiet = output.quiet();
         if (requests < 0) {
             spec.commandLine().getErr().println("mdclient: --requests must not be negative");
-            return 2;
+            return CommonOptions.USAGE;
         }
         List<byte[]> frames = new ArrayList<>();
         for (String b : body.isEmpty() ? List.of("Hello world") : body) {
             frames.add(b.getBytes(StandardCharsets.UTF_8));
         }
-        MajordomoClientSettings.Builder settings = MajordomoClientSettings.builder().version(protocol)
-                .timeout(Duration.ofMillis(timeoutMs)).retries(retries).listener(MdpOptions.events(out, quiet));
-        if (verbose) {
+        MajordomoClientSettings.Builder settings;
+        try {
+            settings = MajordomoClientSettings.builder().version(protocol)
+                    .timeout(tries.timeout()).retries(tries.retries())
+                    .socketOptions(security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())
+                            .build())
+                    .listener(MdpOptions.events(out, quiet));
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("mdclient: " + e.getMessage());
+            return CommonOptions.USAGE;
+        }
+        if (output.verbose()) {
             settings.tracer(MdpOptions.tracer(out));
         }
         ZmtpContext ctx = ZmtpContext.create(1);
@@ -91,7 +113,7 @@ public final class MdclientCommand implements Callable<Integer> {
         double seconds = (System.nanoTime() - start) / 1e9;
         MdpOptions.line(out, String.format("%d requests/replies processed in %.3f s: %.0f requests per second (%s, %s)",
                 answered, seconds, answered / Math.max(seconds, 1e-9), async ? "asynchronous" : "synchronous", protocol));
-        return answered == requests ? 0 : 1;
+        return answered == requests ? CommonOptions.OK : CommonOptions.FAILED;
     }
 
     private long runSync(ZmtpContext ctx, MajordomoClientSettings settings, List<byte[]> frames, PrintWriter out) {
@@ -110,7 +132,7 @@ public final class MdclientCommand implements Callable<Integer> {
 
     private long runAsync(ZmtpContext ctx, MajordomoClientSettings settings, List<byte[]> frames, PrintWriter out) {
         long count = 0;
-        Duration wait = Duration.ofMillis(timeoutMs * retries + 1000);
+        Duration wait = tries.timeout().multipliedBy(tries.retries()).plusSeconds(1);
         try (MajordomoAsyncClient client = new MajordomoAsyncClient(ctx, connect, settings)) {
             for (int i = 0; i < requests; i++) {
                 client.send(service, frames);
@@ -136,7 +158,7 @@ public final class MdclientCommand implements Callable<Integer> {
                 }
             }
             if (settled > count && !quiet) {
-                MdpOptions.line(out, "E: " + (settled - count) + " request(s) failed after " + retries + " attempts");
+                MdpOptions.line(out, "E: " + (settled - count) + " request(s) failed after " + tries.retries() + " attempts");
             }
         }
         return count;

@@ -4,9 +4,11 @@ import io.zmtp.patterns.majordomo.MajordomoHandler;
 import io.zmtp.patterns.majordomo.MajordomoWorker;
 import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
 import io.zmtp.patterns.majordomo.MdpVersion;
+import io.zmtp.patterns.reliability.Heartbeat;
 import io.zmtp.socket.ZmtpContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
@@ -24,15 +26,24 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 @Command(name = "mdworker", mixinStandardHelpOptions = true,
         description = {"Runs Majordomo echo workers until stopped.",
-                "Prints one line per request served and per connection event, unless --quiet."})
+                "Prints one line per request served and per connection event, unless --quiet."},
+        sortOptions = false,
+        exitCodeListHeading = "Exit status:%n",
+        exitCodeList = {"0:stopped", "2:bad options"})
 public final class MdworkerCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"-c", "--connect"}, defaultValue = "tcp://localhost:5555",
-            description = "the broker (default: ${DEFAULT-VALUE})")
-    String connect;
+    // initial values, not defaultValue: picocli applies a defaultValue after the hidden alias
+    @Option(names = {"-e", "--endpoint"}, description = "The broker (default: ${DEFAULT-VALUE}).")
+    String connect = "tcp://localhost:5555";
+
+    /** The older name of --endpoint. */
+    @Option(names = {"-c", "--connect"}, hidden = true, description = "Same as --endpoint.")
+    void connect(String endpoint) {
+        this.connect = endpoint;
+    }
 
     @Option(names = {"-s", "--service"}, defaultValue = "echo", description = "the service (default: ${DEFAULT-VALUE})")
     String service;
@@ -41,42 +52,61 @@ public final class MdworkerCommand implements Callable<Integer> {
             description = "MDP version, 0.1 or 0.2 (default: ${DEFAULT-VALUE})")
     MdpVersion protocol;
 
-    @Option(names = {"-n", "--workers"}, defaultValue = "1", description = "how many workers to run (default: ${DEFAULT-VALUE})")
-    int workers;
+    @Option(names = "--workers", description = "How many workers to run (default: ${DEFAULT-VALUE}).")
+    int workers = 1;
+
+    /** The older short name of --workers (-n is --requests in the client commands). */
+    @Option(names = "-n", hidden = true, description = "Same as --workers.")
+    void workersShort(int n) {
+        this.workers = n;
+    }
 
     @Option(names = "--partials", defaultValue = "0",
             description = "partial replies before the final echo (default: ${DEFAULT-VALUE})")
     int partials;
 
-    @Option(names = "--heartbeat", defaultValue = "2500", description = "heartbeat interval in ms (default: ${DEFAULT-VALUE})")
-    long heartbeatMs;
+    @Mixin
+    CommonOptions.Heartbeats heartbeat = new CommonOptions.Heartbeats(Duration.ofMillis(2500), 3);
 
-    @Option(names = "--liveness", defaultValue = "3", description = "missed heartbeats before the broker is taken as lost (default: ${DEFAULT-VALUE})")
-    int liveness;
+    /** The older name of --interval (milliseconds). */
+    @Option(names = "--heartbeat", hidden = true, description = "Same as --interval.")
+    void heartbeatMs(String interval) {
+        heartbeat.interval = interval;
+    }
 
-    @Option(names = "--reconnect", defaultValue = "2500", description = "ms to wait before reconnecting to a lost broker (default: ${DEFAULT-VALUE})")
-    long reconnectMs;
+    @Mixin
+    CommonOptions.Reconnect reconnect = new CommonOptions.Reconnect(Duration.ofMillis(2500), Duration.ofMillis(2500));
 
-    @Option(names = {"-v", "--verbose"}, description = "print every message, as the guide's -v")
-    boolean verbose;
+    @Mixin
+    CommonOptions.Output output;
 
-    @Option(names = {"-q", "--quiet"}, description = "print nothing but errors")
-    boolean quiet;
+    @Mixin
+    SecurityOptions security;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        boolean quiet = output.quiet();
         if (workers < 1) {
             spec.commandLine().getErr().println("mdworker: --workers must be at least 1");
-            return 2;
+            return CommonOptions.USAGE;
         }
-        MajordomoWorkerSettings.Builder settings = MajordomoWorkerSettings.builder().version(protocol)
-                .heartbeatInterval(Duration.ofMillis(heartbeatMs)).heartbeatLiveness(liveness)
-                .reconnectDelay(Duration.ofMillis(reconnectMs))
-                // echo never blocks: it runs on the worker's event loop
-                .executor(Runnable::run)
-                .listener(MdpOptions.events(out, quiet));
-        if (verbose) {
+        MajordomoWorkerSettings.Builder settings;
+        try {
+            Heartbeat hb = heartbeat.heartbeat();
+            settings = MajordomoWorkerSettings.builder().version(protocol)
+                    .heartbeatInterval(hb.interval()).heartbeatLiveness(hb.liveness())
+                    .reconnectDelay(reconnect.initial()).reconnectDelayMax(reconnect.max())
+                    .socketOptions(security.apply(MajordomoWorkerSettings.builder().build().socketOptions().toBuilder())
+                            .build())
+                    // echo never blocks: it runs on the worker's event loop
+                    .executor(Runnable::run)
+                    .listener(MdpOptions.events(out, quiet));
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("mdworker: " + e.getMessage());
+            return CommonOptions.USAGE;
+        }
+        if (output.verbose()) {
             settings.tracer(MdpOptions.tracer(out));
         }
         AtomicLong served = new AtomicLong();
@@ -94,12 +124,14 @@ public final class MdworkerCommand implements Callable<Integer> {
         List<MajordomoWorker> running = new ArrayList<>();
         try {
             for (int i = 0; i < workers; i++) {
-                running.add(new MajordomoWorker(ctx, connect, service, echo, settings.build()).start());
+                MajordomoWorker w = new MajordomoWorker(ctx, connect, service, echo, settings.build());
+                w.start();
+                running.add(w);
             }
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("mdworker: " + e.getMessage());
             ctx.close(Duration.ofSeconds(2));
-            return 2;
+            return CommonOptions.USAGE;
         }
         if (!quiet) {
             MdpOptions.line(out, "I: " + workers + " " + protocol + " worker(s) for '" + service + "' connecting to " + connect);

@@ -9,6 +9,7 @@ import io.zmtp.patterns.majordomo.MdpVersion;
 import io.zmtp.socket.ZmtpContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -23,15 +24,25 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "mmi", mixinStandardHelpOptions = true,
         description = {"Asks the broker's mmi.service about a service and prints the code:",
-                "200 (workers registered), 404 (none). Exit status 0 for 200, 1 otherwise, 2 with no answer."})
+                "200 (workers registered), 404 (none)."},
+        sortOptions = false,
+        exitCodeListHeading = "Exit status:%n",
+        exitCodeList = {"0:200, the service has workers", "1:any other code (404 not found, 501 not implemented)",
+                "2:no answer, or bad options"})
 public final class MmiCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"-c", "--connect"}, defaultValue = "tcp://localhost:5555",
-            description = "the broker (default: ${DEFAULT-VALUE})")
-    String connect;
+    // initial values, not defaultValue: picocli applies a defaultValue after the hidden alias
+    @Option(names = {"-e", "--endpoint"}, description = "The broker (default: ${DEFAULT-VALUE}).")
+    String connect = "tcp://localhost:5555";
+
+    /** The older name of --endpoint. */
+    @Option(names = {"-c", "--connect"}, hidden = true, description = "Same as --endpoint.")
+    void connect(String endpoint) {
+        this.connect = endpoint;
+    }
 
     @Option(names = "--protocol", defaultValue = "0.1", converter = MdpOptions.VersionConverter.class,
             description = "MDP version, 0.1 or 0.2 (default: ${DEFAULT-VALUE})")
@@ -41,14 +52,14 @@ public final class MmiCommand implements Callable<Integer> {
             description = "the MMI service to ask (default: ${DEFAULT-VALUE})")
     String mmiService;
 
-    @Option(names = "--timeout", defaultValue = "2500", description = "ms to wait for the answer (default: ${DEFAULT-VALUE})")
-    long timeoutMs;
+    @Mixin
+    CommonOptions.Retries tries = new CommonOptions.Retries(Duration.ofMillis(2500), 1);
 
-    @Option(names = "--retries", defaultValue = "1", description = "sends, the first included (default: ${DEFAULT-VALUE})")
-    int retries;
+    @Mixin
+    CommonOptions.Output output;
 
-    @Option(names = {"-v", "--verbose"}, description = "print every message, as the guide's -v")
-    boolean verbose;
+    @Mixin
+    SecurityOptions security;
 
     @Parameters(index = "0", defaultValue = "echo", description = "the service asked about (default: ${DEFAULT-VALUE})")
     String name;
@@ -56,9 +67,17 @@ public final class MmiCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        MajordomoClientSettings.Builder settings = MajordomoClientSettings.builder().version(protocol)
-                .timeout(Duration.ofMillis(timeoutMs)).retries(retries);
-        if (verbose) {
+        MajordomoClientSettings.Builder settings;
+        try {
+            settings = MajordomoClientSettings.builder().version(protocol)
+                    .timeout(tries.timeout()).retries(tries.retries())
+                    .socketOptions(security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())
+                            .build());
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("mmi: " + e.getMessage());
+            return CommonOptions.USAGE;
+        }
+        if (output.verbose()) {
             settings.tracer(MdpOptions.tracer(out));
         }
         ZmtpContext ctx = ZmtpContext.create(1);

@@ -220,7 +220,7 @@ class MajordomoCommandsTest {
         assertEquals(2, w.exit);
         assertTrue(w.err.text().contains("may not register"), w.err.text());
         Result b = new Result("mdbroker", "--bind", "nonsense://x");
-        assertEquals(2, b.exit);
+        assertEquals(1, b.exit, "a bad endpoint: 1, as the pirate commands");
         assertTrue(b.err.text().contains("cannot bind"), b.err.text());
     }
 
@@ -230,5 +230,37 @@ class MajordomoCommandsTest {
         for (String c : List.of("mdbroker", "mdworker", "mdclient", "mmi")) {
             assertTrue(r.out.text().contains(c), r.out.text());
         }
+    }
+
+    @Test
+    void theCommandsTakeTheCommonOptionNamesAndListTheirExitStatuses() {
+        for (String c : List.of("mdbroker", "mdworker", "mdclient", "mmi")) {
+            Result help = new Result(c, "--help");
+            for (String option : List.of("Exit status:", "--endpoint", "--quiet", "--verbose", "--plain-user",
+                    "--curve-server-key")) {
+                assertTrue(help.out.text().contains(option), c + " --help lacks " + option + ":\n" + help.out.text());
+            }
+        }
+        assertTrue(new Result("mdworker", "--help").out.text().contains("--reconnect-max"));
+        assertTrue(new Result("mdclient", "--help").out.text().contains("--retries"));
+    }
+
+    @Test
+    void brokerWorkerAndClientsTalkPlainWithTheCommonOptionNames() {
+        Running broker = start("mdbroker", "-e", "tcp://127.0.0.1:0", "--interval", "100ms", "--liveness", "3",
+                "--plain-server", "--plain-account", "u:p");
+        String endpoint = broker.out.await("is active at (tcp://\\S+)").group(1);
+        start("mdworker", "-e", endpoint, "--interval", "100ms", "--reconnect", "100ms", "--reconnect-max", "400ms",
+                "--plain-user", "u", "--plain-password", "p", "-q");
+        broker.out.await("WORKER_READY .* service=echo");
+        Result client = new Result("mdclient", "-e", endpoint, "--requests", "3", "-t", "2s", "-r", "2",
+                "--plain-user", "u", "--plain-password", "p", "-q");
+        assertEquals(0, client.exit, client.out.text() + client.err.text());
+        assertTrue(client.out.text().contains("3 requests/replies processed"), client.out.text());
+        Result mmi = new Result("mmi", "-e", endpoint, "-t", "2s", "--plain-user", "u", "--plain-password", "p", "echo");
+        assertEquals(0, mmi.exit, mmi.err.text());
+        Result refused = new Result("mmi", "-e", endpoint, "-t", "300ms", "--plain-user", "u", "--plain-password",
+                "wrong", "echo");
+        assertEquals(2, refused.exit, "a wrong password gets no answer");
     }
 }

@@ -42,7 +42,9 @@ final class ZmtpMajordomoRig implements MajordomoRig {
         MajordomoWorkerSettings ws = MajordomoWorkerSettings.builder().version(MdpVersion.V0_1)
                 .executor(Runnable::run).build();
         for (int i = 0; i < n; i++) {
-            workers.add(new MajordomoWorker(workerCtx, endpoint, SERVICE, MajordomoHandler.echo(), ws).start());
+            MajordomoWorker w = new MajordomoWorker(workerCtx, endpoint, SERVICE, MajordomoHandler.echo(), ws);
+            w.start();
+            workers.add(w);
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (broker.workerCount(SERVICE) < n) {

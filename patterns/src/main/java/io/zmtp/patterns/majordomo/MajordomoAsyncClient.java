@@ -1,13 +1,19 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.time.LoopClock;
 import io.zmtp.patterns.EventReporter;
+import io.zmtp.patterns.reliability.NoReplyException;
+import io.zmtp.patterns.reliability.RequestEvent;
+import io.zmtp.patterns.reliability.RetryPolicy;
+import io.zmtp.patterns.reliability.RetryingRequester;
+import io.zmtp.patterns.reliability.RetryingRequester.Verdict;
 
 import io.netty.channel.EventLoop;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
-import io.zmtp.socket.SocketEvent;
+import io.zmtp.socket.SocketClosedException;
+import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
-import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.FrameText;
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
@@ -15,18 +21,17 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -52,60 +57,49 @@ import java.util.function.Consumer;
  * protocol change (numbered requests and replies); this client stays on the wire protocol.
  *
  * <h2>Surviving the broker</h2>
- * The client tracks every request until its final reply, and treats the broker as lost when
- * <ul>
- *   <li>its connection drops (a crashed or restarted broker: the socket reports DISCONNECTED), or</li>
- *   <li>nothing at all comes back for {@link MajordomoClientSettings#timeout() timeout} while
- *       requests are outstanding (a hung broker, lost messages); the timeout must therefore exceed
- *       the longest silence of a healthy service.</li>
- * </ul>
- * It then closes its socket, opens a new one and resends every outstanding request in the order
- * first sent; requests already queued at the lost broker are abandoned there (their replies would
- * go to the old connection). After {@link MajordomoClientSettings#retries() retries} sends without
- * any reply in between, every outstanding request fails with a {@link MajordomoException}. A
- * request may thus run twice at the workers, which MDP assumes are idempotent.
+ * The retries are the kit's {@link RetryingRequester} with a window of any number of requests in
+ * flight, each keyed by its service (the correlation value: a reply answers the oldest request in
+ * flight to its service). Each request has its own {@link MajordomoClientSettings#timeout()
+ * timeout} (a PARTIAL starts it again) and {@link MajordomoClientSettings#retries() tries}, counted
+ * by timeouts only. When a request times out the socket is replaced and every request in flight is
+ * resent on the new one, in the order first sent; when the connection drops (a crashed or
+ * restarted broker) the same happens within the current tries. Requests already queued at the
+ * lost broker are abandoned there (their replies would go to the old connection). After its last
+ * try a request fails with a {@link MajordomoException}. A request may thus run twice at the
+ * workers, which MDP assumes are idempotent.
  */
 public final class MajordomoAsyncClient implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(MajordomoAsyncClient.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoAsyncClient.class);
 
-    private final ZmtpContext ctx;
     private final String endpoint;
     private final MajordomoClientSettings settings;
     private final MdpVersion version;
     private final EventLoop loop;
-    private final long timeoutNanos;
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
+    private final RetryingRequester<MajordomoReply> requester;
     private final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
-    private volatile int outstandingView;
+    private final AtomicInteger outstanding = new AtomicInteger();
     private volatile boolean closed;
-
-    // state on the loop
-    private final Map<String, ArrayDeque<Pending>> byService = new HashMap<>();
-    private int outstanding;
-    private long nextSeq;
-    private ZmtpSocket socket;
-    private AutoCloseable monitor;
-    private LoopClock.Timer timer;
-    private final LoopClock clock;
-    private long lastActivity;
-    private int attempt;
 
     public MajordomoAsyncClient(ZmtpContext ctx, String brokerEndpoint) {
         this(ctx, brokerEndpoint, MajordomoClientSettings.DEFAULTS);
     }
 
     public MajordomoAsyncClient(ZmtpContext ctx, String brokerEndpoint, MajordomoClientSettings settings) {
-        this.ctx = ctx;
         this.endpoint = Objects.requireNonNull(brokerEndpoint);
         this.settings = settings;
         this.version = settings.version();
         this.loop = ctx.group().next();
-        this.clock = settings.clock().on(loop);
-        this.timeoutNanos = settings.timeout().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
-        loop.execute(this::openSocket);
+        SocketOptions options = settings.socketOptions().toBuilder().linger(Duration.ZERO).build();
+        this.requester = new RetryingRequester<>(settings.clock().on(loop),
+                new RetryPolicy(settings.timeout(), settings.retries(), 1, true, Integer.MAX_VALUE), endpoint,
+                () -> ctx.socket(SocketType.DEALER, options, loop), this::judge,
+                new EventReporter<>(this::requestEvent, log, "Majordomo client"));
+        loop.execute(requester::start);
     }
 
     public MdpVersion version() {
@@ -116,15 +110,16 @@ public final class MajordomoAsyncClient implements AutoCloseable {
 
     /** Sends a request; its replies go to {@link #receive}. Returns at once. */
     public void send(String service, byte[]... body) {
-        submit(new Pending(service, Arrays.asList(body), null, null));
+        send(service, Arrays.asList(body));
     }
 
     public void send(String service, String... body) {
-        submit(new Pending(service, utf8(body), null, null));
+        send(service, utf8(body));
     }
 
     public void send(String service, List<byte[]> body) {
-        submit(new Pending(service, new ArrayList<>(body), null, null));
+        submit(service, received::add, new ArrayList<>(body))
+                .whenComplete((r, e) -> received.add(e == null ? r : e));
     }
 
     /**
@@ -162,14 +157,12 @@ public final class MajordomoAsyncClient implements AutoCloseable {
      */
     public CompletableFuture<MajordomoReply> request(String service, Consumer<MajordomoReply> partials,
                                                      List<byte[]> body) {
-        CompletableFuture<MajordomoReply> f = new CompletableFuture<>();
-        submit(new Pending(service, new ArrayList<>(body), f, partials));
-        return f;
+        return submit(service, partials, new ArrayList<>(body));
     }
 
-    /** The number of requests sent and not yet answered with a final reply. */
+    /** The number of requests sent and not yet answered with a final reply (or failed). */
     public int outstanding() {
-        return outstandingView;
+        return outstanding.get();
     }
 
     private static List<byte[]> utf8(String... frames) {
@@ -180,228 +173,95 @@ public final class MajordomoAsyncClient implements AutoCloseable {
         return l;
     }
 
-    private void submit(Pending p) {
-        Objects.requireNonNull(p.service);
+    /**
+     * Hands the request to the requester, keyed by its service; the returned future completes
+     * after the outstanding count went down, failures as {@link MajordomoException}.
+     */
+    private CompletableFuture<MajordomoReply> submit(String service, Consumer<MajordomoReply> partials,
+                                                     List<byte[]> body) {
+        Objects.requireNonNull(service);
+        CompletableFuture<MajordomoReply> result = new CompletableFuture<>();
         if (closed) {
-            p.fail(new MajordomoException("client closed"), received);
-            return;
+            result.completeExceptionally(new MajordomoException("client closed"));
+            return result;
         }
-        loop.execute(() -> add(p));
+        ZmtpMessage m = MdpProtocol.clientRequest(version, true, service, body);
+        if (tracer != null) {
+            tracer.trace("I: send request to '" + service + "' service:", m);
+        }
+        outstanding.incrementAndGet();
+        CompletableFuture<MajordomoReply> reply = requester.submit(m, service, partials);
+        reply.whenComplete((r, e) -> {
+            outstanding.decrementAndGet();
+            if (e == null) {
+                result.complete(r);
+            } else {
+                result.completeExceptionally(failure(service, e));
+            }
+        });
+        result.whenComplete((r, e) -> {
+            if (result.isCancelled()) {
+                reply.cancel(false);
+            }
+        });
+        return result;
+    }
+
+    private MajordomoException failure(String service, Throwable e) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof NoReplyException n) {
+            return new MajordomoException("no reply from service '" + service + "' at " + endpoint
+                    + " after " + n.tries() + " attempts");
+        }
+        if (cause instanceof SocketClosedException || closed) {
+            return new MajordomoException("client closed");
+        }
+        if (cause instanceof RejectedExecutionException) {
+            return new MajordomoException(cause.getMessage());
+        }
+        return new MajordomoException(String.valueOf(cause));
     }
 
     // ------------------------------------------------------------------ on the loop
 
-    private void add(Pending p) {
-        if (closed) {
-            p.fail(new MajordomoException("client closed"), received);
-            return;
-        }
-        p.seq = nextSeq++;
-        byService.computeIfAbsent(p.service, k -> new ArrayDeque<>()).add(p);
-        outstanding++;
-        outstandingView = outstanding;
-        if (outstanding == 1) {
-            attempt = 1;
-            lastActivity = clock.nanoTime();
-            arm(timeoutNanos);
-        }
-        openSocket();
-        transmit(p);
-    }
-
-    private void transmit(Pending p) {
-        ZmtpMessage m = MdpProtocol.clientRequest(version, true, p.service, p.body);
-        if (tracer != null) {
-            tracer.trace("I: send request to '" + p.service + "' service:", m);
-        }
-        ZmtpSocket s = socket;
+    /** A reply names its service: the requester matches it to the oldest request in flight to it. */
+    private Verdict<MajordomoReply> judge(ZmtpMessage m) {
         try {
-            if (!s.trySend(m)) {
-                s.send(m);
-            }
-        } catch (RuntimeException e) {
-            m.release();
-            log.debug("async client could not send: {}", e.toString());
-        }
-    }
-
-    private void openSocket() {
-        if (closed || socket != null) {
-            return;
-        }
-        ZmtpSocket s = ctx.socket(SocketType.DEALER, settings.socketOptions(), loop);
-        socket = s;
-        s.onMessage(m -> received(s, m));
-        monitor = s.monitor(e -> {
-            if (e.type() == SocketEvent.Type.DISCONNECTED) {
-                // not from inside the socket's own callback: replacing it closes it
-                loop.execute(() -> {
-                    if (s == socket) {
-                        connectionDropped();
-                    }
-                });
-            }
-        });
-        s.connect(endpoint);
-    }
-
-    private void dropSocket() {
-        if (socket != null) {
-            try {
-                monitor.close();
-            } catch (Exception ignored) {
-                // a monitor's close does not fail
-            }
-            socket.close(Duration.ZERO);
-            socket = null;
-        }
-    }
-
-    private void arm(long delayNanos) {
-        if (timer != null) {
-            timer.cancel();
-        }
-        timer = clock.schedule(this::timedOut, Duration.ofNanos(delayNanos));
-    }
-
-    private void timedOut() {
-        timer = null;
-        if (closed || outstanding == 0) {
-            return;
-        }
-        long left = lastActivity + timeoutNanos - clock.nanoTime();
-        if (left > 0) {
-            arm(left);
-            return;
-        }
-        brokerLost("no reply within " + settings.timeout().toMillis() + " ms");
-    }
-
-    /**
-     * The connection dropped: resend everything outstanding on a new socket within the current
-     * try (tries are counted by timeouts only, so a broker that is down for a while does not use
-     * up the budget twice: once for the drop and once for the timeout that follows).
-     */
-    private void connectionDropped() {
-        if (closed) {
-            return;
-        }
-        dropSocket();
-        openSocket();
-        if (outstanding == 0) {
-            log.info("async client: the connection to the broker dropped; nothing outstanding, reconnecting");
-            return;
-        }
-        log.warn("async client: the connection to the broker dropped; resending {} request(s) on a new connection "
-                + "(attempt {} of {} goes on)", outstanding, attempt, settings.retries());
-        event(MajordomoEvent.Type.RETRYING, "resending " + outstanding
-                + " request(s): the connection to the broker dropped (same attempt)");
-        resendAll();
-    }
-
-    private void resendAll() {
-        List<Pending> all = new ArrayList<>(outstanding);
-        for (ArrayDeque<Pending> q : byService.values()) {
-            all.addAll(q);
-        }
-        all.sort(Comparator.comparingLong(p -> p.seq));
-        for (Pending p : all) {
-            transmit(p);
-        }
-    }
-
-    /** No reply within the timeout: resend everything outstanding on a new socket, or give up. */
-    private void brokerLost(String reason) {
-        if (closed) {
-            return;
-        }
-        dropSocket();
-        if (outstanding == 0) {
-            log.info("async client: {}; nothing outstanding, reconnecting", reason);
-            openSocket();
-            return;
-        }
-        if (attempt >= settings.retries()) {
-            log.warn("async client: {}; {} request(s) abandoned after {} attempts", reason, outstanding,
-                    settings.retries());
-            event(MajordomoEvent.Type.REQUEST_FAILED, outstanding + " request(s) abandoned: " + reason);
-            failAll(new MajordomoException("no reply from " + endpoint + " after " + settings.retries()
-                    + " attempts: " + reason));
-            openSocket();
-            return;
-        }
-        attempt++;
-        log.warn("async client: {}; resending {} request(s) on a new connection (attempt {} of {})", reason,
-                outstanding, attempt, settings.retries());
-        event(MajordomoEvent.Type.RETRYING, "resending " + outstanding + " request(s): " + reason);
-        openSocket();
-        resendAll();
-        lastActivity = clock.nanoTime();
-        arm(timeoutNanos);
-    }
-
-    private void failAll(MajordomoException cause) {
-        List<Pending> all = new ArrayList<>(outstanding);
-        for (ArrayDeque<Pending> q : byService.values()) {
-            all.addAll(q);
-        }
-        all.sort(Comparator.comparingLong(p -> p.seq));
-        byService.clear();
-        outstanding = 0;
-        outstandingView = 0;
-        if (timer != null) {
-            timer.cancel();
-            timer = null;
-        }
-        for (Pending p : all) {
-            p.fail(cause, received);
-        }
-    }
-
-    private void received(ZmtpSocket s, ZmtpMessage m) {
-        MajordomoReply r;
-        try {
-            if (s != socket) {
-                return;
-            }
             if (tracer != null) {
                 tracer.trace("I: received reply:", m);
             }
+            MajordomoReply r;
             try {
                 r = MdpProtocol.readClientReply(m, version, true);
             } catch (MdpFormatException e) {
-                io.zmtp.wire.PeerFailureLog.get(MajordomoAsyncClient.class).warn("async client drops an invalid reply: {}", io.zmtp.wire.FrameText.escape(e.getMessage()));
-                return;
+                peerLog.warn("async client drops an invalid reply: {}", FrameText.escape(e.getMessage()));
+                return Verdict.discard(e.getMessage());
             }
+            return r.isFinal() ? Verdict.done(r.service(), r) : Verdict.partial(r.service(), r);
         } finally {
             m.release();
         }
-        ArrayDeque<Pending> q = byService.get(r.service());
-        if (q == null || q.isEmpty()) {
-            log.debug("async client drops a reply from '{}': no request to it is outstanding", r.service());
-            return;
+    }
+
+    /** The requester's events as the client's (one CLI line each). */
+    private void requestEvent(RequestEvent e) {
+        if (e instanceof RequestEvent.Reconnected r) {
+            log.warn("async client: the connection to the broker dropped ({}); resending request {} on a new "
+                    + "connection (attempt {} of {} goes on)", r.reason(), r.request(), r.attempt(), r.tries());
+            event(MajordomoEvent.Type.RETRYING, "resending request " + r.request()
+                    + ": the connection to the broker dropped (same attempt)");
+        } else if (e instanceof RequestEvent.Retrying r) {
+            log.warn("async client: {} for request {}; resending on a new connection (attempt {} of {})",
+                    r.reason(), r.request(), r.attempt() + 1, r.tries());
+            event(MajordomoEvent.Type.RETRYING, "resending request " + r.request() + ": " + r.reason());
+        } else if (e instanceof RequestEvent.Failed f) {
+            log.warn("async client: request {} abandoned after {} attempts: {}", f.request(), f.attempt(), f.reason());
+            event(MajordomoEvent.Type.REQUEST_FAILED, "request " + f.request() + " abandoned: " + f.reason());
         }
-        lastActivity = clock.nanoTime();
-        attempt = 1;
-        if (!r.isFinal()) {
-            q.peek().partial(r, received);
-            return;
-        }
-        Pending p = q.poll();
-        if (q.isEmpty()) {
-            byService.remove(r.service());
-        }
-        outstanding--;
-        outstandingView = outstanding;
-        if (outstanding == 0 && timer != null) {
-            timer.cancel();
-            timer = null;
-        }
-        p.complete(r, received);
     }
 
     private void event(MajordomoEvent.Type type, String detail) {
-        events.report(() -> new MajordomoEvent(type, endpoint, null, detail));
+        events.report(() -> MajordomoEvent.of(type, endpoint, null, detail));
     }
 
     // ------------------------------------------------------------------ closing
@@ -413,71 +273,17 @@ public final class MajordomoAsyncClient implements AutoCloseable {
             return;
         }
         closed = true;
-        Runnable shut = () -> {
-            failAll(new MajordomoException("client closed"));
-            dropSocket();
-        };
         if (loop.inEventLoop()) {
-            shut.run();
+            requester.close();
             return;
         }
         try {
-            loop.submit(shut).awaitUninterruptibly(10_000);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+            io.netty.util.concurrent.Future<Void> done = LoopCalls.await(loop.submit(requester::close),
+                    Duration.ofSeconds(10));
+            done.awaitUninterruptibly(10_000);
+        } catch (RejectedExecutionException e) {
             // the context was closed under the client: its socket is gone, its loop runs no more
             log.debug("async client closed after its event loop");
-            try {
-                if (loop.awaitTermination(5, TimeUnit.SECONDS)) {
-                    failAll(new MajordomoException("client closed"));
-                }
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** A request until its final reply: what to resend, and where its replies go. */
-    private static final class Pending {
-        final String service;
-        final List<byte[]> body;
-        final CompletableFuture<MajordomoReply> future;
-        final Consumer<MajordomoReply> partials;
-        long seq;
-
-        Pending(String service, List<byte[]> body, CompletableFuture<MajordomoReply> future,
-                Consumer<MajordomoReply> partials) {
-            this.service = service;
-            this.body = body;
-            this.future = future;
-            this.partials = partials;
-        }
-
-        void partial(MajordomoReply r, BlockingQueue<Object> queue) {
-            if (future == null) {
-                queue.add(r);
-            } else if (partials != null) {
-                try {
-                    partials.accept(r);
-                } catch (RuntimeException e) {
-                    log.warn("partial reply listener failed", e);
-                }
-            }
-        }
-
-        void complete(MajordomoReply r, BlockingQueue<Object> queue) {
-            if (future == null) {
-                queue.add(r);
-            } else {
-                future.complete(r);
-            }
-        }
-
-        void fail(MajordomoException e, BlockingQueue<Object> queue) {
-            if (future == null) {
-                queue.add(e);
-            } else {
-                future.completeExceptionally(e);
-            }
         }
     }
 }

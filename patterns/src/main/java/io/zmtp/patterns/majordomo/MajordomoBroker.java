@@ -111,7 +111,7 @@ import static io.zmtp.patterns.majordomo.MdpProtocol.constant;
  * Workers and clients are found by {@link RoutingId} in hash maps; each service keeps its idle
  * workers in the kit's {@link ReadyWorkers} (LRU by routing id, O(1)) and its own FIFO of requests;
  * the workers are also kept ordered by when they were last heard from (the kit's
- * {@link PeerLiveness}) and last sent to (a {@link RecencyList}), so each timer looks only at the
+ * {@link PeerLiveness}) and last sent to (a second {@link PeerLiveness}, due an interval after), so each timer looks only at the
  * workers that are due. Work per message is O(1) apart from sending to the idle
  * workers it frees; sweeps and expiry run in bounded batches, so a flood to one service does not
  * hold up the others for longer than a batch.
@@ -138,7 +138,8 @@ public final class MajordomoBroker implements AutoCloseable {
     private final Map<RoutingId, Client> clients = new HashMap<>();
     /** The workers by when they were last heard from (longest silent first): the kit's liveness. */
     private final PeerLiveness<Worker> liveness;
-    private final RecencyList<Worker> byLastSent = new RecencyList<>();
+    /** The workers by when they were last sent to: due for a HEARTBEAT an interval after (the same kit piece). */
+    private final PeerLiveness<Worker> heartbeatDue;
     /** Services that have queued requests and no worker: their requests age. */
     private final LinkedHashSet<Service> orphaned = new LinkedHashSet<>();
     private final LoopClock clock;
@@ -175,6 +176,7 @@ public final class MajordomoBroker implements AutoCloseable {
         clock = settings.clock().on(socket.eventLoop());
         ticker = new HeartbeatTicker(clock, settings.heartbeatInterval(), this::tick);
         liveness = new PeerLiveness<>(clock, settings.heartbeatExpiry());
+        heartbeatDue = new PeerLiveness<>(clock, settings.heartbeatInterval());
         socket.eventLoop().execute(ticker::start);
         // If the socket closes under the broker (its context closed first), let go of what it holds.
         socket.closeFuture().addListener(f -> releaseAll());
@@ -549,7 +551,7 @@ public final class MajordomoBroker implements AutoCloseable {
         w.lastHeard = now;
         liveness.heard(w);
         w.lastSent = now;
-        byLastSent.touch(w.sentNode);
+        heartbeatDue.heard(w);
         s.workers++;
         orphaned.remove(s);
         if (heartbeatTimer == null) {
@@ -603,7 +605,7 @@ public final class MajordomoBroker implements AutoCloseable {
 
     private void sendToWorker(Worker w, ZmtpMessage m, String what) {
         w.lastSent = clock.nanoTime();
-        byLastSent.touch(w.sentNode);
+        heartbeatDue.heard(w);
         send(m, what);
     }
 
@@ -635,7 +637,7 @@ public final class MajordomoBroker implements AutoCloseable {
             return;
         }
         liveness.remove(w);
-        byLastSent.remove(w.sentNode);
+        heartbeatDue.remove(w);
         Service s = w.service;
         s.idle.remove(w.id);
         s.workers--;
@@ -758,16 +760,18 @@ public final class MajordomoBroker implements AutoCloseable {
             return;
         }
         long now = clock.nanoTime();
-        Worker w;
-        while ((w = byLastSent.first()) != null && now - w.lastSent >= intervalNanos) {
-            ZmtpMessage m = MdpProtocol.workerCommand(w.version, WorkerCommand.HEARTBEAT);
-            m.addFirst(w.id.toFrame());
-            w.lastSent = now;
-            byLastSent.touch(w.sentNode);
+        List<Worker> due = new ArrayList<>();
+        heartbeatDue.expire(Integer.MAX_VALUE, due::add);
+        for (Worker d : due) {
+            ZmtpMessage m = MdpProtocol.workerCommand(d.version, WorkerCommand.HEARTBEAT);
+            m.addFirst(d.id.toFrame());
+            d.lastSent = now;
+            heartbeatDue.heard(d);
             send(m, "I: sending HEARTBEAT to worker");
         }
-        w = byLastSent.first();
-        if (w != null) {
+        Iterator<Worker> first = heartbeatDue.peers().iterator();
+        if (first.hasNext()) {
+            Worker w = first.next();
             heartbeatTimer = clock.schedule(this::heartbeat, java.time.Duration.ofNanos(w.lastSent + intervalNanos - now));
         }
     }
@@ -836,7 +840,7 @@ public final class MajordomoBroker implements AutoCloseable {
     }
 
     private void event(MajordomoEvent.Type type, String peer, String service, String detail) {
-        events.report(() -> new MajordomoEvent(type, peer, service, detail));
+        events.report(() -> MajordomoEvent.of(type, peer, service, detail));
     }
 
     // ------------------------------------------------------------------ inspection
@@ -1023,7 +1027,6 @@ public final class MajordomoBroker implements AutoCloseable {
         final RoutingId id;
         final MdpVersion version;
         final Service service;
-        final RecencyList.Node<Worker> sentNode = new RecencyList.Node<>(this);
         long lastHeard;
         long lastSent;
         InFlight current;

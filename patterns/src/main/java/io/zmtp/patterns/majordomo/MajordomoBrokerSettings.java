@@ -300,11 +300,11 @@ public final class MajordomoBrokerSettings {
         /** The most requests expired (or dropped for a gone client) per event-loop task; the rest follow
          * in later tasks, so other work is not held up. Default 1,024. */
         public Builder expiryBatch(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("expiryBatch must be at least 1");
+            if (n >= 1) {
+                this.expiryBatch = n;
+                return this;
             }
-            this.expiryBatch = n;
-            return this;
+            throw new IllegalArgumentException("expiryBatch must be at least 1, not " + n);
         }
 
         /** The ROUTER socket's options. */

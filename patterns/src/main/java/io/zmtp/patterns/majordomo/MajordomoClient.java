@@ -220,7 +220,7 @@ public final class MajordomoClient implements AutoCloseable {
     }
 
     private void event(MajordomoEvent.Type type, String service, String detail) {
-        events.report(() -> new MajordomoEvent(type, endpoint, service, detail));
+        events.report(() -> MajordomoEvent.of(type, endpoint, service, detail));
     }
 
     // ------------------------------------------------------------------ closing

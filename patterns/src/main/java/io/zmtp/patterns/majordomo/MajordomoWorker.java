@@ -1,14 +1,16 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.reliability.HeartbeatTicker;
+import io.zmtp.patterns.reliability.Backoff;
+import io.zmtp.patterns.reliability.Heartbeat;
+import io.zmtp.patterns.reliability.HeartbeatLink;
 import io.zmtp.patterns.time.LoopClock;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.patterns.EventReporter;
+import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.LoopComponent;
 
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.Promise;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
@@ -23,6 +25,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,12 +39,13 @@ import java.util.function.Consumer;
  * A Majordomo worker (the guide's mdwrkapi, as a reactor): registers one service with a broker
  * over a DEALER socket, heartbeats, and runs a {@link MajordomoHandler} for each request.
  *
- * <p>Everything protocol-related runs on one event loop: the socket's handler, and a timer every
- * {@link MajordomoWorkerSettings#heartbeatInterval() heartbeat interval} that sends HEARTBEAT when
- * nothing else was sent for half an interval, and declares the broker lost after interval x
- * liveness without a message from it, counted only while the connection is up (from when READY
- * goes out: a slow connect is not a silent broker). Timers run on the settings'
- * {@link MajordomoWorkerSettings#clock() clock}. The handler runs on the worker's executor (a thread of its
+ * <p>Everything protocol-related runs on one event loop: the socket's handler, and the kit's
+ * {@link HeartbeatLink}, which every {@link MajordomoWorkerSettings#heartbeatInterval() heartbeat
+ * interval} sends HEARTBEAT (skipped when something else went out in the last half interval) and
+ * declares the broker lost after liveness intervals without a message from it. The link is
+ * suspended while the socket has no connection (from connect to handshake, and after a drop), so
+ * silence is counted only while the connection is up: a slow connect is not a silent broker.
+ * Timers run on the settings' {@link MajordomoWorkerSettings#clock() clock}. The handler runs on the worker's executor (a thread of its
  * own by default) and answers through a {@link ReplyStream} from any thread, so a slow handler
  * never stops the heartbeats. Requests are served one at a time, in the order they came.
  *
@@ -51,8 +56,12 @@ import java.util.function.Consumer;
  * again as soon as the connection is back, so a broker restarted on the same endpoint has it back
  * without waiting for a heartbeat. A reply to a
  * request received on an older connection is dropped (the broker it came from forgot it).
+ *
+ * <p>A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the
+ * socket (and the handler's thread, unless an executor is given) and completes when the first
+ * connect is under way; {@link #closeAsync()} sends DISCONNECT and closes.
  */
-public final class MajordomoWorker implements AutoCloseable {
+public final class MajordomoWorker extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(MajordomoWorker.class);
 
     private final ZmtpContext ctx;
@@ -61,32 +70,29 @@ public final class MajordomoWorker implements AutoCloseable {
     private final MajordomoHandler handler;
     private final MajordomoWorkerSettings settings;
     private final MdpVersion version;
-    private final EventLoop loop;
-    private final Executor executor;
-    private final ExecutorService ownExecutor;
+    private Executor executor;
+    private ExecutorService ownExecutor;
     private final long intervalNanos;
-    private final long expiryNanos;
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
     private final AtomicLong served = new AtomicLong();
-    private final Promise<Void> closeFuture;
+    /** The connect of the newest socket (what start() waits for: the first). */
+    private CompletionStage<Void> lastConnect = CompletableFuture.completedFuture(null);
 
     // state on the loop
     private ZmtpSocket socket;
     private int session;
-    private long lastHeard;
     private long lastSent;
     private final LoopClock clock;
-    private final HeartbeatTicker ticker;
-    private LoopClock.Timer reconnectTimer;
+    private final HeartbeatLink link;
+    private final EventLoop loop;
     /** Whether the current socket has a connection to the broker (a handshake completed, no drop since). */
     private boolean connected;
     /** The current socket's connection dropped; READY goes out again when it is back. */
     private boolean lostConnection;
     private Job current;
     private final ArrayDeque<Job> waiting = new ArrayDeque<>();
-    private boolean started;
-    private boolean closed;
+    private volatile boolean closed;
 
     public MajordomoWorker(ZmtpContext ctx, String brokerEndpoint, String service, MajordomoHandler handler) {
         this(ctx, brokerEndpoint, service, handler, MajordomoWorkerSettings.DEFAULTS);
@@ -94,47 +100,69 @@ public final class MajordomoWorker implements AutoCloseable {
 
     public MajordomoWorker(ZmtpContext ctx, String brokerEndpoint, String service, MajordomoHandler handler,
                            MajordomoWorkerSettings settings) {
-        if (MmiService.isInternal(service)) {
-            throw new IllegalArgumentException("a worker may not register the internal service " + service);
-        }
+        super(loopFor(ctx, service), settings.clock());
         this.ctx = ctx;
         this.endpoint = Objects.requireNonNull(brokerEndpoint);
         this.service = Objects.requireNonNull(service);
         this.handler = Objects.requireNonNull(handler);
         this.settings = settings;
         this.version = settings.version();
-        this.loop = ctx.group().next();
+        this.loop = eventLoop();
+        this.intervalNanos = settings.heartbeatInterval().toNanos();
+        this.tracer = settings.tracer();
+        this.events = new EventReporter<>(settings.listener(), log, "Majordomo worker");
+        this.clock = clock();
+        this.link = new HeartbeatLink(clock,
+                Heartbeat.of(settings.heartbeatInterval(), settings.heartbeatLiveness()),
+                new Backoff(settings.reconnectDelay(), settings.reconnectDelayMax()),
+                new HeartbeatLink.Connection() {
+                    @Override
+                    public void open() {
+                        connect();
+                    }
+
+                    @Override
+                    public void close() {
+                        dropSocket();
+                    }
+
+                    @Override
+                    public void heartbeat() {
+                        sendHeartbeat();
+                    }
+                },
+                new HeartbeatLink.Listener() {
+                    @Override
+                    public void lost(java.time.Duration silence) {
+                        log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting",
+                                FrameText.escape(service), endpoint, silence.toMillis());
+                        event(MajordomoEvent.Type.BROKER_LOST, endpoint, "silent for " + silence.toMillis() + " ms");
+                    }
+                });
+    }
+
+    private static EventLoop loopFor(ZmtpContext ctx, String service) {
+        if (MmiService.isInternal(service)) {
+            throw new IllegalArgumentException("a worker may not register the internal service " + service);
+        }
+        return ctx.group().next();
+    }
+
+    /** Opens the handler's thread (unless an executor is given), connects and registers the service. */
+    @Override
+    protected CompletionStage<Void> onStart() {
         if (settings.executor() != null) {
-            this.executor = settings.executor();
-            this.ownExecutor = null;
+            executor = settings.executor();
         } else {
-            this.ownExecutor = Executors.newSingleThreadExecutor(r -> {
+            ownExecutor = Executors.newSingleThreadExecutor(r -> {
                 Thread t = new Thread(r, "mdworker-" + service);
                 t.setDaemon(true);
                 return t;
             });
-            this.executor = ownExecutor;
+            executor = ownExecutor;
         }
-        this.intervalNanos = settings.heartbeatInterval().toNanos();
-        this.expiryNanos = settings.heartbeatExpiry().toNanos();
-        this.tracer = settings.tracer();
-        this.events = new EventReporter<>(settings.listener(), log, "Majordomo worker");
-        this.closeFuture = io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newPromise();
-        this.clock = settings.clock().on(loop);
-        this.ticker = new HeartbeatTicker(clock, settings.heartbeatInterval(), this::tick);
-    }
-
-    /** Connects to the broker and registers the service; returns this worker. */
-    public MajordomoWorker start() {
-        inLoop(() -> {
-            if (started || closed) {
-                return;
-            }
-            started = true;
-            connect();
-            ticker.start();
-        });
-        return this;
+        link.start(); // opens the first socket now
+        return lastConnect;
     }
 
     public String service() {
@@ -152,23 +180,26 @@ public final class MajordomoWorker implements AutoCloseable {
 
     // ------------------------------------------------------------------ connection
 
+    /** Opens a new socket and sends READY on it (the link's {@link HeartbeatLink.Connection#open()}). */
     private void connect() {
-        reconnectTimer = null;
         if (closed) {
             return;
         }
         session++;
         connected = false;
+        lostConnection = false;
+        link.suspend(); // nothing counts until the handshake
         ZmtpSocket s = ctx.socket(SocketType.DEALER, settings.socketOptions(), loop);
         socket = s;
         s.onMessage(m -> received(s, m));
         s.monitor(e -> connectionEvent(s, e));
-        s.connect(endpoint).addListener(f -> {
+        io.netty.util.concurrent.Future<Void> connecting = s.connect(endpoint);
+        connecting.addListener(f -> {
             if (!f.isSuccess()) {
                 log.warn("worker {} cannot connect to {}: {}", FrameText.escape(service), endpoint, f.cause().toString());
             }
         });
-        lastHeard = clock.nanoTime();
+        lastConnect = Futures.of(connecting);
         event(MajordomoEvent.Type.CONNECTING, endpoint, version.toString());
         // Queued until the connection is up: the broker's silence counts only from then on.
         send(MdpProtocol.ready(version, service), "I: sending READY to broker");
@@ -192,7 +223,7 @@ public final class MajordomoWorker implements AutoCloseable {
             boolean again = lostConnection;
             connected = true;
             lostConnection = false;
-            lastHeard = clock.nanoTime();
+            link.resume(); // the broker's silence counts from now, with its full liveness
             if (again) {
                 session++;
                 waiting.clear();
@@ -203,6 +234,7 @@ public final class MajordomoWorker implements AutoCloseable {
         } else if (e.type() == SocketEvent.Type.DISCONNECTED && connected) {
             connected = false;
             lostConnection = true;
+            link.suspend();
             log.info("worker {}: the connection to {} dropped", FrameText.escape(service), endpoint);
             event(MajordomoEvent.Type.BROKER_LOST, endpoint, "connection dropped");
         }
@@ -219,26 +251,12 @@ public final class MajordomoWorker implements AutoCloseable {
         }
     }
 
-    private void reconnectNow() {
-        dropSocket();
-        connect();
-    }
-
-    /** Every heartbeat interval: the broker's silence (only while connected), and our HEARTBEAT. */
-    private void tick(boolean silenceCounts) {
+    /** The link's heartbeat: skipped when something else went to the broker in the last half interval. */
+    private void sendHeartbeat() {
         if (closed || socket == null || !connected) {
             return;
         }
-        long now = clock.nanoTime();
-        if (silenceCounts && now - lastHeard >= expiryNanos) {
-            log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting in {} ms",
-                    FrameText.escape(service), endpoint, (now - lastHeard) / 1_000_000, settings.reconnectDelay().toMillis());
-            event(MajordomoEvent.Type.BROKER_LOST, endpoint, "silent for " + (now - lastHeard) / 1_000_000 + " ms");
-            dropSocket();
-            reconnectTimer = clock.schedule(this::connect, settings.reconnectDelay());
-            return;
-        }
-        if (now - lastSent >= Math.max(1, intervalNanos / 2)) {
+        if (clock.nanoTime() - lastSent >= Math.max(1, intervalNanos / 2)) {
             send(MdpProtocol.workerCommand(version, WorkerCommand.HEARTBEAT), "I: sending HEARTBEAT to broker");
         }
     }
@@ -254,7 +272,7 @@ public final class MajordomoWorker implements AutoCloseable {
             if (tracer != null) {
                 tracer.trace("I: received message from broker:", m);
             }
-            lastHeard = clock.nanoTime();
+            link.heard();
             MdpCommand cmd;
             try {
                 cmd = MdpCommand.atWorker(m, version);
@@ -276,7 +294,7 @@ public final class MajordomoWorker implements AutoCloseable {
                 cmd.release();
                 log.info("worker {}: the broker sent DISCONNECT, registering again", service);
                 event(MajordomoEvent.Type.DISCONNECT_RECEIVED, endpoint, null);
-                reconnectNow();
+                link.reopen();
             } else {
                 cmd.release();
                 PeerFailureLog.get(MajordomoWorker.class).warn("worker {} drops an unexpected {} from the broker",
@@ -347,7 +365,7 @@ public final class MajordomoWorker implements AutoCloseable {
         event(MajordomoEvent.Type.HANDLER_FAILED, endpoint, String.valueOf(cause));
         if (j.session == session && socket != null && !closed) {
             send(MdpProtocol.workerCommand(version, WorkerCommand.DISCONNECT), "I: sending DISCONNECT to broker");
-            reconnectNow();
+            link.reopen();
         }
         done(j);
     }
@@ -426,55 +444,27 @@ public final class MajordomoWorker implements AutoCloseable {
     }
 
     private void event(MajordomoEvent.Type type, String peer, String detail) {
-        events.report(() -> new MajordomoEvent(type, peer, service, detail));
-    }
-
-    private void inLoop(Runnable r) {
-        if (!LoopCalls.run(loop, r)) {
-            log.debug("worker {}: event loop gone, dropping a task", service);
-        }
+        events.report(() -> MajordomoEvent.of(type, peer, service, detail));
     }
 
     // ------------------------------------------------------------------ closing
 
     /** Sends DISCONNECT to the broker and closes (the socket lingers to flush it). */
-    public Future<Void> closeAsync() {
-        boolean onLoop = LoopCalls.run(loop, () -> {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            ticker.stop();
-            if (reconnectTimer != null) {
-                reconnectTimer.cancel();
-            }
-            waiting.clear();
-            if (ownExecutor != null) {
-                ownExecutor.shutdownNow();
-            }
-            if (socket == null) {
-                closeFuture.trySuccess(null);
-                return;
-            }
-            ZmtpSocket s = socket;
-            send(MdpProtocol.workerCommand(version, WorkerCommand.DISCONNECT), "I: sending DISCONNECT to broker");
-            socket = null;
-            s.close(settings.socketOptions().linger()).addListener(f -> closeFuture.trySuccess(null));
-        });
-        if (!onLoop) {
-            // the context was closed under the worker: its socket is gone already
-            closed = true;
-            if (ownExecutor != null) {
-                ownExecutor.shutdownNow();
-            }
-            closeFuture.trySuccess(null);
-        }
-        return closeFuture;
-    }
-
     @Override
-    public void close() {
-        closeAsync().awaitUninterruptibly(settings.socketOptions().linger().toMillis() + 5000);
+    protected CompletionStage<Void> onClose() {
+        closed = true;
+        link.stop();
+        waiting.clear();
+        if (ownExecutor != null) {
+            ownExecutor.shutdownNow();
+        }
+        if (socket == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        ZmtpSocket s = socket;
+        send(MdpProtocol.workerCommand(version, WorkerCommand.DISCONNECT), "I: sending DISCONNECT to broker");
+        socket = null;
+        return Futures.of(s.close(settings.socketOptions().linger()));
     }
 
     @Override

@@ -18,6 +18,8 @@ import java.util.function.Consumer;
  *   <tr><td>heartbeat liveness</td><td>3: a broker silent for 3 intervals is taken as lost</td></tr>
  *   <tr><td>reconnect delay</td><td>2500 ms after the broker was lost (a DISCONNECT from the
  *       broker reconnects at once)</td></tr>
+ *   <tr><td>reconnect delay max</td><td>the reconnect delay (MDP's fixed delay); larger: the delay
+ *       doubles after each loss up to it, and goes back to the first once the broker answers</td></tr>
  *   <tr><td>executor</td><td>none given: the worker runs its handler on a thread of its own</td></tr>
  *   <tr><td>socket</td><td>DEALER, linger 1 s (to flush the DISCONNECT sent when closing)</td></tr>
  * </table>
@@ -29,6 +31,7 @@ public final class MajordomoWorkerSettings {
     private final Duration heartbeatInterval;
     private final int heartbeatLiveness;
     private final Duration reconnectDelay;
+    private final Duration reconnectDelayMax;
     private final Executor executor;
     private final SocketOptions socketOptions;
     private final MessageTracer tracer;
@@ -40,6 +43,8 @@ public final class MajordomoWorkerSettings {
         heartbeatInterval = b.heartbeatInterval;
         heartbeatLiveness = b.heartbeatLiveness;
         reconnectDelay = b.reconnectDelay;
+        reconnectDelayMax = b.reconnectDelayMax == null || b.reconnectDelayMax.compareTo(b.reconnectDelay) < 0
+                ? b.reconnectDelay : b.reconnectDelayMax;
         executor = b.executor;
         socketOptions = b.socketOptions;
         tracer = b.tracer;
@@ -57,6 +62,7 @@ public final class MajordomoWorkerSettings {
         b.heartbeatInterval = heartbeatInterval;
         b.heartbeatLiveness = heartbeatLiveness;
         b.reconnectDelay = reconnectDelay;
+        b.reconnectDelayMax = reconnectDelayMax;
         b.executor = executor;
         b.socketOptions = socketOptions;
         b.tracer = tracer;
@@ -83,6 +89,11 @@ public final class MajordomoWorkerSettings {
 
     public Duration reconnectDelay() {
         return reconnectDelay;
+    }
+
+    /** The longest reconnect delay, reached by doubling; at least {@link #reconnectDelay()} (the default: fixed). */
+    public Duration reconnectDelayMax() {
+        return reconnectDelayMax;
     }
 
     /** Where request handlers run; null: a thread of the worker's own. */
@@ -112,6 +123,7 @@ public final class MajordomoWorkerSettings {
         private Duration heartbeatInterval = Duration.ofMillis(2500);
         private int heartbeatLiveness = 3;
         private Duration reconnectDelay = Duration.ofMillis(2500);
+        private Duration reconnectDelayMax;
         private Executor executor;
         private SocketOptions socketOptions = SocketOptions.builder().linger(Duration.ofSeconds(1)).build();
         private MessageTracer tracer;
@@ -153,6 +165,12 @@ public final class MajordomoWorkerSettings {
                 throw new IllegalArgumentException("reconnectDelay must not be negative");
             }
             this.reconnectDelay = d;
+            return this;
+        }
+
+        /** The longest reconnect delay (the delay doubles up to it); below the reconnect delay: fixed. */
+        public Builder reconnectDelayMax(Duration d) {
+            this.reconnectDelayMax = Objects.requireNonNull(d);
             return this;
         }
 

@@ -121,6 +121,19 @@ public final class HeartbeatLink {
         }, delay);
     }
 
+    /**
+     * Closes the connection now and opens a new one at once, without a backoff delay (the peer
+     * asked for it: MDP's DISCONNECT). Does nothing while waiting to reconnect or after stop.
+     */
+    public void reopen() {
+        if (stopped || !connected) {
+            return;
+        }
+        ticker.stop();
+        connection.close();
+        open();
+    }
+
     /** Stops heartbeating and reconnecting; the owner closes its connection itself. */
     public void stop() {
         stopped = true;

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -26,6 +27,16 @@ import java.util.concurrent.RejectedExecutionException;
  * still held is dropped), a new one is opened and the request sent again; after the last try the
  * request fails with {@link NoReplyException}. The socket is kept between requests as long as
  * replies come. Requests go one at a time, in order; others wait (up to a bound).
+ *
+ * <p>With a {@link RetryPolicy#window() window} above 1 (a DEALER: the asynchronous Majordomo
+ * client) up to that many requests are in flight at once, each with its own timer and tries. A
+ * request may then carry a correlation key ({@link #submit(ZmtpMessage, Object, Consumer)}) and
+ * the owner's {@link Replies} names the key a reply answers ({@link Verdict#done(Object, Object)}):
+ * it goes to the oldest request in flight with that key (Majordomo: the service, as MDP has no
+ * request id). When a request times out on the current socket, the socket is replaced and every
+ * request in flight is sent again on the new one, in the order first sent; for the others this is
+ * not a try (their own timers go on; a request whose timer runs out after it was already resent on
+ * the newer socket uses up a try without replacing the socket again or sending a third time).
  *
  * <p>Only the socket of the current try may answer it: a late reply to an earlier try could only
  * arrive on that try's closed socket. What a message on the current socket means is the owner's
@@ -61,14 +72,21 @@ public final class RetryingRequester<T> {
         Verdict<T> judge(ZmtpMessage msg);
     }
 
-    /** The meaning of a message: the reply, a partial reply, or something to drop. */
+    /**
+     * The meaning of a message: the reply, a partial reply, or something to drop. The key names
+     * the request answered (the oldest in flight submitted with an equal key); null = the oldest
+     * in flight.
+     */
     public sealed interface Verdict<T> {
         /** The reply: the request is done. */
-        record Done<T>(T reply) implements Verdict<T> {
+        record Done<T>(T reply, Object key) implements Verdict<T> {
         }
 
-        /** A partial reply (Majordomo 0.2): the try's timeout starts again. */
-        record Partial<T>() implements Verdict<T> {
+        /**
+         * A partial reply (Majordomo 0.2): the try's timeout starts again; {@code value} (may be
+         * null) goes to the request's partial-reply listener.
+         */
+        record Partial<T>(T value, Object key) implements Verdict<T> {
         }
 
         /** Not an answer to the request: dropped. */
@@ -76,11 +94,21 @@ public final class RetryingRequester<T> {
         }
 
         static <T> Verdict<T> done(T reply) {
-            return new Done<>(reply);
+            return new Done<>(reply, null);
+        }
+
+        /** The reply to the oldest request in flight submitted with a key equal to {@code key}. */
+        static <T> Verdict<T> done(Object key, T reply) {
+            return new Done<>(reply, key);
         }
 
         static <T> Verdict<T> partial() {
-            return new Partial<>();
+            return new Partial<>(null, null);
+        }
+
+        /** A partial reply to the oldest request in flight with {@code key}; {@code value} to its listener. */
+        static <T> Verdict<T> partial(Object key, T value) {
+            return new Partial<>(value, key);
         }
 
         static <T> Verdict<T> discard(String reason) {
@@ -97,12 +125,17 @@ public final class RetryingRequester<T> {
 
     // On the loop.
     private ZmtpSocket socket;
+    /** Counts the sockets replaced because a request timed out (not those replaced after a drop). */
+    private long timeoutReplacements;
     private final ArrayDeque<Call<T>> waiting = new ArrayDeque<>();
-    private Call<T> current;
+    /** In flight, oldest first. */
+    private final ArrayDeque<Call<T>> inFlight = new ArrayDeque<>();
     private long sequence;
     private int endpointIndex;
     private boolean started;
     private boolean closed;
+    /** Requests submitted and not yet done (any thread reads it). */
+    private volatile int pendingView;
 
     public RetryingRequester(LoopClock clock, RetryPolicy policy, String endpoint, Sockets sockets,
             Replies<T> replies, EventReporter<RequestEvent> events) {
@@ -133,6 +166,11 @@ public final class RetryingRequester<T> {
         return failover.endpoints().get(endpointIndex);
     }
 
+    /** Requests in flight or waiting (any thread; a snapshot). */
+    public int pending() {
+        return pendingView;
+    }
+
     /** Opens the first socket; the future completes as its connect does. Call on the loop. */
     public io.netty.util.concurrent.Future<Void> start() {
         started = true;
@@ -146,8 +184,16 @@ public final class RetryingRequester<T> {
      * Cancelling the future abandons the request. Any thread.
      */
     public CompletableFuture<T> submit(ZmtpMessage request) {
+        return submit(request, null, null);
+    }
+
+    /**
+     * As {@link #submit(ZmtpMessage)}, for a request that replies name by {@code key} (null: any),
+     * whose partial replies' values go to {@code partials} (may be null) on the loop.
+     */
+    public CompletableFuture<T> submit(ZmtpMessage request, Object key, Consumer<? super T> partials) {
         Objects.requireNonNull(request);
-        Call<T> call = new Call<>(request);
+        Call<T> call = new Call<>(request, key, partials);
         call.future.whenComplete((r, e) -> {
             if (call.future.isCancelled()) {
                 inLoop(() -> cancelled(call));
@@ -157,18 +203,16 @@ public final class RetryingRequester<T> {
         return call.future;
     }
 
-    /** Fails the request in flight and those waiting, and closes the socket. Call on the loop. */
+    /** Fails the requests in flight and those waiting, and closes the socket. Call on the loop. */
     public io.netty.util.concurrent.Future<Void> close() {
         closed = true;
-        List<Call<T>> dropped = new ArrayList<>();
-        if (current != null) {
-            current.cancelTimer();
-            dropped.add(current);
-            current = null;
-        }
+        List<Call<T>> dropped = new ArrayList<>(inFlight);
+        inFlight.clear();
         dropped.addAll(waiting);
         waiting.clear();
+        pendingView = 0;
         for (Call<T> c : dropped) {
+            c.cancelTimer();
             c.request.release();
             c.future.completeExceptionally(new SocketClosedException("client closed"));
         }
@@ -189,6 +233,10 @@ public final class RetryingRequester<T> {
         }
     }
 
+    private void updateView() {
+        pendingView = inFlight.size() + waiting.size();
+    }
+
     private void enqueue(Call<T> call) {
         if (closed || !started) {
             call.request.release();
@@ -196,7 +244,7 @@ public final class RetryingRequester<T> {
                     : "client not started"));
             return;
         }
-        if (waiting.size() >= policy.maxWaiting()) {
+        if (inFlight.size() >= policy.window() && waiting.size() >= policy.maxWaiting()) {
             call.request.release();
             call.future.completeExceptionally(new RejectedExecutionException(
                     "too many requests waiting (" + policy.maxWaiting() + ")"));
@@ -207,25 +255,29 @@ public final class RetryingRequester<T> {
         next();
     }
 
-    /** Starts the next waiting request if none is in flight. */
+    /** Starts waiting requests while the window has room. */
     private void next() {
-        while (current == null && !closed) {
+        while (inFlight.size() < policy.window() && !closed) {
             Call<T> c = waiting.poll();
             if (c == null) {
-                return;
+                break;
             }
             if (c.future.isDone()) {
                 c.request.release();
                 continue;
             }
-            current = c;
+            inFlight.add(c);
             c.attempt = 1;
+            if (socket == null) {
+                openSocket();
+            }
             startTimer(c); // before the Sent event: whoever waits for it may move a manual clock
             send(c);
         }
+        updateView();
     }
 
-    /** Sends the current try (on a new socket if there is none). */
+    /** Sends the request's current try on the current socket (a new one if there is none). */
     private void send(Call<T> c) {
         if (socket == null) {
             openSocket();
@@ -234,7 +286,7 @@ public final class RetryingRequester<T> {
         ZmtpSocket s = socket;
         events.report(() -> new RequestEvent.Sent(c.sequence, attempt, policy.tries(), Envelope.describe(c.request)));
         s.send(c.request.retainedCopy()).addListener(f -> { // may fail at once, on this loop
-            if (!f.isSuccess() && current == c && c.attempt == attempt && socket == s
+            if (!f.isSuccess() && inFlight.contains(c) && c.attempt == attempt && socket == s
                     && !(f.cause() instanceof SocketClosedException)) {
                 fail(c, f.cause());
             }
@@ -244,12 +296,23 @@ public final class RetryingRequester<T> {
     private void startTimer(Call<T> c) {
         c.cancelTimer();
         int attempt = c.attempt;
+        c.timerReplacements = timeoutReplacements;
         c.timer = clock.schedule(() -> timedOut(c, attempt), policy.timeout());
     }
 
+    /** The oldest request in flight that a reply naming {@code key} answers. */
+    private Call<T> answered(Object key) {
+        for (Call<T> c : inFlight) {
+            if (key == null || c.key == null || key.equals(c.key)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
     private void onMessage(ZmtpSocket from, ZmtpMessage msg) {
-        Call<T> c = current;
-        if (from != socket || c == null) {
+        if (from != socket || inFlight.isEmpty()) {
+            Call<T> c = inFlight.peek();
             events.report(() -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
                     Envelope.describe(msg)));
             msg.release();
@@ -264,40 +327,76 @@ public final class RetryingRequester<T> {
             v = Verdict.discard(e.toString());
         }
         if (v instanceof Verdict.Done<T> done) {
+            Call<T> c = answered(done.key());
+            if (c == null) {
+                ReferenceCountUtil.release(done.reply());
+                events.report(() -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
+                return;
+            }
             c.cancelTimer();
-            current = null;
+            inFlight.remove(c);
+            updateView();
             events.report(() -> new RequestEvent.Replied(c.sequence, c.attempt, detail));
             c.request.release();
             if (!c.future.complete(done.reply())) {
                 ReferenceCountUtil.release(done.reply());
             }
             next();
-        } else if (v instanceof Verdict.Partial<T>) {
+        } else if (v instanceof Verdict.Partial<T> partial) {
+            Call<T> c = answered(partial.key());
+            if (c == null) {
+                ReferenceCountUtil.release(partial.value());
+                events.report(() -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
+                return;
+            }
             events.report(() -> new RequestEvent.Progress(c.sequence, c.attempt, detail));
             startTimer(c);
+            if (partial.value() != null) {
+                if (c.partials == null) {
+                    ReferenceCountUtil.release(partial.value());
+                } else {
+                    try {
+                        c.partials.accept(partial.value());
+                    } catch (RuntimeException e) {
+                        log.warn("partial reply listener failed", e);
+                    }
+                }
+            }
         } else {
             String why = ((Verdict.Discard<T>) v).reason();
+            Call<T> c = inFlight.peek();
             events.report(() -> new RequestEvent.Discarded(c.sequence, c.attempt, why + ": " + detail));
         }
     }
 
     private void timedOut(Call<T> c, int attempt) {
-        if (current != c || c.attempt != attempt) {
+        if (!inFlight.contains(c) || c.attempt != attempt) {
             return;
         }
         c.timer = null;
-        closeSocket();
+        // Replace the socket unless another request's timeout did so during this try: then this
+        // one went out again on the new socket already, and that send is its next try.
+        boolean replace = c.timerReplacements == timeoutReplacements;
         String reason = "no reply within " + policy.timeout().toMillis() + " ms";
         if (attempt >= policy.tries()) {
-            current = null;
+            inFlight.remove(c);
+            updateView();
             events.report(() -> new RequestEvent.Failed(c.sequence, attempt, reason));
             c.request.release();
             c.future.completeExceptionally(new NoReplyException(endpoint(), attempt, policy.timeout()));
+            if (replace) {
+                timeoutReplacements++;
+                closeSocket();
+                resendInFlight();
+            }
             next();
             return;
         }
         c.attempt++;
         if (failover.rotates()) {
+            // the next endpoint, after the settle delay; every request in flight goes there
+            timeoutReplacements++;
+            closeSocket();
             endpointIndex = (endpointIndex + 1) % failover.endpoints().size();
             String to = endpoint();
             int next = c.attempt;
@@ -307,51 +406,77 @@ public final class RetryingRequester<T> {
             return;
         }
         events.report(() -> new RequestEvent.Retrying(c.sequence, attempt, policy.tries(), reason));
-        startTimer(c);
-        send(c);
+        if (replace) {
+            timeoutReplacements++;
+            closeSocket();
+            openSocket();
+            startTimer(c);
+            resendInFlight();
+        } else {
+            startTimer(c);
+        }
     }
 
     /** The settle delay after a failover is over: the try goes to the next endpoint. */
     private void settled(Call<T> c, int attempt) {
-        if (current != c || c.attempt != attempt || closed) {
+        if (!inFlight.contains(c) || c.attempt != attempt || closed) {
             return;
         }
         c.timer = null;
+        if (socket == null) {
+            openSocket();
+        }
         startTimer(c);
-        send(c);
+        resendInFlight();
+    }
+
+    /** Sends every request in flight again on the current socket (a new one), oldest first. */
+    private void resendInFlight() {
+        for (Call<T> c : inFlight) {
+            send(c);
+        }
     }
 
     private void onSocketEvent(ZmtpSocket from, SocketEvent e) {
         if (e.type() != SocketEvent.Type.DISCONNECTED || !policy.resendOnDisconnect() || from != socket
-                || current == null || closed) {
+                || inFlight.isEmpty() || closed) {
             return;
         }
-        Call<T> c = current;
         closeSocket();
+        openSocket();
         String reason = e.reason() == null ? "disconnected" : e.reason();
-        events.report(() -> new RequestEvent.Reconnected(c.sequence, c.attempt, policy.tries(), reason));
-        send(c); // the same try: its timer keeps running
+        for (Call<T> c : inFlight) {
+            events.report(() -> new RequestEvent.Reconnected(c.sequence, c.attempt, policy.tries(), reason));
+        }
+        resendInFlight(); // the same tries: their timers keep running
     }
 
     private void fail(Call<T> c, Throwable cause) {
         c.cancelTimer();
+        inFlight.remove(c);
+        updateView();
         closeSocket();
-        current = null;
         events.report(() -> new RequestEvent.Failed(c.sequence, c.attempt, String.valueOf(cause)));
         c.request.release();
         c.future.completeExceptionally(cause);
+        if (!inFlight.isEmpty()) {
+            openSocket();
+            resendInFlight();
+        }
         next();
     }
 
     private void cancelled(Call<T> c) {
-        if (c == current) {
+        if (inFlight.remove(c)) {
             c.cancelTimer();
-            closeSocket(); // a REQ would wait for a reply nobody wants
-            current = null;
             c.request.release();
+            if (policy.window() == 1) {
+                closeSocket(); // a REQ would wait for a reply nobody wants
+            }
             next();
         } else if (waiting.remove(c)) {
             c.request.release();
+            updateView();
         }
     }
 
@@ -381,13 +506,18 @@ public final class RetryingRequester<T> {
 
     private static final class Call<T> {
         final ZmtpMessage request;
+        final Object key;
+        final Consumer<? super T> partials;
         final CompletableFuture<T> future = new CompletableFuture<>();
         long sequence;
         int attempt;
+        long timerReplacements;
         LoopClock.Timer timer;
 
-        Call(ZmtpMessage request) {
+        Call(ZmtpMessage request, Object key, Consumer<? super T> partials) {
             this.request = request;
+            this.key = key;
+            this.partials = partials;
         }
 
         void cancelTimer() {

@@ -1,6 +1,8 @@
 package io.zmtp.patterns.tripping;
 
 import io.netty.util.concurrent.Promise;
+import io.zmtp.patterns.time.LoopClock;
+import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -14,7 +16,8 @@ import java.time.Duration;
  * The round-trip demonstrator's client: a DEALER with id "C". Synchronous calls send one
  * request and wait for its reply; asynchronous calls send them all, then receive them all.
  * Each comes in two forms: from a user thread through {@link BlockingSocket} (as the guide's
- * client), and as a reactor on the socket's event loop.
+ * client), and as a reactor on the socket's event loop. The elapsed times are real-time
+ * measurements, read from the kit's system clock ({@link PatternClock#system()}) on the socket's loop.
  */
 public final class TrippingClient implements AutoCloseable {
     private static final byte[] HELLO = "hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -42,7 +45,8 @@ public final class TrippingClient implements AutoCloseable {
     /** Sends {@code n} requests one at a time from this thread; returns elapsed nanoseconds. */
     public long synchronous(int n) {
         BlockingSocket c = blocking();
-        long start = System.nanoTime();
+        LoopClock clock = stopwatch(c.socket());
+        long start = clock.nanoTime();
         for (int i = 0; i < n; i++) {
             c.send(ZmtpMessage.of(HELLO));
             ZmtpMessage reply = c.receive(WAIT);
@@ -51,13 +55,14 @@ public final class TrippingClient implements AutoCloseable {
             }
             reply.release();
         }
-        return System.nanoTime() - start;
+        return clock.nanoTime() - start;
     }
 
     /** Sends {@code n} requests from this thread, then receives {@code n} replies; elapsed ns. */
     public long asynchronous(int n) {
         BlockingSocket c = blocking();
-        long start = System.nanoTime();
+        LoopClock clock = stopwatch(c.socket());
+        long start = clock.nanoTime();
         for (int i = 0; i < n; i++) {
             c.send(ZmtpMessage.of(HELLO));
         }
@@ -68,7 +73,7 @@ public final class TrippingClient implements AutoCloseable {
             }
             reply.release();
         }
-        return System.nanoTime() - start;
+        return clock.nanoTime() - start;
     }
 
     private ZmtpSocket reactor() {
@@ -85,11 +90,12 @@ public final class TrippingClient implements AutoCloseable {
         ZmtpSocket c = reactor();
         Promise<Long> done = c.eventLoop().newPromise();
         int[] left = {n};
-        long start = System.nanoTime();
+        LoopClock clock = stopwatch(c);
+        long start = clock.nanoTime();
         c.onMessage(m -> {
             m.release();
             if (--left[0] == 0) {
-                done.setSuccess(System.nanoTime() - start);
+                done.setSuccess(clock.nanoTime() - start);
             } else {
                 sendOnLoop(c, ZmtpMessage.of(HELLO));
             }
@@ -103,11 +109,12 @@ public final class TrippingClient implements AutoCloseable {
         ZmtpSocket c = reactor();
         Promise<Long> done = c.eventLoop().newPromise();
         int[] left = {n};
-        long start = System.nanoTime();
+        LoopClock clock = stopwatch(c);
+        long start = clock.nanoTime();
         c.onMessage(m -> {
             m.release();
             if (--left[0] == 0) {
-                done.setSuccess(System.nanoTime() - start);
+                done.setSuccess(clock.nanoTime() - start);
             }
         });
         c.inLoop(() -> {
@@ -116,6 +123,11 @@ public final class TrippingClient implements AutoCloseable {
             }
         });
         return done.syncUninterruptibly().getNow();
+    }
+
+    /** The real time, as the socket's loop reads it. */
+    private static LoopClock stopwatch(ZmtpSocket socket) {
+        return PatternClock.system().on(socket.eventLoop());
     }
 
     /** On the loop: the non-blocking send, or a send that waits when a peer is at its mark. */

@@ -76,7 +76,8 @@ class MajordomoClockTest {
                 MajordomoWorkerSettings.builder().version(MdpVersion.V0_2).clock(clock).heartbeatInterval(BEAT)
                         .socketOptions(MdpTesting.FAST_RECONNECT).listener(events).executor(Runnable::run).build());
         opened.add(w);
-        return w.start();
+        w.start();
+        return w;
     }
 
     @AfterEach

@@ -83,7 +83,8 @@ class MajordomoReliabilityTest {
                 .version(v).heartbeatInterval(beat).heartbeatLiveness(4).reconnectDelay(BEAT)
                 .socketOptions(MdpTesting.FAST_RECONNECT).listener(events).build());
         opened.add(w);
-        return w.start();
+        w.start();
+        return w;
     }
 
     MajordomoClientSettings.Builder clientSettings(MdpVersion v) {

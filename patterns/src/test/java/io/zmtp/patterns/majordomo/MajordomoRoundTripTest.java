@@ -56,7 +56,8 @@ class MajordomoRoundTripTest {
 
     MajordomoWorker worker(MdpVersion v, String service, MajordomoHandler h) {
         MajordomoWorker w = open(new MajordomoWorker(ctx, endpoint, service, h,
-                MajordomoWorkerSettings.builder().version(v).build())).start();
+                MajordomoWorkerSettings.builder().version(v).build()));
+        w.start();
         return w;
     }
 

@@ -29,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@link MajordomoWorker} against a hand-driven broker (a ROUTER socket), frame by frame. */
@@ -68,7 +69,8 @@ class MajordomoWorkerTest {
                 .version(v).heartbeatInterval(BEAT).heartbeatLiveness(liveness).reconnectDelay(BEAT)
                 .listener(events).build());
         opened.add(w);
-        return w.start();
+        w.start();
+        return w;
     }
 
     /** One message from the worker: rendered frames, the routing id (hex) first. */
@@ -319,5 +321,24 @@ class MajordomoWorkerTest {
         request(id, MdpVersion.V0_2, CLIENT, "where");
         assertTrue(ran.await(T.toMillis(), TimeUnit.MILLISECONDS));
         assertEquals("mdworker-svc", thread[0]);
+    }
+
+    @Test
+    void aWorkerIsALoopComponentThatConnectsOnlyWhenStartedAndNeverAfterClose() {
+        MajordomoWorker w = new MajordomoWorker(ctx, endpoint, "svc", MajordomoHandler.echo(), MajordomoWorkerSettings
+                .builder().heartbeatInterval(BEAT).listener(events).build());
+        opened.add(w);
+        assertEquals(0, events.count(MajordomoEvent.Type.CONNECTING), "the constructor opens nothing");
+        io.zmtp.patterns.Futures.await(w.start(), T); // completes once the connect is under way
+        assertEquals(1, events.count(MajordomoEvent.Type.CONNECTING));
+        List<String> ready = next();
+        assertEquals(withId(ready.get(0), command(MdpVersion.V0_1, WorkerCommand.READY, "svc")), ready);
+        w.close();
+        io.zmtp.patterns.Futures.await(w.terminated(), T);
+
+        MajordomoWorker never = new MajordomoWorker(ctx, endpoint, "svc", MajordomoHandler.echo());
+        never.close();
+        assertThrows(io.zmtp.socket.SocketClosedException.class,
+                () -> io.zmtp.patterns.Futures.await(never.start(), T), "closed first: it never starts");
     }
 }

@@ -115,4 +115,16 @@ class HeartbeatLinkTest {
         assertEquals(List.of("open", "hb"), log);
         assertEquals(0, clock.pendingTimers());
     }
+
+    @Test
+    void reopenReplacesTheConnectionAtOnceWithoutBackoffAndRestartsTheTicks() {
+        start(2, Duration.ofMillis(1000), Duration.ofMillis(1000));
+        clock.advance(Duration.ofMillis(50));
+        k.run(link::reopen); // the peer said DISCONNECT
+        assertEquals(List.of("open", "close", "open"), log, "no delay, no reconnecting event");
+        clock.advance(Duration.ofMillis(50));
+        assertEquals(List.of("open", "close", "open"), log, "the old phase's tick is gone");
+        clock.advance(Duration.ofMillis(50));
+        assertEquals(List.of("open", "close", "open", "hb"), log, "one interval after the new connection");
+    }
 }

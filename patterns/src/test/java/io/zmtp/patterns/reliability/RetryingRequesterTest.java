@@ -148,4 +148,58 @@ class RetryingRequesterTest {
         ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
         assertEquals(2, assertInstanceOf(NoReplyException.class, e.getCause()).tries());
     }
+
+    /** A reply [key, body] to a request [key, body]: the key names what it answers. */
+    static RetryingRequester.Verdict<ZmtpMessage> keyed(ZmtpMessage m) {
+        return RetryingRequester.Verdict.done(m.frameString(0), m);
+    }
+
+    void answer(ZmtpMessage request, String body) {
+        server.send(ZmtpMessage.ofStrings(request.frameString(1), body).addFirst(RoutingId.of(request.frame(0)).toFrame()));
+        request.release();
+    }
+
+    @Test
+    void aWindowKeepsSeveralRequestsInFlightAndAReplyAnswersTheOldestWithItsKey() throws Exception {
+        requester(server(), RetryPolicy.DEFAULT.withTimeout(TIMEOUT).withWindow(3), RetryingRequesterTest::keyed,
+                SocketType.DEALER);
+        CompletableFuture<ZmtpMessage> a1 = requester.submit(ZmtpMessage.ofStrings("a", "1"), "a", null);
+        CompletableFuture<ZmtpMessage> b = requester.submit(ZmtpMessage.ofStrings("b", "2"), "b", null);
+        CompletableFuture<ZmtpMessage> a3 = requester.submit(ZmtpMessage.ofStrings("a", "3"), "a", null);
+        ZmtpMessage r1 = take();
+        ZmtpMessage r2 = take();
+        ZmtpMessage r3 = take(); // all three before any reply: the window
+        answer(r2, "two");
+        answer(r1, "one");
+        answer(r3, "three");
+        assertEquals(java.util.List.of("b", "two"), PatternTesting.strings(PatternTesting.get(b)));
+        assertEquals(java.util.List.of("a", "one"), PatternTesting.strings(PatternTesting.get(a1)));
+        assertEquals(java.util.List.of("a", "three"), PatternTesting.strings(PatternTesting.get(a3)));
+        assertEquals(0, requester.pending());
+    }
+
+    @Test
+    void aTimeoutInAWindowResendsEveryRequestInFlightOnceOnANewSocketAndTriesStayPerRequest() throws Exception {
+        requester(server(), RetryPolicy.DEFAULT.withTimeout(TIMEOUT).withTries(2).withWindow(2),
+                RetryingRequesterTest::keyed, SocketType.DEALER);
+        CompletableFuture<ZmtpMessage> x = requester.submit(ZmtpMessage.ofStrings("x", "1"), "x", null);
+        CompletableFuture<ZmtpMessage> y = requester.submit(ZmtpMessage.ofStrings("y", "2"), "y", null);
+        ZmtpMessage x1 = take();
+        ZmtpMessage y1 = take();
+        clock.advance(TIMEOUT); // both time out at once: one new socket, each request sent once on it
+        ZmtpMessage x2 = take();
+        ZmtpMessage y2 = take();
+        assertEquals(4, events.count(ev -> ev instanceof RequestEvent.Sent), "no third send of y");
+        assertEquals(2, events.count(ev -> ev instanceof RequestEvent.Retrying), "a try for each");
+        assertEquals(java.util.List.of("x", "y"), java.util.List.of(x2.frameString(1), y2.frameString(1)));
+        assertFalse(RoutingId.of(x1.frame(0)).equals(RoutingId.of(x2.frame(0))), "a new socket");
+        x1.release();
+        y1.release();
+        answer(y2, "late but in time");
+        assertEquals("late but in time", PatternTesting.strings(PatternTesting.get(y)).get(1));
+        clock.advance(TIMEOUT); // x's second and last try
+        ExecutionException e = assertThrows(ExecutionException.class, () -> x.get(10, TimeUnit.SECONDS));
+        assertEquals(2, assertInstanceOf(NoReplyException.class, e.getCause()).tries());
+        x2.release();
+    }
 }
