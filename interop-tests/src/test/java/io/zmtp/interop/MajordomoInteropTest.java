@@ -1,5 +1,6 @@
 package io.zmtp.interop;
 
+import io.zmtp.patterns.LoopComponent;
 import io.zmtp.patterns.majordomo.MajordomoAsyncClient;
 import io.zmtp.patterns.majordomo.MajordomoBroker;
 import io.zmtp.patterns.majordomo.MajordomoBrokerSettings;
@@ -66,14 +67,25 @@ class MajordomoInteropTest {
         return v.label();
     }
 
-    /** Our broker; returns its endpoint. */
+    /** Our broker, on an ephemeral port; not started yet. */
     MajordomoBroker ourBroker(MajordomoBrokerSettings.Builder b) {
-        return open(new MajordomoBroker(ctx, b.heartbeatInterval(HEARTBEAT).heartbeatLiveness(5)
-                .listener(brokerEvents::add).build()));
+        return open(new MajordomoBroker(ctx, b.endpoints("tcp://127.0.0.1:0").heartbeatInterval(HEARTBEAT)
+                .heartbeatLiveness(5).listener(brokerEvents::add).build()));
     }
 
+    /** Starts our broker (it binds); returns the endpoint bound. */
     String bind(MajordomoBroker broker) {
-        return broker.bind("tcp://127.0.0.1:0").syncUninterruptibly().getNow();
+        return started(broker).endpoint();
+    }
+
+    /** Starts a component and waits for its start (bound or connecting). */
+    static <C extends LoopComponent> C started(C c) {
+        try {
+            c.start().toCompletableFuture().get(T, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("did not start: " + c, e);
+        }
+        return c;
     }
 
     void awaitWorkers(MajordomoBroker broker, String service, int n) {
@@ -162,11 +174,11 @@ class MajordomoInteropTest {
         libzmqWorker(endpoint, MdpVersion.V0_2, "new", "--partials", "1");
         awaitWorkers(broker, "old", 1);
         awaitWorkers(broker, "new", 1);
-        MajordomoClient c2 = open(new MajordomoClient(ctx, endpoint,
-                MajordomoClientSettings.builder().version(MdpVersion.V0_2).build()));
+        MajordomoClient c2 = open(started(new MajordomoClient(ctx, endpoint,
+                MajordomoClientSettings.builder().version(MdpVersion.V0_2).build())));
         assertEquals(List.of("x"), c2.request("old", "x").bodyStrings());
-        MajordomoAsyncClient a1 = open(new MajordomoAsyncClient(ctx, endpoint,
-                MajordomoClientSettings.builder().version(MdpVersion.V0_1).build()));
+        MajordomoAsyncClient a1 = open(started(new MajordomoAsyncClient(ctx, endpoint,
+                MajordomoClientSettings.builder().version(MdpVersion.V0_1).build())));
         assertEquals(List.of("y", "y"), a1.request("new", "y").get(T, TimeUnit.MILLISECONDS).bodyStrings(),
                 "one partial and the final, joined for a 0.1 client");
     }
@@ -239,11 +251,11 @@ class MajordomoInteropTest {
         });
         MajordomoClientSettings settings = MajordomoClientSettings.builder().version(v)
                 .timeout(Duration.ofSeconds(5)).build();
-        MajordomoClient client = open(new MajordomoClient(ctx, endpoint, settings));
+        MajordomoClient client = open(started(new MajordomoClient(ctx, endpoint, settings)));
         for (int i = 0; i < 10; i++) {
             assertEquals(List.of("ping", "" + i), client.request("echo", "ping", "" + i).bodyStrings());
         }
-        MajordomoAsyncClient async = open(new MajordomoAsyncClient(ctx, endpoint, settings));
+        MajordomoAsyncClient async = open(started(new MajordomoAsyncClient(ctx, endpoint, settings)));
         List<CompletableFuture<MajordomoReply>> fs = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             fs.add(async.request("echo", "a" + i));
@@ -274,8 +286,8 @@ class MajordomoInteropTest {
         MdpPeer second = open(MdpPeer.start("mdp_broker.py", endpoint, "--heartbeat", "100"));
         second.await("^bound", T);
         second.await("^worker 0.1 echo$", T);
-        MajordomoClient client = open(new MajordomoClient(ctx, endpoint,
-                MajordomoClientSettings.builder().timeout(Duration.ofSeconds(5)).build()));
+        MajordomoClient client = open(started(new MajordomoClient(ctx, endpoint,
+                MajordomoClientSettings.builder().timeout(Duration.ofSeconds(5)).build())));
         assertEquals(List.of("again"), client.request("echo", "again").bodyStrings());
     }
 }

@@ -1,5 +1,6 @@
 package io.zmtp.cli;
 
+import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.majordomo.MajordomoBroker;
 import io.zmtp.patterns.majordomo.MajordomoBrokerSettings;
 import io.zmtp.patterns.reliability.Heartbeat;
@@ -76,7 +77,7 @@ public final class MdbrokerCommand implements Callable<Integer> {
         MajordomoBrokerSettings.Builder settings;
         try {
             Heartbeat hb = heartbeat.heartbeat();
-            settings = MajordomoBrokerSettings.builder()
+            settings = MajordomoBrokerSettings.builder().endpoints(binds)
                     .heartbeatInterval(hb.interval()).heartbeatLiveness(hb.liveness())
                     .requestExpiry(requestExpiry)
                     .socketOptions(security.apply(MajordomoBrokerSettings.builder().build().socketOptions().toBuilder())
@@ -96,9 +97,9 @@ public final class MdbrokerCommand implements Callable<Integer> {
         ZmtpContext ctx = ZmtpContext.create(1);
         MajordomoBroker broker = new MajordomoBroker(ctx, settings.build());
         try {
-            for (String b : binds) {
-                String bound = broker.bind(b).syncUninterruptibly().getNow();
-                if (!quiet) {
+            Futures.await(broker.start(), Duration.ofSeconds(10));
+            if (!quiet) {
+                for (String bound : broker.endpoints()) {
                     MdpOptions.line(out, "I: MDP broker (MDP/0.1 and MDP/0.2) is active at " + bound);
                 }
             }

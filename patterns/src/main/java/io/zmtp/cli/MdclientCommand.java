@@ -119,6 +119,7 @@ public final class MdclientCommand implements Callable<Integer> {
     private long runSync(ZmtpContext ctx, MajordomoClientSettings settings, List<byte[]> frames, PrintWriter out) {
         long count = 0;
         try (MajordomoClient client = new MajordomoClient(ctx, connect, settings)) {
+            client.start(); // connects in the background; requests wait behind it on the client's loop
             for (; count < requests; count++) {
                 client.request(service, null, frames);
             }
@@ -134,6 +135,7 @@ public final class MdclientCommand implements Callable<Integer> {
         long count = 0;
         Duration wait = tries.timeout().multipliedBy(tries.retries()).plusSeconds(1);
         try (MajordomoAsyncClient client = new MajordomoAsyncClient(ctx, connect, settings)) {
+            client.start(); // connects in the background; requests wait behind it on the client's loop
             for (int i = 0; i < requests; i++) {
                 client.send(service, frames);
             }

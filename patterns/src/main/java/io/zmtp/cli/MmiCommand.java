@@ -82,6 +82,7 @@ public final class MmiCommand implements Callable<Integer> {
         }
         ZmtpContext ctx = ZmtpContext.create(1);
         try (MajordomoClient client = new MajordomoClient(ctx, connect, settings.build())) {
+            client.start(); // connects in the background; the request waits behind it on the client's loop
             MajordomoReply r = client.request(mmiService, name);
             String code = r.bodyStrings().isEmpty() ? "" : r.bodyStrings().get(0);
             MdpOptions.line(out, "Lookup " + name + " service: " + code);

@@ -52,8 +52,10 @@ public final class BrokerFloodBenchmark {
              ZmtpContext peerCtx = ZmtpContext.create(1);
              ZmtpContext floodCtx = ZmtpContext.create(1)) {
             MajordomoBroker broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder()
+                    .endpoints("tcp://127.0.0.1:0")
                     .maxQueuedRequests(10_000_000).requestExpiry(Duration.ofMinutes(10)).build());
-            String endpoint = broker.bind("tcp://127.0.0.1:0").syncUninterruptibly().getNow();
+            broker.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            String endpoint = broker.endpoint();
             SocketOptions opts = SocketOptions.builder().sendHwm(100_000).receiveHwm(100_000).build();
 
             ZmtpSocket slow = worker(peerCtx, opts, endpoint, "slow", false);

@@ -15,6 +15,7 @@ import io.zmtp.socket.ZmtpContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The rig on this library: {@link MajordomoBroker}, {@link MajordomoWorker}s (echo on their event
@@ -36,9 +37,11 @@ final class ZmtpMajordomoRig implements MajordomoRig {
         brokerCtx = ZmtpContext.create(1);
         workerCtx = ZmtpContext.create(1);
         clientCtx = ZmtpContext.create(1);
-        broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().maxQueuedRequests(10_000_000)
-                .maxQueuedRequestsPerClient(10_000_000).maxQueuedBytesPerService(1L << 30).maxQueuedBytes(1L << 30).build());
-        String endpoint = broker.bind("tcp://127.0.0.1:0").syncUninterruptibly().getNow();
+        broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().endpoints("tcp://127.0.0.1:0")
+                .maxQueuedRequests(10_000_000).maxQueuedRequestsPerClient(10_000_000)
+                .maxQueuedBytesPerService(1L << 30).maxQueuedBytes(1L << 30).build());
+        broker.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        String endpoint = broker.endpoint();
         MajordomoWorkerSettings ws = MajordomoWorkerSettings.builder().version(MdpVersion.V0_1)
                 .executor(Runnable::run).build();
         for (int i = 0; i < n; i++) {
@@ -56,7 +59,9 @@ final class ZmtpMajordomoRig implements MajordomoRig {
         MajordomoClientSettings cs = MajordomoClientSettings.builder().version(MdpVersion.V0_1)
                 .timeout(Duration.ofSeconds(30)).build();
         client = new MajordomoClient(clientCtx, endpoint, cs);
+        client.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
         asyncClient = new MajordomoAsyncClient(clientCtx, endpoint, cs);
+        asyncClient.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
     @Override

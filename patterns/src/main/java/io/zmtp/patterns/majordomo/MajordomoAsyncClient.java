@@ -1,6 +1,8 @@
 package io.zmtp.patterns.majordomo;
 
 import io.zmtp.patterns.EventReporter;
+import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.LoopComponent;
 import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.reliability.RequestEvent;
 import io.zmtp.patterns.reliability.RetryPolicy;
@@ -8,6 +10,7 @@ import io.zmtp.patterns.reliability.RetryingRequester;
 import io.zmtp.patterns.reliability.RetryingRequester.Verdict;
 
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.FutureListener;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketOptions;
@@ -25,9 +28,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -67,8 +73,16 @@ import java.util.function.Consumer;
  * lost broker are abandoned there (their replies would go to the old connection). After its last
  * try a request fails with a {@link MajordomoException}. A request may thus run twice at the
  * workers, which MDP assumes are idempotent.
+ *
+ * <h2>Lifecycle</h2>
+ * A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the socket
+ * and starts connecting (the stage completes when the connect is under way: a ZeroMQ connect
+ * works before the broker binds); requests made before it fail. {@link #closeAsync()} closes the
+ * socket and fails every outstanding request with a {@link MajordomoException} (its cause a
+ * {@link SocketClosedException}). So does the shutdown of the client's event loop (its context
+ * closed before the client): no request future is left waiting.
  */
-public final class MajordomoAsyncClient implements AutoCloseable {
+public final class MajordomoAsyncClient extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(MajordomoAsyncClient.class);
     private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoAsyncClient.class);
 
@@ -81,6 +95,10 @@ public final class MajordomoAsyncClient implements AutoCloseable {
     private final RetryingRequester<MajordomoReply> requester;
     private final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
     private final AtomicInteger outstanding = new AtomicInteger();
+    /** The requester's futures not yet complete (any thread): failed here if the loop dies first. */
+    private final Set<CompletableFuture<MajordomoReply>> unanswered = ConcurrentHashMap.newKeySet();
+    /** Fails every unanswered request when the loop terminates under the client. */
+    private final FutureListener<Object> loopGone = f -> loopTerminated();
     private volatile boolean closed;
 
     public MajordomoAsyncClient(ZmtpContext ctx, String brokerEndpoint) {
@@ -88,18 +106,44 @@ public final class MajordomoAsyncClient implements AutoCloseable {
     }
 
     public MajordomoAsyncClient(ZmtpContext ctx, String brokerEndpoint, MajordomoClientSettings settings) {
+        super(ctx.group().next(), settings.clock());
         this.endpoint = Objects.requireNonNull(brokerEndpoint);
         this.settings = settings;
         this.version = settings.version();
-        this.loop = ctx.group().next();
+        this.loop = eventLoop();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
         SocketOptions options = settings.socketOptions().toBuilder().linger(Duration.ZERO).build();
-        this.requester = new RetryingRequester<>(settings.clock().on(loop),
+        this.requester = new RetryingRequester<>(clock(),
                 new RetryPolicy(settings.timeout(), settings.retries(), 1, true, Integer.MAX_VALUE), endpoint,
                 () -> ctx.socket(SocketType.DEALER, options, loop), this::judge,
                 new EventReporter<>(this::requestEvent, log, "Majordomo client"));
-        loop.execute(requester::start);
+    }
+
+    /** Opens the socket and connects (in the background, as ZeroMQ does). */
+    @Override
+    protected CompletionStage<Void> onStart() {
+        loop.terminationFuture().addListener(loopGone);
+        return Futures.of(requester.start());
+    }
+
+    /** Closes the socket; every outstanding request fails. */
+    @Override
+    protected CompletionStage<Void> onClose() {
+        closed = true;
+        loop.terminationFuture().removeListener(loopGone);
+        return Futures.of(requester.close());
+    }
+
+    /**
+     * The loop terminated before the client closed (its context was closed): the requester's
+     * timers and socket are gone with it, so every unanswered request fails here.
+     */
+    private void loopTerminated() {
+        closed = true;
+        for (CompletableFuture<MajordomoReply> f : unanswered) {
+            f.completeExceptionally(new SocketClosedException("client closed: its event loop was shut down"));
+        }
     }
 
     public MdpVersion version() {
@@ -137,7 +181,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
             throw new MajordomoException("interrupted");
         }
         if (o instanceof MajordomoException) {
-            throw new MajordomoException(((MajordomoException) o).getMessage());
+            throw new MajordomoException(((MajordomoException) o).getMessage(), ((MajordomoException) o).getCause());
         }
         return (MajordomoReply) o;
     }
@@ -191,7 +235,9 @@ public final class MajordomoAsyncClient implements AutoCloseable {
         }
         outstanding.incrementAndGet();
         CompletableFuture<MajordomoReply> reply = requester.submit(m, service, partials);
+        unanswered.add(reply);
         reply.whenComplete((r, e) -> {
+            unanswered.remove(reply);
             outstanding.decrementAndGet();
             if (e == null) {
                 result.complete(r);
@@ -199,6 +245,9 @@ public final class MajordomoAsyncClient implements AutoCloseable {
                 result.completeExceptionally(failure(service, e));
             }
         });
+        if (closed) { // the loop may have died while this request was being added
+            reply.completeExceptionally(new SocketClosedException("client closed"));
+        }
         result.whenComplete((r, e) -> {
             if (result.isCancelled()) {
                 reply.cancel(false);
@@ -214,7 +263,7 @@ public final class MajordomoAsyncClient implements AutoCloseable {
                     + " after " + n.tries() + " attempts");
         }
         if (cause instanceof SocketClosedException || closed) {
-            return new MajordomoException("client closed");
+            return new MajordomoException(closed || cause.getMessage() == null ? "client closed" : cause.getMessage(), cause);
         }
         if (cause instanceof RejectedExecutionException) {
             return new MajordomoException(cause.getMessage());
@@ -262,28 +311,5 @@ public final class MajordomoAsyncClient implements AutoCloseable {
 
     private void event(MajordomoEvent.Type type, String detail) {
         events.report(() -> MajordomoEvent.of(type, endpoint, null, detail));
-    }
-
-    // ------------------------------------------------------------------ closing
-
-    /** Closes the socket; every outstanding request fails. */
-    @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        if (loop.inEventLoop()) {
-            requester.close();
-            return;
-        }
-        try {
-            io.netty.util.concurrent.Future<Void> done = LoopCalls.await(loop.submit(requester::close),
-                    Duration.ofSeconds(10));
-            done.awaitUninterruptibly(10_000);
-        } catch (RejectedExecutionException e) {
-            // the context was closed under the client: its socket is gone, its loop runs no more
-            log.debug("async client closed after its event loop");
-        }
     }
 }

@@ -3,8 +3,9 @@ package io.zmtp.patterns.majordomo;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.util.concurrent.Future;
 import io.zmtp.patterns.EventReporter;
+import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.LoopComponent;
 import io.zmtp.patterns.reliability.HeartbeatTicker;
 import io.zmtp.patterns.reliability.PeerLiveness;
 import io.zmtp.patterns.reliability.ReadyWorkers;
@@ -18,6 +19,7 @@ import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.PeerFailureLog;
+import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +30,8 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Callable;
 
 import static io.zmtp.patterns.majordomo.MdpProtocol.codeFrame;
@@ -82,8 +86,8 @@ import static io.zmtp.patterns.majordomo.MdpProtocol.constant;
  * never expires while busy) must answer within the heartbeat expiry. A worker lost mid-request
  * loses that request: the client's retry brings it back.
  *
- * <p>One ROUTER serves both sub-protocols; {@link #bind} may be called for several endpoints (a
- * frontend and a backend address) on that one socket.
+ * <p>One ROUTER serves both sub-protocols; the settings may name several endpoints (say a
+ * frontend and a backend address), all bound on that one socket.
  *
  * <h2>Limits</h2>
  * Every message is parsed once into an {@link MdpCommand}; a malformed one is dropped there
@@ -115,8 +119,15 @@ import static io.zmtp.patterns.majordomo.MdpProtocol.constant;
  * workers that are due. Work per message is O(1) apart from sending to the idle
  * workers it frees; sweeps and expiry run in bounded batches, so a flood to one service does not
  * hold up the others for longer than a batch.
+ *
+ * <h2>Lifecycle</h2>
+ * A {@link LoopComponent}: the constructor binds nothing; {@link #start()} binds the settings'
+ * {@link MajordomoBrokerSettings#endpoints() endpoints} in order, starts the heartbeat timer, and
+ * completes when all are bound (or fails with the first bind error); {@link #endpoints()} then
+ * gives the endpoints bound, with the port chosen for port 0. {@link #closeAsync()} sends
+ * DISCONNECT to every worker, drops what is queued and closes the socket with its linger.
  */
-public final class MajordomoBroker implements AutoCloseable {
+public final class MajordomoBroker extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(MajordomoBroker.class);
     private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoBroker.class);
 
@@ -154,37 +165,62 @@ public final class MajordomoBroker implements AutoCloseable {
     private ArrayList<Object> sweep;
     private boolean sweepAgain;
     private boolean closed;
+    private volatile List<String> endpoints = List.of();
 
-    /** A broker with the default settings; bind it to start serving. */
+    /** A broker with the default settings; start it to bind and serve. */
     public MajordomoBroker(ZmtpContext ctx) {
         this(ctx, MajordomoBrokerSettings.DEFAULTS);
     }
 
     public MajordomoBroker(ZmtpContext ctx, MajordomoBrokerSettings settings) {
+        super(ctx.group().next(), settings.clock());
         this.settings = settings;
         this.intervalNanos = settings.heartbeatInterval().toNanos();
         this.requestExpiryNanos = settings.requestExpiry().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo broker");
-        this.socket = ctx.router(settings.socketOptions());
+        this.socket = (RouterSocket) ctx.socket(SocketType.ROUTER, settings.socketOptions(), eventLoop());
+        clock = clock();
+        ticker = new HeartbeatTicker(clock, settings.heartbeatInterval(), this::tick);
+        liveness = new PeerLiveness<>(clock, settings.heartbeatExpiry());
+        heartbeatDue = new PeerLiveness<>(clock, settings.heartbeatInterval());
+    }
+
+    /**
+     * Binds the settings' endpoints in order and starts the heartbeat timer; completes when all
+     * are bound ({@link #endpoints()}).
+     */
+    @Override
+    protected CompletionStage<Void> onStart() {
         socket.onMessage(this::onMessage);
         socket.monitor(e -> {
             if (e.type() == SocketEvent.Type.DISCONNECTED) {
                 peerGone();
             }
         });
-        clock = settings.clock().on(socket.eventLoop());
-        ticker = new HeartbeatTicker(clock, settings.heartbeatInterval(), this::tick);
-        liveness = new PeerLiveness<>(clock, settings.heartbeatExpiry());
-        heartbeatDue = new PeerLiveness<>(clock, settings.heartbeatInterval());
-        socket.eventLoop().execute(ticker::start);
         // If the socket closes under the broker (its context closed first), let go of what it holds.
         socket.closeFuture().addListener(f -> releaseAll());
+        ticker.start();
+        CompletionStage<Void> all = CompletableFuture.completedFuture(null);
+        List<String> bound = new ArrayList<>();
+        for (String e : settings.endpoints()) {
+            all = all.thenCompose(v -> Futures.of(socket.bind(e))).thenAccept(bound::add);
+        }
+        return all.thenAccept(v -> endpoints = List.copyOf(bound));
     }
 
-    /** Binds an endpoint (may be called for several); the future gives the endpoint bound. */
-    public Future<String> bind(String endpoint) {
-        return socket.bind(endpoint);
+    /**
+     * The endpoints bound, in the settings' order, with the port chosen for port 0; empty before
+     * {@link #start()} completes.
+     */
+    public List<String> endpoints() {
+        return endpoints;
+    }
+
+    /** The first endpoint bound (where clients and workers connect); null before {@link #start()} completes. */
+    public String endpoint() {
+        List<String> e = endpoints;
+        return e.isEmpty() ? null : e.get(0);
     }
 
     /** The settings this broker runs with. */
@@ -677,7 +713,7 @@ public final class MajordomoBroker implements AutoCloseable {
         sweep = new ArrayList<>(clients.size() + workers.size());
         sweep.addAll(clients.values());
         sweep.addAll(workers.values());
-        socket.eventLoop().execute(this::sweepBatch);
+        eventLoop().execute(this::sweepBatch);
     }
 
     private void sweepBatch() {
@@ -699,7 +735,7 @@ public final class MajordomoBroker implements AutoCloseable {
             }
         }
         if (!sweep.isEmpty()) {
-            socket.eventLoop().execute(this::sweepBatch);
+            eventLoop().execute(this::sweepBatch);
             return;
         }
         sweep = null;
@@ -816,7 +852,7 @@ public final class MajordomoBroker implements AutoCloseable {
         }
         if (budget == 0) {
             expiryPending = true;
-            socket.eventLoop().execute(this::expireRequests);
+            eventLoop().execute(this::expireRequests);
         }
     }
 
@@ -884,7 +920,7 @@ public final class MajordomoBroker implements AutoCloseable {
     }
 
     private <T> T onLoop(Callable<T> c) {
-        return LoopCalls.onLoop(socket.eventLoop(), c);
+        return LoopCalls.onLoop(eventLoop(), c);
     }
 
     // ------------------------------------------------------------------ closing
@@ -893,18 +929,16 @@ public final class MajordomoBroker implements AutoCloseable {
      * Stops the broker: sends DISCONNECT to every worker (so they reconnect and register again
      * when a broker is back), drops queued requests, and closes the socket with its linger.
      */
-    public Future<Void> closeAsync() {
-        LoopCalls.run(socket.eventLoop(), () -> {
-            if (closed) {
-                return;
-            }
+    @Override
+    protected CompletionStage<Void> onClose() {
+        if (!closed) {
             for (Worker w : workers.values()) {
                 sendCommand(w.id, w.version, WorkerCommand.DISCONNECT);
             }
             releaseAll();
-            socket.close(settings.socketOptions().linger());
-        });
-        return socket.closeFuture();
+        }
+        socket.close(settings.socketOptions().linger());
+        return Futures.of(socket.closeFuture());
     }
 
     /** Forgets every worker and drops every queued request (on the loop). */
@@ -928,11 +962,6 @@ public final class MajordomoBroker implements AutoCloseable {
         sweep = null;
         queuedBytes = 0;
         queuedCount = 0;
-    }
-
-    @Override
-    public void close() {
-        closeAsync().awaitUninterruptibly(settings.socketOptions().linger().toMillis() + 5000);
     }
 
     // ------------------------------------------------------------------ state

@@ -4,6 +4,7 @@ import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -12,6 +13,7 @@ import java.util.function.Consumer;
  *
  * <table>
  *   <caption>Defaults</caption>
+ *   <tr><td>endpoints</td><td>{@code tcp://*:5555} (the guide's), bound by {@code start()}</td></tr>
  *   <tr><td>heartbeat interval</td><td>2500 ms (the guide's HEARTBEAT_INTERVAL)</td></tr>
  *   <tr><td>heartbeat liveness</td><td>3: a worker silent for 3 intervals is forgotten</td></tr>
  *   <tr><td>request expiry</td><td>10 s: how long a request waits for a service that has no worker</td></tr>
@@ -31,6 +33,7 @@ import java.util.function.Consumer;
 public final class MajordomoBrokerSettings {
     public static final MajordomoBrokerSettings DEFAULTS = builder().build();
 
+    private final List<String> endpoints;
     private final Duration heartbeatInterval;
     private final int heartbeatLiveness;
     private final Duration requestExpiry;
@@ -48,6 +51,7 @@ public final class MajordomoBrokerSettings {
     private final PatternClock clock;
 
     private MajordomoBrokerSettings(Builder b) {
+        endpoints = List.copyOf(b.endpoints);
         heartbeatInterval = b.heartbeatInterval;
         heartbeatLiveness = b.heartbeatLiveness;
         requestExpiry = b.requestExpiry;
@@ -71,6 +75,7 @@ public final class MajordomoBrokerSettings {
 
     public Builder toBuilder() {
         Builder b = new Builder();
+        b.endpoints = endpoints;
         b.heartbeatInterval = heartbeatInterval;
         b.heartbeatLiveness = heartbeatLiveness;
         b.requestExpiry = requestExpiry;
@@ -87,6 +92,11 @@ public final class MajordomoBrokerSettings {
         b.listener = listener;
         b.clock = clock;
         return b;
+    }
+
+    /** The endpoints the broker binds in {@link MajordomoBroker#start()}, in order. */
+    public List<String> endpoints() {
+        return endpoints;
     }
 
     public Duration heartbeatInterval() {
@@ -173,6 +183,7 @@ public final class MajordomoBrokerSettings {
     }
 
     public static final class Builder {
+        private List<String> endpoints = List.of("tcp://*:5555");
         private Duration heartbeatInterval = Duration.ofMillis(2500);
         private int heartbeatLiveness = 3;
         private Duration requestExpiry = Duration.ofSeconds(10);
@@ -196,6 +207,23 @@ public final class MajordomoBrokerSettings {
         /** The clock of heartbeats, expiry and retries: {@link PatternClock#system()} by default, a manual clock in tests. */
         public Builder clock(PatternClock c) {
             this.clock = Objects.requireNonNull(c);
+            return this;
+        }
+
+        /**
+         * The endpoints to bind (clients and workers share them), at least one; bound in this
+         * order when the broker starts. Port 0 picks a free port ({@link MajordomoBroker#endpoints()}
+         * tells which). Default the guide's {@code tcp://*:5555}.
+         */
+        public Builder endpoints(String... e) {
+            return endpoints(List.of(e));
+        }
+
+        public Builder endpoints(List<String> e) {
+            if (e.isEmpty()) {
+                throw new IllegalArgumentException("a broker needs at least one endpoint");
+            }
+            this.endpoints = List.copyOf(e);
             return this;
         }
 

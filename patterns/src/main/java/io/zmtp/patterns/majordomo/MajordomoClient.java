@@ -1,7 +1,10 @@
 package io.zmtp.patterns.majordomo;
 
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.FutureListener;
 import io.zmtp.patterns.EventReporter;
+import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.LoopComponent;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
 import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.reliability.RequestEvent;
@@ -26,6 +29,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -46,8 +50,14 @@ import java.util.function.Consumer;
  * abandoning") and the next request starts on a new socket. A reply for another service, or one
  * that follows no layout, is dropped (rate-limited log line). Not for concurrent use: one thread
  * at a time, as a ZeroMQ socket.
+ *
+ * <p>A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the
+ * socket and starts connecting (the stage completes when the connect is under way: a ZeroMQ
+ * connect works before the broker binds); {@link #closeAsync()} closes it, and a request in
+ * progress fails. If the client's event loop is shut down first (its context closed), a request
+ * in progress fails at once instead of waiting out its timeouts.
  */
-public final class MajordomoClient implements AutoCloseable {
+public final class MajordomoClient extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(MajordomoClient.class);
     private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoClient.class);
 
@@ -59,6 +69,8 @@ public final class MajordomoClient implements AutoCloseable {
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
     private final RetryingRequester<MajordomoReply> requester;
+    /** Fails the request in progress when the loop terminates under the client. */
+    private final FutureListener<Object> loopGone = f -> loopTerminated();
     private final AtomicBoolean inUse = new AtomicBoolean();
     /** The request in progress (set by the caller's thread before it is submitted). */
     private volatile Call current;
@@ -69,20 +81,45 @@ public final class MajordomoClient implements AutoCloseable {
     }
 
     public MajordomoClient(ZmtpContext ctx, String brokerEndpoint, MajordomoClientSettings settings) {
+        super(ctx.group().next(), settings.clock());
         this.endpoint = Objects.requireNonNull(brokerEndpoint);
         this.settings = settings;
         this.version = settings.version();
-        this.loop = ctx.group().next();
+        this.loop = eventLoop();
         this.timeoutNanos = settings.timeout().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
         SocketOptions options = settings.socketOptions().toBuilder().linger(Duration.ZERO).build();
         SocketType type = version == MdpVersion.V0_1 ? SocketType.REQ : SocketType.DEALER;
-        this.requester = new RetryingRequester<>(settings.clock().on(loop),
+        this.requester = new RetryingRequester<>(clock(),
                 new RetryPolicy(settings.timeout(), settings.retries(), 1, false), endpoint,
                 () -> ctx.socket(type, options, loop), this::judge,
                 new EventReporter<>(this::requestEvent, log, "Majordomo client"));
-        loop.execute(requester::start);
+    }
+
+    /** Opens the socket and connects (in the background, as ZeroMQ does). */
+    @Override
+    protected CompletionStage<Void> onStart() {
+        loop.terminationFuture().addListener(loopGone);
+        return Futures.of(requester.start());
+    }
+
+    /** Closes the socket; a request in progress fails. */
+    @Override
+    protected CompletionStage<Void> onClose() {
+        closed = true;
+        loop.terminationFuture().removeListener(loopGone);
+        return Futures.of(requester.close());
+    }
+
+    /** The loop terminated before the client closed: the request in progress can get no answer. */
+    private void loopTerminated() {
+        closed = true;
+        Call call = current;
+        if (call != null) {
+            call.outcomes.add(new MajordomoException("client closed: its event loop was shut down",
+                    new SocketClosedException("event loop shut down")));
+        }
     }
 
     public MdpVersion version() {
@@ -139,7 +176,7 @@ public final class MajordomoClient implements AutoCloseable {
                     throw new MajordomoException("the client's event loop did not answer");
                 }
                 if (o instanceof MajordomoException) {
-                    throw new MajordomoException(((MajordomoException) o).getMessage());
+                    throw new MajordomoException(((MajordomoException) o).getMessage(), ((MajordomoException) o).getCause());
                 }
                 MajordomoReply r = (MajordomoReply) o;
                 if (r.isFinal()) {
@@ -165,7 +202,7 @@ public final class MajordomoClient implements AutoCloseable {
                     + " after " + settings.retries() + " attempts");
         }
         if (cause instanceof SocketClosedException || closed) {
-            return new MajordomoException("client closed");
+            return new MajordomoException(closed || cause.getMessage() == null ? "client closed" : cause.getMessage(), cause);
         }
         return new MajordomoException(String.valueOf(cause));
     }
@@ -221,31 +258,6 @@ public final class MajordomoClient implements AutoCloseable {
 
     private void event(MajordomoEvent.Type type, String service, String detail) {
         events.report(() -> MajordomoEvent.of(type, endpoint, service, detail));
-    }
-
-    // ------------------------------------------------------------------ closing
-
-    /** Closes the socket; a request in progress fails. */
-    @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        if (loop.inEventLoop()) {
-            requester.close();
-            return;
-        }
-        if (loop.isShuttingDown()) {
-            return;
-        }
-        try {
-            io.netty.util.concurrent.Future<Void> done = LoopCalls.await(loop.submit(requester::close),
-                    Duration.ofSeconds(10));
-            done.awaitUninterruptibly(10_000);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // the loop is gone, and the socket with it
-        }
     }
 
     /** One request: its service, and where its outcomes (partials, then the reply or failure) go. */

@@ -7,4 +7,8 @@ public class MajordomoException extends RuntimeException {
     public MajordomoException(String message) {
         super(message);
     }
+
+    public MajordomoException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -180,7 +180,8 @@ public final class RetryingRequester<T> {
     /**
      * Queues a request (ownership passes) and returns its reply's future: the reply (the caller
      * then owns it), or {@link NoReplyException} after the last try, {@link SocketClosedException}
-     * if the requester closes first, {@link RejectedExecutionException} if too many wait.
+     * if the requester closes first (or its event loop was shut down), {@link RejectedExecutionException}
+     * if too many wait.
      * Cancelling the future abandons the request. Any thread.
      */
     public CompletableFuture<T> submit(ZmtpMessage request) {
@@ -199,7 +200,17 @@ public final class RetryingRequester<T> {
                 inLoop(() -> cancelled(call));
             }
         });
-        inLoop(() -> enqueue(call));
+        try {
+            if (clock.loop().inEventLoop()) {
+                enqueue(call);
+            } else {
+                clock.loop().execute(() -> enqueue(call));
+            }
+        } catch (RejectedExecutionException e) {
+            // the loop is gone (its context was closed): nothing would ever answer the request
+            call.request.release();
+            call.future.completeExceptionally(new SocketClosedException("the requester's event loop was shut down"));
+        }
         return call.future;
     }
 

@@ -1,5 +1,7 @@
 package io.zmtp.patterns.majordomo;
 
+import static io.zmtp.patterns.majordomo.MdpTesting.started;
+
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpTesting.RawWorker;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
@@ -46,8 +48,8 @@ class MajordomoBrokerLimitsTest {
 
     void startBroker(MajordomoBrokerSettings.Builder b) {
         events = new Events();
-        broker = new MajordomoBroker(ctx, b.listener(events).requestExpiry(Duration.ofMinutes(1)).build());
-        endpoint = LoopCalls.await(broker.bind("tcp://127.0.0.1:0"), T);
+        broker = started(new MajordomoBroker(ctx, b.listener(events).requestExpiry(Duration.ofMinutes(1)).endpoints("tcp://127.0.0.1:0").build()));
+        endpoint = broker.endpoint();
     }
 
     @AfterEach
@@ -195,9 +197,9 @@ class MajordomoBrokerLimitsTest {
     @Test
     void requestsExpireInBatches() {
         events = new Events();
-        broker = new MajordomoBroker(ctx, MajordomoBrokerSettings.builder().listener(events)
-                .heartbeatInterval(Duration.ofMillis(20)).requestExpiry(Duration.ofMillis(50)).expiryBatch(7).build());
-        endpoint = LoopCalls.await(broker.bind("tcp://127.0.0.1:0"), T);
+        broker = started(new MajordomoBroker(ctx, MajordomoBrokerSettings.builder().listener(events)
+                .heartbeatInterval(Duration.ofMillis(20)).requestExpiry(Duration.ofMillis(50)).expiryBatch(7).endpoints("tcp://127.0.0.1:0").build()));
+        endpoint = broker.endpoint();
         BlockingSocket client = dealer();
         for (int i = 0; i < 100; i++) {
             client.send(request("nobody", "r" + i));
@@ -211,8 +213,8 @@ class MajordomoBrokerLimitsTest {
     @Test
     void theClientApisRecogniseARefusal() {
         startBroker(MajordomoBrokerSettings.builder().maxServiceNameBytes(4));
-        try (MajordomoClient client = new MajordomoClient(ctx, endpoint, MajordomoClientSettings.builder()
-                .version(MdpVersion.V0_1).timeout(T).build())) {
+        try (MajordomoClient client = started(new MajordomoClient(ctx, endpoint, MajordomoClientSettings.builder()
+                .version(MdpVersion.V0_1).timeout(T).build()))) {
             MajordomoReply r = client.request("toolong", "x");
             assertTrue(r.isRefused(), r.toString());
             assertEquals("service name longer than 4 bytes", r.refusalReason());

@@ -1,5 +1,7 @@
 package io.zmtp.patterns.majordomo;
 
+import static io.zmtp.patterns.majordomo.MdpTesting.started;
+
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpTesting.RawWorker;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
@@ -51,8 +53,8 @@ class MajordomoBrokerTest {
             broker.close();
         }
         events = new Events();
-        broker = new MajordomoBroker(ctx, b.listener(events).build());
-        endpoint = LoopCalls.await(broker.bind("tcp://127.0.0.1:0"), T);
+        broker = started(new MajordomoBroker(ctx, b.listener(events).endpoints("tcp://127.0.0.1:0").build()));
+        endpoint = broker.endpoint();
     }
 
     @AfterEach

@@ -1,5 +1,7 @@
 package io.zmtp.patterns.majordomo;
 
+import static io.zmtp.patterns.majordomo.MdpTesting.started;
+
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
@@ -60,13 +62,13 @@ class MajordomoClientTest {
     }
 
     MajordomoClient client(MajordomoClientSettings.Builder b) {
-        MajordomoClient c = new MajordomoClient(ctx, endpoint, b.build());
+        MajordomoClient c = started(new MajordomoClient(ctx, endpoint, b.build()));
         opened.add(c);
         return c;
     }
 
     MajordomoAsyncClient async(MajordomoClientSettings.Builder b) {
-        MajordomoAsyncClient c = new MajordomoAsyncClient(ctx, endpoint, b.build());
+        MajordomoAsyncClient c = started(new MajordomoAsyncClient(ctx, endpoint, b.build()));
         opened.add(c);
         return c;
     }
@@ -266,5 +268,55 @@ class MajordomoClientTest {
         MajordomoClient s = client(settings(MdpVersion.V0_1));
         s.close();
         assertThrows(MajordomoException.class, () -> s.request("svc", "z"));
+    }
+
+    @Test
+    void theAsyncClientsRequestsFailWhenItsContextClosesFirst() throws Exception {
+        ZmtpContext own = ZmtpContext.create(1);
+        MajordomoAsyncClient c = started(new MajordomoAsyncClient(own, endpoint,
+                settings(MdpVersion.V0_2).timeout(Duration.ofSeconds(60)).build()));
+        CompletableFuture<MajordomoReply> inFlight = c.request("svc", "x");
+        c.send("svc", "y");
+        nextRequest();
+        nextRequest();
+        own.close(Duration.ZERO); // the context (its loops) goes before the client
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> inFlight.get(T.toMillis(), TimeUnit.MILLISECONDS), "the request does not hang");
+        MajordomoException m = assertInstanceOf(MajordomoException.class, e.getCause());
+        assertInstanceOf(io.zmtp.socket.SocketClosedException.class, m.getCause());
+        assertThrows(MajordomoException.class, () -> c.receive(T), "the sent request fails too");
+        assertEquals(0, c.outstanding());
+        ExecutionException late = assertThrows(ExecutionException.class,
+                () -> c.request("svc", "z").get(T.toMillis(), TimeUnit.MILLISECONDS), "a later request fails at once");
+        assertInstanceOf(MajordomoException.class, late.getCause());
+        c.closeAsync().toCompletableFuture().get(T.toMillis(), TimeUnit.MILLISECONDS); // closing after it completes
+    }
+
+    @Test
+    void theSyncClientsRequestFailsWhenItsContextClosesFirst() throws Exception {
+        ZmtpContext own = ZmtpContext.create(1);
+        MajordomoClient c = started(new MajordomoClient(own, endpoint,
+                settings(MdpVersion.V0_1).timeout(Duration.ofSeconds(60)).build()));
+        CompletableFuture<MajordomoReply> reply = CompletableFuture.supplyAsync(() -> c.request("svc", "x"));
+        nextRequest();
+        own.close(Duration.ZERO);
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> reply.get(T.toMillis(), TimeUnit.MILLISECONDS), "the request does not wait out its timeouts");
+        assertInstanceOf(MajordomoException.class, e.getCause());
+        c.close();
+    }
+
+    @Test
+    void aClientConnectsOnlyWhenStarted() throws Exception {
+        MajordomoAsyncClient c = new MajordomoAsyncClient(ctx, endpoint, settings(MdpVersion.V0_2).build());
+        opened.add(c);
+        CompletableFuture<MajordomoReply> early = c.request("svc", "early");
+        ExecutionException e = assertThrows(ExecutionException.class, () -> early.get(T.toMillis(), TimeUnit.MILLISECONDS));
+        assertTrue(e.getCause().getMessage().contains("not started"), e.getCause().getMessage());
+        assertNull(router.receive(QUIET), "nothing reached the broker before start");
+        started(c);
+        c.request("svc", "now");
+        List<String> got = nextRequest();
+        assertEquals("now", got.get(got.size() - 1));
     }
 }

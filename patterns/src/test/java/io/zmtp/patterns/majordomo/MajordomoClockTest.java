@@ -1,5 +1,7 @@
 package io.zmtp.patterns.majordomo;
 
+import static io.zmtp.patterns.majordomo.MdpTesting.started;
+
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpTesting.RawWorker;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
@@ -60,9 +62,9 @@ class MajordomoClockTest {
 
     void startBroker(String bind) {
         brokerEvents = new Events();
-        broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().clock(clock).heartbeatInterval(BEAT)
-                .heartbeatLiveness(3).listener(brokerEvents).build());
-        endpoint = LoopCalls.await(broker.bind(bind), T);
+        broker = started(new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().clock(clock).heartbeatInterval(BEAT)
+                .heartbeatLiveness(3).listener(brokerEvents).endpoints(bind).build()));
+        endpoint = broker.endpoint();
     }
 
     /** The broker's process dies: its sockets close, no DISCONNECT is sent; a new context for the next one. */
@@ -174,8 +176,8 @@ class MajordomoClockTest {
         // The manual clock does not move: only the socket's reconnect and a new READY can bring it back.
         eventually("registered again with the new broker", () -> broker.workerCount("echo") == 1);
         assertEquals(before, clock.nanoTime(), "no timer was needed");
-        try (MajordomoClient client = new MajordomoClient(context(), endpoint,
-                MajordomoClientSettings.builder().version(MdpVersion.V0_2).timeout(T).build())) {
+        try (MajordomoClient client = started(new MajordomoClient(context(), endpoint,
+                MajordomoClientSettings.builder().version(MdpVersion.V0_2).timeout(T).build()))) {
             assertEquals(List.of("back"), client.request("echo", "back").bodyStrings());
         }
     }
@@ -201,8 +203,8 @@ class MajordomoClockTest {
         router.onMessage(got::add);
         String bound = LoopCalls.await(router.bind("tcp://127.0.0.1:0"), T);
         Events events = new Events();
-        MajordomoClient client = new MajordomoClient(context(), bound, MajordomoClientSettings.builder()
-                .version(MdpVersion.V0_2).clock(clock).timeout(BEAT).retries(3).listener(events).build());
+        MajordomoClient client = started(new MajordomoClient(context(), bound, MajordomoClientSettings.builder()
+                .version(MdpVersion.V0_2).clock(clock).timeout(BEAT).retries(3).listener(events).build()));
         opened.add(client);
         CompletableFuture<MajordomoReply> reply = CompletableFuture.supplyAsync(() -> client.request("echo", "hi"));
         for (int send = 1; send <= 3; send++) {
@@ -228,9 +230,9 @@ class MajordomoClockTest {
         router.onMessage(got::add);
         String bound = LoopCalls.await(router.bind("tcp://127.0.0.1:0"), T);
         Events events = new Events();
-        MajordomoAsyncClient client = new MajordomoAsyncClient(context(), bound, MajordomoClientSettings.builder()
+        MajordomoAsyncClient client = started(new MajordomoAsyncClient(context(), bound, MajordomoClientSettings.builder()
                 .version(MdpVersion.V0_2).clock(clock).timeout(BEAT).retries(3).listener(events)
-                .socketOptions(MdpTesting.FAST_RECONNECT).build());
+                .socketOptions(MdpTesting.FAST_RECONNECT).build()));
         opened.add(client);
         CompletableFuture<MajordomoReply> reply = client.request("echo", "hi");
         ZmtpMessage m = got.poll(T.toMillis(), TimeUnit.MILLISECONDS);

@@ -1,5 +1,7 @@
 package io.zmtp.patterns.majordomo;
 
+import static io.zmtp.patterns.majordomo.MdpTesting.started;
+
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.socket.ZmtpContext;
 import org.junit.jupiter.api.AfterEach;
@@ -56,9 +58,9 @@ class MajordomoReliabilityTest {
 
     void startBroker(String bind) {
         brokerEvents = new Events();
-        broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().heartbeatInterval(beat)
-                .heartbeatLiveness(4).listener(brokerEvents).build());
-        endpoint = LoopCalls.await(broker.bind(bind), T);
+        broker = started(new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().heartbeatInterval(beat)
+                .heartbeatLiveness(4).listener(brokerEvents).endpoints(bind).build()));
+        endpoint = broker.endpoint();
     }
 
     /** The broker's process dies: its sockets close, no DISCONNECT is sent. */
@@ -109,8 +111,8 @@ class MajordomoReliabilityTest {
         worker(workerCtx, v, "echo", MajordomoHandler.replying(req -> List.of("from the survivor".getBytes())),
                 new Events());
         awaitWorkers("echo", 2);
-        MajordomoClient client = new MajordomoClient(clientCtx, endpoint,
-                clientSettings(v).timeout(Duration.ofMillis(300)).retries(3).build());
+        MajordomoClient client = started(new MajordomoClient(clientCtx, endpoint,
+                clientSettings(v).timeout(Duration.ofMillis(300)).retries(3).build()));
         opened.add(client);
         CompletableFuture<MajordomoReply> reply = CompletableFuture.supplyAsync(() -> client.request("echo", "hi"));
         try {
@@ -143,8 +145,8 @@ class MajordomoReliabilityTest {
             replies.finish(req);
         }, workerEvents);
         awaitWorkers("slow", 1);
-        MajordomoAsyncClient client = new MajordomoAsyncClient(clientCtx, endpoint,
-                clientSettings(v).timeout(Duration.ofSeconds(2)).retries(3).build());
+        MajordomoAsyncClient client = started(new MajordomoAsyncClient(clientCtx, endpoint,
+                clientSettings(v).timeout(Duration.ofSeconds(2)).retries(3).build()));
         opened.add(client);
         List<CompletableFuture<MajordomoReply>> replies = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -177,7 +179,7 @@ class MajordomoReliabilityTest {
         workerEvents.awaitCount(MajordomoEvent.Type.DISCONNECT_RECEIVED, 2);
         startBroker(bound);
         awaitWorkers("echo", 2);
-        MajordomoClient client = new MajordomoClient(clientCtx, endpoint, clientSettings(MdpVersion.V0_1).build());
+        MajordomoClient client = started(new MajordomoClient(clientCtx, endpoint, clientSettings(MdpVersion.V0_1).build()));
         opened.add(client);
         assertEquals(List.of("back"), client.request("echo", "back").bodyStrings());
     }
@@ -219,8 +221,8 @@ class MajordomoReliabilityTest {
         }
         List<CompletableFuture<MajordomoReply>> all = new ArrayList<>();
         for (int c = 0; c < 10; c++) {
-            MajordomoAsyncClient client = new MajordomoAsyncClient(clientCtx, endpoint,
-                    clientSettings(c % 2 == 0 ? MdpVersion.V0_1 : MdpVersion.V0_2).build());
+            MajordomoAsyncClient client = started(new MajordomoAsyncClient(clientCtx, endpoint,
+                    clientSettings(c % 2 == 0 ? MdpVersion.V0_1 : MdpVersion.V0_2).build()));
             opened.add(client);
             for (int r = 0; r < 100; r++) {
                 all.add(client.request("svc" + (r % 4), ("c" + c + "r" + r).getBytes(StandardCharsets.UTF_8)));

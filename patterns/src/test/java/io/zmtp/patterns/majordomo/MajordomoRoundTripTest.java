@@ -1,5 +1,7 @@
 package io.zmtp.patterns.majordomo;
 
+import static io.zmtp.patterns.majordomo.MdpTesting.started;
+
 import io.zmtp.socket.ZmtpContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,8 +38,8 @@ class MajordomoRoundTripTest {
     @BeforeEach
     void start() {
         ctx = ZmtpContext.create(2);
-        broker = new MajordomoBroker(ctx);
-        endpoint = LoopCalls.await(broker.bind("tcp://127.0.0.1:0"), T);
+        broker = started(new MajordomoBroker(ctx, MajordomoBrokerSettings.builder().endpoints("tcp://127.0.0.1:0").build()));
+        endpoint = broker.endpoint();
     }
 
     @AfterEach
@@ -66,11 +68,11 @@ class MajordomoRoundTripTest {
     }
 
     MajordomoClient client(MdpVersion v) {
-        return open(new MajordomoClient(ctx, endpoint, MajordomoClientSettings.builder().version(v).build()));
+        return open(started(new MajordomoClient(ctx, endpoint, MajordomoClientSettings.builder().version(v).build())));
     }
 
     MajordomoAsyncClient asyncClient(MdpVersion v) {
-        return open(new MajordomoAsyncClient(ctx, endpoint, MajordomoClientSettings.builder().version(v).build()));
+        return open(started(new MajordomoAsyncClient(ctx, endpoint, MajordomoClientSettings.builder().version(v).build())));
     }
 
     /** A 0.2-style streaming service: "n" partial replies "part i", then a final "done". */

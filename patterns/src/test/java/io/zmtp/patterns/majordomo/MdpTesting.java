@@ -28,6 +28,12 @@ final class MdpTesting {
     private MdpTesting() {
     }
 
+    /** Starts a component and waits (up to {@link #T}) for its start to complete; returns it. */
+    static <C extends io.zmtp.patterns.LoopComponent> C started(C c) {
+        io.zmtp.patterns.Futures.await(c.start(), T);
+        return c;
+    }
+
     static void eventually(String what, BooleanSupplier condition) {
         eventually(() -> what, condition);
     }
