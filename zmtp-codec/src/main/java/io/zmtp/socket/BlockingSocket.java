@@ -30,14 +30,9 @@ import java.util.concurrent.locks.LockSupport;
  * from peers once the receive high-water mark of messages waits unconsumed.
  */
 public final class BlockingSocket implements AutoCloseable {
-    private static final int SPINS = 64;
-    /**
-     * How long a receiver keeps looking (yielding the CPU between looks) before it parks. A reply
-     * over loopback comes within tens of microseconds; parking and being woken costs two system
-     * calls and a scheduler wake-up each time, which would dominate a synchronous round trip.
-     */
-    private static final long WAIT_BEFORE_PARK_NANOS =
-            TimeUnit.MICROSECONDS.toNanos(Long.getLong("zmtp.blocking.waitMicros", 100));
+    /** See {@link LookBeforePark}: a receiver spins, then yields, before it parks. */
+    private static final int SPINS = LookBeforePark.SPINS;
+    private static final long WAIT_BEFORE_PARK_NANOS = LookBeforePark.NANOS;
 
     private final ZmtpSocket socket;
     private final SpscArrayQueue<ZmtpMessage> outbox;

@@ -2,6 +2,7 @@ package io.zmtp.patterns.freelance;
 
 import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.LoopComponent;
+import io.zmtp.socket.LookBeforePark;
 import io.zmtp.wire.ZmtpMessage;
 
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,7 @@ final class Blocking {
             throw new IllegalStateException("a blocking request on the client's event loop would deadlock;"
                     + " use requestAsync");
         }
+        LookBeforePark.look(f); // a reply over loopback usually comes before a park would pay off
         try {
             return f.get();
         } catch (InterruptedException e) {
