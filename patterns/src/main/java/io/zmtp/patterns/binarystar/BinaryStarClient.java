@@ -1,5 +1,6 @@
 package io.zmtp.patterns.binarystar;
 
+import io.zmtp.patterns.BlockingReply;
 import io.zmtp.patterns.ComponentSettings;
 import io.zmtp.patterns.EventReporter;
 import io.zmtp.patterns.Futures;
@@ -21,7 +22,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 /**
@@ -118,39 +118,12 @@ public final class BinaryStarClient extends LoopComponent {
      * @throws IllegalStateException on the client's own loop (it would deadlock)
      */
     public ZmtpMessage request(ZmtpMessage request) {
-        if (eventLoop().inEventLoop()) {
-            request.release();
-            throw new IllegalStateException("a blocking request on the client's event loop would deadlock");
-        }
-        CompletableFuture<ZmtpMessage> f = requestAsync(request);
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            if (!f.cancel(false)) {
-                ZmtpMessage late = f.getNow(null);
-                if (late != null) {
-                    late.release();
-                }
-            }
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for a reply", e);
-        } catch (ExecutionException e) {
-            throw Futures.unchecked(e.getCause());
-        }
+        return BlockingReply.request(this, request, this::requestAsync);
     }
 
     /** Sends a request of UTF-8 frames and waits for the reply, as strings. */
     public List<String> request(String... frames) {
-        ZmtpMessage reply = request(ZmtpMessage.ofStrings(frames));
-        try {
-            List<String> l = new java.util.ArrayList<>(reply.size());
-            for (int i = 0; i < reply.size(); i++) {
-                l.add(reply.frameString(i));
-            }
-            return l;
-        } finally {
-            reply.release();
-        }
+        return BlockingReply.strings(request(ZmtpMessage.ofStrings(frames)));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.zmtp.patterns.freelance;
 
+import io.zmtp.patterns.BlockingReply;
 import io.netty.buffer.ByteBuf;
 import io.zmtp.patterns.Envelope;
 import io.zmtp.patterns.EventReporter;
@@ -95,7 +96,7 @@ public final class BruteForceClient extends LoopComponent {
 
     /** Sends a request and waits for its reply (the caller owns it); see {@link #requestAsync}. */
     public ZmtpMessage request(ZmtpMessage request) {
-        return Blocking.await(this, requestAsync(request));
+        return BlockingReply.request(this, request, this::requestAsync);
     }
 
     private void send(ZmtpMessage request, CompletableFuture<ZmtpMessage> f) {

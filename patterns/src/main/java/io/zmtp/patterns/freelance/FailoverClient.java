@@ -1,5 +1,6 @@
 package io.zmtp.patterns.freelance;
 
+import io.zmtp.patterns.BlockingReply;
 import io.zmtp.patterns.EventReporter;
 import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.LoopComponent;
@@ -118,7 +119,7 @@ public final class FailoverClient extends LoopComponent {
 
     /** Sends a request and waits for its reply (the caller owns it); see {@link #requestAsync}. */
     public ZmtpMessage request(ZmtpMessage request) {
-        return Blocking.await(this, requestAsync(request));
+        return BlockingReply.request(this, request, this::requestAsync);
     }
 
     /**

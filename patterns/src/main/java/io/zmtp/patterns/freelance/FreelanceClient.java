@@ -1,6 +1,6 @@
 package io.zmtp.patterns.freelance;
 
-import io.netty.buffer.ByteBuf;
+import io.zmtp.patterns.BlockingReply;
 import io.netty.buffer.Unpooled;
 import io.zmtp.patterns.Envelope;
 import io.zmtp.patterns.EventReporter;
@@ -166,12 +166,12 @@ public final class FreelanceClient extends LoopComponent {
 
     /** Sends a request and waits for its reply (the caller owns it); see {@link #requestAsync}. */
     public ZmtpMessage request(ZmtpMessage request) {
-        return Blocking.await(this, requestAsync(request));
+        return BlockingReply.request(this, request, this::requestAsync);
     }
 
     /** {@link #request(ZmtpMessage)} with a timeout of its own. */
     public ZmtpMessage request(ZmtpMessage request, Duration timeout) {
-        return Blocking.await(this, requestAsync(request, timeout));
+        return BlockingReply.request(this, request, r -> requestAsync(r, timeout));
     }
 
     /** The servers the agent takes for alive now, first first (for tests and tools). */

@@ -1,5 +1,6 @@
 package io.zmtp.patterns.lazypirate;
 
+import io.zmtp.patterns.BlockingReply;
 import io.zmtp.patterns.EventReporter;
 import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.LoopComponent;
@@ -17,12 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 /**
@@ -102,40 +101,12 @@ public final class LazyPirateClient extends LoopComponent {
      * @throws IllegalStateException when called on the client's event loop, which would deadlock
      */
     public ZmtpMessage request(ZmtpMessage request) {
-        if (eventLoop().inEventLoop()) {
-            request.release();
-            throw new IllegalStateException("a blocking request on the client's event loop would deadlock;"
-                    + " use requestAsync");
-        }
-        CompletableFuture<ZmtpMessage> f = requestAsync(request);
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            if (!f.cancel(false)) {
-                ZmtpMessage late = f.getNow(null);
-                if (late != null) {
-                    late.release();
-                }
-            }
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for a reply", e);
-        } catch (ExecutionException e) {
-            throw Futures.unchecked(e.getCause());
-        }
+        return BlockingReply.request(this, request, this::requestAsync);
     }
 
     /** Sends a request of UTF-8 frames and waits for the reply, as strings. */
     public List<String> request(String... frames) {
-        ZmtpMessage reply = request(ZmtpMessage.ofStrings(frames));
-        try {
-            List<String> l = new ArrayList<>(reply.size());
-            for (int i = 0; i < reply.size(); i++) {
-                l.add(reply.frameString(i));
-            }
-            return l;
-        } finally {
-            reply.release();
-        }
+        return BlockingReply.strings(request(ZmtpMessage.ofStrings(frames)));
     }
 
     /**
