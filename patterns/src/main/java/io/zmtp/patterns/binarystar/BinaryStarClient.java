@@ -1,27 +1,21 @@
 package io.zmtp.patterns.binarystar;
 
-import io.zmtp.patterns.BlockingReply;
 import io.zmtp.patterns.ComponentSettings;
 import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.RequesterClient;
 import io.zmtp.patterns.reliability.Failover;
-import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.reliability.RequestEvent;
 import io.zmtp.patterns.reliability.RetryPolicy;
 import io.zmtp.patterns.reliability.RetryingRequester;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.SocketType;
-import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
 /**
@@ -36,7 +30,7 @@ import java.util.function.Consumer;
  * {@link RequestEvent.FailingOver}); {@link #stats()} counts timeouts and the longest time a
  * request took across a failover.
  */
-public final class BinaryStarClient extends LoopComponent {
+public final class BinaryStarClient extends RequesterClient {
     private static final Logger log = LoggerFactory.getLogger(BinaryStarClient.class);
 
     /**
@@ -52,7 +46,6 @@ public final class BinaryStarClient extends LoopComponent {
     }
 
     private final Settings settings;
-    private final RetryingRequester<ZmtpMessage> requester;
     private volatile Stats stats = new Stats(0, 0, 0, Duration.ZERO);
     private long firstSent; // on the loop: when the request in flight was first sent
 
@@ -61,10 +54,10 @@ public final class BinaryStarClient extends LoopComponent {
         this.settings = Objects.requireNonNull(settings);
         SocketOptions options = settings.socketOptions.toBuilder().linger(Duration.ZERO).build();
         Consumer<RequestEvent> counting = this::count;
-        this.requester = new RetryingRequester<>(clock(), settings.policy,
+        requester(new RetryingRequester<>(clock(), settings.policy,
                 new Failover(settings.endpoints, settings.settle),
                 () -> context.socket(SocketType.REQ, options, eventLoop()), RetryingRequester.Verdict::done,
-                new EventReporter<>(listener == null ? counting : counting.andThen(listener), log, "Binary Star client"));
+                new EventReporter<>(listener == null ? counting : counting.andThen(listener), log, "Binary Star client")));
     }
 
     public Settings settings() {
@@ -91,39 +84,6 @@ public final class BinaryStarClient extends LoopComponent {
                 stats = new Stats(s.replies() + 1, s.timeouts(), s.failedOver(), s.longestFailover());
             }
         }
-    }
-
-    @Override
-    protected CompletionStage<Void> onStart() {
-        return Futures.of(requester.start());
-    }
-
-    @Override
-    protected CompletionStage<Void> onClose() {
-        return Futures.of(requester.close());
-    }
-
-    /**
-     * Queues a request (ownership passes) and returns its reply's future: the reply (the caller
-     * owns it), or {@link NoReplyException} after the last try. Stages run on the client's loop.
-     */
-    public CompletableFuture<ZmtpMessage> requestAsync(ZmtpMessage request) {
-        return requester.submit(request);
-    }
-
-    /**
-     * Sends a request and waits for its reply (the caller owns it), failing over as needed.
-     *
-     * @throws NoReplyException when the last try got no reply
-     * @throws IllegalStateException on the client's own loop (it would deadlock)
-     */
-    public ZmtpMessage request(ZmtpMessage request) {
-        return BlockingReply.request(this, request, this::requestAsync);
-    }
-
-    /** Sends a request of UTF-8 frames and waits for the reply, as strings. */
-    public List<String> request(String... frames) {
-        return BlockingReply.strings(request(ZmtpMessage.ofStrings(frames)));
     }
 
     /**

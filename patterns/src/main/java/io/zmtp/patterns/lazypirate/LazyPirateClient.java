@@ -1,27 +1,20 @@
 package io.zmtp.patterns.lazypirate;
 
-import io.zmtp.patterns.BlockingReply;
 import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.RequesterClient;
 import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.reliability.RequestEvent;
 import io.zmtp.patterns.reliability.RetryPolicy;
 import io.zmtp.patterns.reliability.RetryingRequester;
 import io.zmtp.patterns.time.PatternClock;
-import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.SocketType;
-import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
 /**
@@ -46,20 +39,19 @@ import java.util.function.Consumer;
  * in order (a REQ socket alternates). {@link #request} is a blocking facade for a user thread.
  * What the client does is reported to the listener ({@link RequestEvent}), on the event loop.
  */
-public final class LazyPirateClient extends LoopComponent {
+public final class LazyPirateClient extends RequesterClient {
     private static final Logger log = LoggerFactory.getLogger(LazyPirateClient.class);
 
     private final Settings settings;
-    private final RetryingRequester<ZmtpMessage> requester;
 
     public LazyPirateClient(ZmtpContext context, Settings settings, Consumer<? super RequestEvent> listener) {
         super(context.group().next(), settings.clock);
         this.settings = Objects.requireNonNull(settings);
         SocketOptions options = settings.socketOptions.toBuilder().linger(Duration.ZERO)
                 .reqCorrelate(settings.correlate).build();
-        this.requester = new RetryingRequester<>(clock(), settings.policy, settings.endpoint,
+        requester(new RetryingRequester<>(clock(), settings.policy, settings.endpoint,
                 () -> context.socket(SocketType.REQ, options, eventLoop()), RetryingRequester.Verdict::done,
-                new EventReporter<>(listener, log, "Lazy Pirate"));
+                new EventReporter<>(listener, log, "Lazy Pirate")));
     }
 
     public LazyPirateClient(ZmtpContext context, Settings settings) {
@@ -68,45 +60,6 @@ public final class LazyPirateClient extends LoopComponent {
 
     public Settings settings() {
         return settings;
-    }
-
-    /** Opens the first socket and starts connecting to the server (in the background). */
-    @Override
-    protected CompletionStage<Void> onStart() {
-        return Futures.of(requester.start());
-    }
-
-    @Override
-    protected CompletionStage<Void> onClose() {
-        return Futures.of(requester.close());
-    }
-
-    /**
-     * Queues a request (ownership passes to the client) and returns its reply's future. The
-     * future completes with the reply, which the caller then owns and must release, or fails
-     * with {@link NoReplyException} after the last try, or with {@link SocketClosedException}
-     * if the client closes first. Cancelling the future abandons the request. Stages that depend
-     * on the future run on the client's event loop unless added with an async method; they must
-     * not block.
-     */
-    public CompletableFuture<ZmtpMessage> requestAsync(ZmtpMessage request) {
-        return requester.submit(request);
-    }
-
-    /**
-     * Sends a request and waits for its reply (the caller owns it and must release it): at most
-     * {@code timeout} per try, for {@code retries} tries, after the requests queued before it.
-     *
-     * @throws NoReplyException when the last try got no reply
-     * @throws IllegalStateException when called on the client's event loop, which would deadlock
-     */
-    public ZmtpMessage request(ZmtpMessage request) {
-        return BlockingReply.request(this, request, this::requestAsync);
-    }
-
-    /** Sends a request of UTF-8 frames and waits for the reply, as strings. */
-    public List<String> request(String... frames) {
-        return BlockingReply.strings(request(ZmtpMessage.ofStrings(frames)));
     }
 
     /**
