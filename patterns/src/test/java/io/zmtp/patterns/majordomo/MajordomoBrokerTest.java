@@ -5,6 +5,7 @@ import static io.zmtp.patterns.majordomo.MdpTesting.started;
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpTesting.RawWorker;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
+import io.zmtp.patterns.time.ManualClock;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -33,9 +34,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The broker at the wire level: hand-driven clients and workers of both versions, frame by frame,
- * against {@link MajordomoBroker}.
+ * against {@link MajordomoBroker}. Tests about heartbeats and expiry run the broker on a
+ * {@link ManualClock} (its timers move only when the test moves them); the sockets stay real.
  */
 class MajordomoBrokerTest {
+    /** The heartbeat interval of the tests on the manual clock (it takes no real time). */
+    static final Duration BEAT = Duration.ofSeconds(1);
+    final ManualClock clock = new ManualClock();
     ZmtpContext ctx;
     MajordomoBroker broker;
     String endpoint;
@@ -295,10 +300,15 @@ class MajordomoBrokerTest {
 
     @Test
     void requestsForAServiceWithoutWorkersExpire() {
-        startBroker(MajordomoBrokerSettings.builder().heartbeatInterval(Duration.ofMillis(20))
-                .requestExpiry(Duration.ofMillis(80)));
+        startBroker(MajordomoBrokerSettings.builder().clock(clock).heartbeatInterval(BEAT)
+                .requestExpiry(BEAT.multipliedBy(4)));
         BlockingSocket client = dealerClient();
         client.send(request(MdpVersion.V0_1, true, "ghost", "boo"));
+        eventually("request queued", () -> broker.queuedRequests("ghost") == 1);
+        clock.advance(BEAT.multipliedBy(4).minusMillis(1));
+        assertEquals(1, broker.queuedRequests("ghost"), "still within its expiry");
+        assertFalse(events.has(MajordomoEvent.Type.REQUEST_EXPIRED));
+        clock.advance(BEAT); // the tick after the expiry
         MajordomoEvent e = events.await(MajordomoEvent.Type.REQUEST_EXPIRED);
         assertEquals("ghost", e.service());
         assertEquals(0, broker.queuedRequests("ghost"));
@@ -310,8 +320,9 @@ class MajordomoBrokerTest {
 
     @Test
     void queuedRequestsStartAgingWhenTheLastWorkerLeaves() {
-        startBroker(MajordomoBrokerSettings.builder().heartbeatInterval(Duration.ofMillis(20))
-                .requestExpiry(Duration.ofMillis(80)));
+        Duration expiry = BEAT.multipliedBy(4);
+        startBroker(MajordomoBrokerSettings.builder().clock(clock).heartbeatInterval(BEAT).heartbeatLiveness(10)
+                .requestExpiry(expiry));
         RawWorker w = worker(MdpVersion.V0_2, "busy");
         awaitWorkers("busy", 1);
         BlockingSocket client = dealerClient();
@@ -319,9 +330,15 @@ class MajordomoBrokerTest {
         byte[] a = w.expectRequest("one");
         client.send(request(MdpVersion.V0_2, true, "busy", "two"));
         eventually("second request queued", () -> broker.queuedRequests("busy") == 1);
+        clock.advance(expiry.plus(BEAT)); // older than the expiry, but the service has a worker
         assertFalse(events.has(MajordomoEvent.Type.REQUEST_EXPIRED));
+        assertEquals(1, broker.queuedRequests("busy"));
         w.command(WorkerCommand.DISCONNECT);
         events.await(MajordomoEvent.Type.WORKER_LEFT);
+        clock.advance(expiry.minus(BEAT)); // its age counts from the worker leaving
+        assertFalse(events.has(MajordomoEvent.Type.REQUEST_EXPIRED), "aging starts when the last worker leaves");
+        assertEquals(1, broker.queuedRequests("busy"));
+        clock.advance(BEAT.multipliedBy(2)); // past the expiry, and the tick after it
         events.await(MajordomoEvent.Type.REQUEST_EXPIRED);
         assertEquals(0, broker.queuedRequests("busy"));
         assertNotNull(a);
@@ -445,9 +462,11 @@ class MajordomoBrokerTest {
     @ParameterizedTest
     @EnumSource(MdpVersion.class)
     void theBrokerHeartbeatsItsWorkers(MdpVersion v) {
-        startBroker(MajordomoBrokerSettings.builder().heartbeatInterval(Duration.ofMillis(20)).heartbeatLiveness(10));
+        startBroker(MajordomoBrokerSettings.builder().clock(clock).heartbeatInterval(BEAT).heartbeatLiveness(10));
         RawWorker w = worker(v, "echo");
+        awaitWorkers("echo", 1);
         for (int i = 0; i < 5; i++) {
+            clock.advance(BEAT);
             ZmtpMessage m = w.poll(T);
             assertNotNull(m);
             assertTrue(w.isCommand(m, WorkerCommand.HEARTBEAT), "heartbeat expected: " + m);
@@ -459,19 +478,20 @@ class MajordomoBrokerTest {
 
     @Test
     void aSilentWorkerExpiresAndAHeartbeatingOneStays() {
-        startBroker(MajordomoBrokerSettings.builder().heartbeatInterval(Duration.ofMillis(30)).heartbeatLiveness(5));
+        int liveness = 5;
+        startBroker(MajordomoBrokerSettings.builder().clock(clock).heartbeatInterval(BEAT).heartbeatLiveness(liveness));
         RawWorker silent = worker(MdpVersion.V0_1, "echo");
         RawWorker alive = worker(MdpVersion.V0_2, "echo");
         awaitWorkers("echo", 2);
-        long start = System.nanoTime();
-        // the live worker answers each broker heartbeat with its own until the silent one expired
-        while (!events.has(MajordomoEvent.Type.WORKER_EXPIRED)) {
+        // the live worker answers each broker heartbeat with its own, past the silent one's expiry
+        for (int i = 0; i < liveness + 2; i++) {
+            clock.advance(BEAT);
             ZmtpMessage m = alive.poll(T);
-            assertNotNull(m);
+            assertNotNull(m, "a heartbeat each interval");
             m.release();
             alive.command(WorkerCommand.HEARTBEAT);
-            assertTrue(System.nanoTime() - start < T.toNanos(), "the silent worker did not expire");
         }
+        events.await(MajordomoEvent.Type.WORKER_EXPIRED);
         assertEquals(1, events.count(MajordomoEvent.Type.WORKER_EXPIRED));
         assertEquals(1, broker.workerCount("echo"));
         BlockingSocket client = dealerClient();
@@ -483,7 +503,8 @@ class MajordomoBrokerTest {
 
     @Test
     void aWorkerLostMidRequestLosesTheRequest() {
-        startBroker(MajordomoBrokerSettings.builder().heartbeatInterval(Duration.ofMillis(20)));
+        // The manual clock never moves here: no expiry can run, only the dropped connection can tell.
+        startBroker(MajordomoBrokerSettings.builder().clock(clock).heartbeatInterval(BEAT));
         RawWorker w = worker(MdpVersion.V0_1, "echo");
         awaitWorkers("echo", 1);
         BlockingSocket client = dealerClient();

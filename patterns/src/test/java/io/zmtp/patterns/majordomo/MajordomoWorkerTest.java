@@ -3,6 +3,7 @@ package io.zmtp.patterns.majordomo;
 import io.netty.buffer.Unpooled;
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
+import io.zmtp.patterns.time.ManualClock;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -35,6 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@link MajordomoWorker} against a hand-driven broker (a ROUTER socket), frame by frame. */
 class MajordomoWorkerTest {
     static final Duration BEAT = Duration.ofMillis(20);
+    /** The heartbeat interval of the tests on the manual clock (it takes no real time). */
+    static final Duration MANUAL_BEAT = Duration.ofSeconds(1);
+    final ManualClock clock = new ManualClock();
 
     ZmtpContext ctx;
     BlockingSocket router;
@@ -210,16 +214,25 @@ class MajordomoWorkerTest {
 
     @Test
     void aSlowHandlerDoesNotStopTheHeartbeats() throws Exception {
+        CountDownLatch busy = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        worker(MdpVersion.V0_2, (req, replies) -> {
+        MajordomoWorker w = new MajordomoWorker(ctx, endpoint, "svc", (req, replies) -> {
+            busy.countDown();
             release.await();
             replies.finish("late");
-        }, 10);
+        }, MajordomoWorkerSettings.builder().version(MdpVersion.V0_2).clock(clock).heartbeatInterval(MANUAL_BEAT)
+                .heartbeatLiveness(10).reconnectDelay(MANUAL_BEAT).listener(events).build());
+        opened.add(w);
+        w.start();
         MdpVersion v = MdpVersion.V0_2;
         String id = next().get(0);
         request(id, v, CLIENT, "slow");
-        // 30 heartbeats (600 ms) = three times the heartbeat expiry (10 x 20 ms), each answered by ours
+        // The handler has the request: the worker has read from its connection, so it counts (and sends) from here.
+        assertTrue(busy.await(T.toMillis(), TimeUnit.MILLISECONDS), "the handler got the request");
+        // 30 heartbeats (30 intervals on the manual clock) = three times the heartbeat expiry (10 intervals),
+        // one each interval while the handler is busy, each answered by ours
         for (int beats = 0; beats < 30; ) {
+            clock.advance(MANUAL_BEAT);
             List<String> f = next();
             assertEquals(withId(id, command(v, WorkerCommand.HEARTBEAT)), f, "only heartbeats while busy");
             beats++;
