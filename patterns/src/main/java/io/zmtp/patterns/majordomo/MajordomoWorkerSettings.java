@@ -125,7 +125,10 @@ public final class MajordomoWorkerSettings {
         private Duration reconnectDelay = Duration.ofMillis(2500);
         private Duration reconnectDelayMax;
         private Executor executor;
-        private SocketOptions socketOptions = SocketOptions.builder().linger(Duration.ofSeconds(1)).build();
+        // The socket retries a lost broker every 100 ms, as libzmq's does (no doubling), so a worker
+        // registers again within about 100 ms of a broker restart: READY goes out on reconnect.
+        private SocketOptions socketOptions = SocketOptions.builder().linger(Duration.ofSeconds(1))
+                .reconnectInterval(Duration.ofMillis(100)).reconnectIntervalMax(Duration.ofMillis(100)).build();
         private MessageTracer tracer;
         private Consumer<MajordomoEvent> listener;
         private PatternClock clock = PatternClock.system();
@@ -184,6 +187,11 @@ public final class MajordomoWorkerSettings {
             return this;
         }
 
+        /**
+         * The worker socket's options. By default: linger 1 s, and a lost broker retried every
+         * 100 ms without doubling (libzmq's reconnect), so the worker is back within about 100 ms
+         * of a broker restart.
+         */
         public Builder socketOptions(SocketOptions o) {
             this.socketOptions = Objects.requireNonNull(o);
             return this;
