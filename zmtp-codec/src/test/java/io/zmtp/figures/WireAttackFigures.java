@@ -80,7 +80,7 @@ public final class WireAttackFigures {
             s.ends.await(30, TimeUnit.SECONDS);
             s.report("ping", "during", during);
             a.close();
-            Thread.sleep(500);
+            s.settle();
             s.report("ping", "after");
         }
     }
@@ -100,10 +100,10 @@ public final class WireAttackFigures {
             Thread t = a.sendAsync(parts);
             Latency during = s.roundTrips(ROUND_TRIPS);
             t.join(60_000);
-            Thread.sleep(1000);
+            s.settle();
             s.report("empty", "during", during);
             a.close();
-            Thread.sleep(500);
+            s.settle();
             s.report("empty", "after");
         }
     }
@@ -138,7 +138,7 @@ public final class WireAttackFigures {
             for (Attacker a : attackers) {
                 a.close();
             }
-            Thread.sleep(500);
+            s.settle();
             s.report("metadata", "after");
         }
     }
@@ -161,12 +161,12 @@ public final class WireAttackFigures {
             for (Thread t : threads) {
                 t.join(10_000); // after the fix most stay blocked: their connections are paused
             }
-            Thread.sleep(1000);
+            s.settle();
             s.report("partial", "during", during);
             for (Attacker a : attackers) {
                 a.close();
             }
-            Thread.sleep(1000);
+            s.settle();
             s.report("partial", "after");
         }
     }
@@ -241,6 +241,24 @@ public final class WireAttackFigures {
                 us[done++] = (System.nanoTime() - t0) / 1000;
             }
             return new Latency(Arrays.copyOf(us, done), n);
+        }
+
+        /**
+         * Waits until the server has dealt with what arrived: the pool's memory in use stays the
+         * same over 50 ms (at most 5 s), instead of a fixed pause before a reading.
+         */
+        void settle() throws InterruptedException {
+            PooledByteBufAllocatorMetric pm = PooledByteBufAllocator.DEFAULT.metric();
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            long last = -1;
+            while (System.nanoTime() < deadline) {
+                long now = pm.usedDirectMemory() + pm.usedHeapMemory();
+                if (now == last) {
+                    return;
+                }
+                last = now;
+                Thread.sleep(50);
+            }
         }
 
         void report(String attack, String phase) {
