@@ -1,0 +1,100 @@
+package io.zmtp.patterns.titanic;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where Titanic keeps requests and replies (9/TSP): the durable half of the pattern.
+ *
+ * <p>Every method may be called from any thread (the Titanic server calls it from its event
+ * loop) and never blocks the caller: the work runs on the store's own thread(s) and the returned
+ * future completes there. A caller on an event loop hops back to its loop before touching its
+ * state.
+ *
+ * <p>Promises an implementation documents and tests:
+ * <ul>
+ *   <li>{@link #putRequest} completes only once the request is durable: it survives {@code kill -9}
+ *       of the process and is returned by {@link #pendingRequests()} after a restart, until a reply
+ *       is stored for it or it is closed. Requests arriving together are committed together (one
+ *       durable write for many), never one synchronous flush per request.</li>
+ *   <li>{@link #putReply} keeps the first reply: a later one for the same uuid is refused
+ *       ({@code false}) and never replaces it.</li>
+ *   <li>{@link #reply} is idempotent: a stored reply is returned as often as asked until
+ *       {@link #close}.</li>
+ *   <li>{@link #close} of an unknown uuid succeeds.</li>
+ *   <li>The store is bounded (its settings): a {@link #putRequest} past the bound fails with
+ *       {@link TitanicStoreFullException} and stores nothing.</li>
+ * </ul>
+ *
+ * <p>uuids are 32 lower-case hex characters ({@link TitanicIds}).
+ */
+public interface TitanicStore extends AutoCloseable {
+
+    /**
+     * Stores a new request (its service and body frames); completes when it is durable. Fails
+     * with {@link TitanicStoreFullException} when the store is full.
+     */
+    CompletableFuture<Void> putRequest(String uuid, String service, List<byte[]> body);
+
+    /** The stored request, empty if the uuid is unknown or closed. */
+    CompletableFuture<Optional<StoredRequest>> request(String uuid);
+
+    /**
+     * Every request that has no reply yet and is not closed, oldest first: what a restarted
+     * server must dispatch again.
+     */
+    CompletableFuture<List<PendingRequest>> pendingRequests();
+
+    /**
+     * Stores the reply to a request; completes when it is durable. {@code true} if it was stored;
+     * {@code false} if a reply was already stored (the first one stays) or the request is unknown
+     * or closed.
+     */
+    CompletableFuture<Boolean> putReply(String uuid, List<byte[]> reply);
+
+    /** What {@code titanic.reply} answers: the reply, pending, or unknown. */
+    CompletableFuture<ReplyLookup> reply(String uuid);
+
+    /** Forgets the request and its reply; succeeds for an unknown uuid. */
+    CompletableFuture<Void> close(String uuid);
+
+    /**
+     * Retention: deletes every request whose reply was stored at or before
+     * {@code storedAtOrBeforeMillis} (epoch milliseconds of the store's clock) and was not closed.
+     * Completes with the number deleted.
+     */
+    CompletableFuture<Integer> expireReplies(long storedAtOrBeforeMillis);
+
+    /** Entries (requests, with or without replies) held now. */
+    CompletableFuture<Long> size();
+
+    /** Flushes what is pending and closes the database; waits for it. */
+    @Override
+    void close();
+
+    /** A request as stored. */
+    record StoredRequest(String uuid, String service, List<byte[]> body) {
+        public StoredRequest {
+            body = List.copyOf(body);
+        }
+    }
+
+    /** A request still waiting for its reply. */
+    record PendingRequest(String uuid, String service) {}
+
+    /** The answer to {@link #reply}: one of three. */
+    sealed interface ReplyLookup {
+        record Ready(List<byte[]> reply) implements ReplyLookup {
+            public Ready {
+                reply = List.copyOf(reply);
+            }
+        }
+
+        /** The request is stored and has no reply yet (TSP 300). */
+        record Pending() implements ReplyLookup {}
+
+        /** No such request, or it was closed (TSP 400). */
+        record Unknown() implements ReplyLookup {}
+    }
+}
