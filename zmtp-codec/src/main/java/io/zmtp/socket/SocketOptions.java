@@ -71,6 +71,7 @@ public final class SocketOptions {
     private final int maxMetadataSize;
     private final int maxMetadataProperties;
     private final int maxFramesPerMessage;
+    private final int messagesPerTurn;
     private final long maxInboundBuffered;
     private final Duration handshakeTimeout;
     private final HeartbeatPolicy heartbeat;
@@ -103,6 +104,7 @@ public final class SocketOptions {
         maxMetadataSize = b.maxMetadataSize;
         maxMetadataProperties = b.maxMetadataProperties;
         maxFramesPerMessage = b.maxFramesPerMessage;
+        messagesPerTurn = b.messagesPerTurn;
         maxInboundBuffered = b.maxInboundBuffered;
         handshakeTimeout = b.handshakeTimeout;
         heartbeat = b.heartbeat;
@@ -141,6 +143,7 @@ public final class SocketOptions {
         b.maxMetadataSize = maxMetadataSize;
         b.maxMetadataProperties = maxMetadataProperties;
         b.maxFramesPerMessage = maxFramesPerMessage;
+        b.messagesPerTurn = messagesPerTurn;
         b.maxInboundBuffered = maxInboundBuffered;
         b.handshakeTimeout = handshakeTimeout;
         b.heartbeat = heartbeat;
@@ -182,6 +185,7 @@ public final class SocketOptions {
         ZmtpOptions.Builder b = ZmtpOptions.builder(type).mechanism(mechanism).maxMessageSize(maxMessageSize)
                 .maxMetadataSize(maxMetadataSize).maxMetadataProperties(maxMetadataProperties)
                 .maxFramesPerMessage(maxFramesPerMessage)
+                .messagesPerTurn(messagesPerTurn)
                 .inboundBudget(budget)
                 .handshakeTimeout(handshakeTimeout)
                 .heartbeat(accepted ? boundHeartbeat() : connectedHeartbeat())
@@ -267,6 +271,11 @@ public final class SocketOptions {
         return maxFramesPerMessage;
     }
 
+    /** Messages one connection decodes per turn of its event loop (0: no limit). */
+    public int messagesPerTurn() {
+        return messagesPerTurn;
+    }
+
     public int maxMetadataProperties() {
         return maxMetadataProperties;
     }
@@ -333,6 +342,7 @@ public final class SocketOptions {
         private int maxMetadataSize = ZmtpOptions.DEFAULT_MAX_METADATA_SIZE;
         private int maxMetadataProperties = ZmtpOptions.DEFAULT_MAX_METADATA_PROPERTIES;
         private int maxFramesPerMessage = ZmtpOptions.DEFAULT_MAX_FRAMES_PER_MESSAGE;
+        private int messagesPerTurn = ZmtpOptions.DEFAULT_MESSAGES_PER_TURN;
         private long maxInboundBuffered;
         private Duration handshakeTimeout = ZmtpOptions.DEFAULT_HANDSHAKE_TIMEOUT;
         private HeartbeatPolicy heartbeat;
@@ -401,6 +411,18 @@ public final class SocketOptions {
         public Builder maxFramesPerMessage(int frames) {
             ZmtpOptions.builder(SocketType.DEALER).maxFramesPerMessage(frames); // validates
             this.maxFramesPerMessage = frames;
+            return this;
+        }
+
+        /**
+         * How many messages one connection decodes in a turn of the socket's event loop before the
+         * loop's other connections get theirs (default 32; 0: no limit): what keeps one flooding
+         * peer from delaying every other peer of the loop by its whole backlog. See
+         * {@link ZmtpOptions.Builder#messagesPerTurn}.
+         */
+        public Builder messagesPerTurn(int messages) {
+            ZmtpOptions.builder(SocketType.DEALER).messagesPerTurn(messages); // validates
+            this.messagesPerTurn = messages;
             return this;
         }
 

@@ -15,6 +15,11 @@ public final class ReadGate {
     public static final int SOCKET = 1;
     /** The codec: the socket's inbound budget is spent (see {@link InboundBudget}). */
     public static final int BUDGET = 2;
+    /**
+     * The codec: the connection has decoded its messages for this turn of the event loop and waits
+     * for its next one (see {@link ZmtpOptions#messagesPerTurn()}).
+     */
+    public static final int TURN = 4;
 
     private static final AttributeKey<ReadGate> KEY = AttributeKey.valueOf(ReadGate.class, "readGate");
 

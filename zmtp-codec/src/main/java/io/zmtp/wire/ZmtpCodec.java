@@ -77,6 +77,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
      * peer that sends PINGs and never reads costs at most one pending PONG.
      */
     private byte[] pendingPong;
+    /** Messages decoded in this connection's current turn of the event loop. */
+    private int decodedThisTurn;
+    /** The turn's messages are decoded: the rest waits, unread, for the task {@link #nextTurn}. */
+    private boolean turnOver;
     /** The decoder's output list while decode() runs: fired before any event, to keep order. */
     private List<Object> currentOut;
 
@@ -161,6 +165,12 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (turnOver && state == State.ACTIVE) {
+            // Messages that were waiting for their turn arrived before the close: deliver them.
+            turnOver = false;
+            decodedThisTurn = Integer.MIN_VALUE;
+            channelRead(ctx, Unpooled.EMPTY_BUFFER);
+        }
         if (state == State.HANDSHAKE && !closeRequested) {
             // The peer hung up mid-handshake: how a libzmq CURVE server answers a client with the
             // wrong server key, so report it like the other handshake failures.
@@ -238,9 +248,17 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (turnOver) {
+            // This connection's turn is over: what it read waits for the next one (the decoder
+            // sees no progress and stops calling).
+            return;
+        }
         currentOut = out;
         try {
             decodeFrames(in, out);
+            if (state == State.ACTIVE) {
+                endTurnIfDone(in, out.size());
+            }
         } catch (ZmtpProtocolException e) {
             in.skipBytes(in.readableBytes());
             ConnectionFailed.Kind kind = state == State.ACTIVE ? ConnectionFailed.Kind.PROTOCOL
@@ -261,6 +279,54 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             decode(ctx, in, out);
         }
         in.skipBytes(in.readableBytes());
+    }
+
+    /**
+     * Counts the messages of this decode call against the turn's quota; when it is used up and
+     * bytes are left, stops reading and leaves the rest for the next turn: a zero-delay scheduled
+     * task, which Netty takes into its task queue only when a task run starts, so the turn comes
+     * after the other connections of this I/O pass had theirs (and a turn scheduled from a turn,
+     * after the next poll). A task given to {@code execute} would run within the current task run:
+     * Netty runs the tasks added while it runs tasks, for up to a second, so a connection that
+     * resubmitted itself would keep its turn and starve the poll.
+     */
+    private void endTurnIfDone(ByteBuf in, int decoded) {
+        int quota = options.messagesPerTurn();
+        if (quota <= 0 || decodedThisTurn < 0) {
+            return;
+        }
+        decodedThisTurn += decoded;
+        if (decodedThisTurn >= quota && in.isReadable()) {
+            turnOver = true;
+            ReadGate.pause(ctx.channel(), ReadGate.TURN);
+            ctx.executor().schedule(this::nextTurn, 0, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** This connection's next turn: decodes what it had read (up to the quota), then reads again. */
+    private void nextTurn() {
+        if (!turnOver) {
+            return;
+        }
+        turnOver = false;
+        decodedThisTurn = 0;
+        if (state != State.ACTIVE) {
+            return;
+        }
+        try {
+            channelRead(ctx, Unpooled.EMPTY_BUFFER);
+        } catch (Exception e) {
+            exceptionCaught(ctx, e);
+            return;
+        }
+        if (!turnOver) {
+            decodedThisTurn = 0;
+            ReadGate.resume(ctx.channel(), ReadGate.TURN);
+        }
+        // As at the end of a read, but without asking for a read (the gate decides that).
+        discardSomeReadBytes();
+        ctx.fireChannelReadComplete();
+        writePendingPong();
     }
 
     private void decodeFrames(ByteBuf in, List<Object> out) throws ZmtpProtocolException {
@@ -642,6 +708,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             ctx.fireChannelReadComplete();
         } else {
             super.channelReadComplete(ctx);
+        }
+        if (!turnOver) {
+            // The end of this connection's reads in this turn of the loop: its next reads start a
+            // new turn.
+            decodedThisTurn = 0;
         }
         writePendingPong();
     }

@@ -42,6 +42,11 @@ public final class ZmtpOptions {
     /** 64 KiB: the largest handshake command body (READY, INITIATE and their metadata). */
     public static final int DEFAULT_MAX_METADATA_SIZE = 64 * 1024;
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * 32: the messages one connection decodes in a turn of its event loop before it yields to the
+     * loop's other connections (see {@link Builder#messagesPerTurn}).
+     */
+    public static final int DEFAULT_MESSAGES_PER_TURN = 32;
 
     private final SocketType socketType;
     private final byte[] identity;
@@ -52,6 +57,7 @@ public final class ZmtpOptions {
     private final int maxMetadataSize;
     private final int maxMetadataProperties;
     private final int maxFramesPerMessage;
+    private final int messagesPerTurn;
     private final InboundBudget inboundBudget;
     private final Duration handshakeTimeout;
     private final HeartbeatPolicy heartbeat;
@@ -68,6 +74,7 @@ public final class ZmtpOptions {
         this.maxMetadataSize = b.maxMetadataSize;
         this.maxMetadataProperties = b.maxMetadataProperties;
         this.maxFramesPerMessage = b.maxFramesPerMessage;
+        this.messagesPerTurn = b.messagesPerTurn;
         this.inboundBudget = b.inboundBudget;
         this.handshakeTimeout = b.handshakeTimeout;
         this.heartbeat = b.heartbeat;
@@ -98,6 +105,7 @@ public final class ZmtpOptions {
         b.maxMetadataSize = maxMetadataSize;
         b.maxMetadataProperties = maxMetadataProperties;
         b.maxFramesPerMessage = maxFramesPerMessage;
+        b.messagesPerTurn = messagesPerTurn;
         b.inboundBudget = inboundBudget;
         b.handshakeTimeout = handshakeTimeout;
         b.heartbeat = heartbeat;
@@ -147,6 +155,11 @@ public final class ZmtpOptions {
         return maxFramesPerMessage;
     }
 
+    /** Messages one connection decodes per turn of its event loop (0: no limit). */
+    public int messagesPerTurn() {
+        return messagesPerTurn;
+    }
+
     /** The inbound byte budget this connection shares with the other connections of its socket, or null. */
     public InboundBudget inboundBudget() {
         return inboundBudget;
@@ -186,6 +199,7 @@ public final class ZmtpOptions {
         private int maxMetadataSize = DEFAULT_MAX_METADATA_SIZE;
         private int maxMetadataProperties = DEFAULT_MAX_METADATA_PROPERTIES;
         private int maxFramesPerMessage = DEFAULT_MAX_FRAMES_PER_MESSAGE;
+        private int messagesPerTurn = DEFAULT_MESSAGES_PER_TURN;
         private InboundBudget inboundBudget;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private HeartbeatPolicy heartbeat = HeartbeatPolicy.OFF;
@@ -259,6 +273,24 @@ public final class ZmtpOptions {
                 throw new IllegalArgumentException("maxFramesPerMessage must be at least 1");
             }
             this.maxFramesPerMessage = frames;
+            return this;
+        }
+
+        /**
+         * How many messages one connection decodes in a turn of its event loop before it lets the
+         * loop's other connections have theirs (default {@value #DEFAULT_MESSAGES_PER_TURN}; 0: no
+         * limit). A peer that streams faster than the loop handles its messages would otherwise
+         * have everything it managed to send decoded in one go, and every other connection of the
+         * loop (a broker's other clients and workers) would wait for that. When a connection has
+         * decoded this many, it stops reading and the rest of what it read waits for its next
+         * turn, after the loop has polled its other connections again; a burst larger than this
+         * costs one extra loop turn per this many messages.
+         */
+        public Builder messagesPerTurn(int messages) {
+            if (messages < 0) {
+                throw new IllegalArgumentException("messagesPerTurn must not be negative");
+            }
+            this.messagesPerTurn = messages;
             return this;
         }
 

@@ -27,8 +27,11 @@ import java.util.concurrent.TimeUnit;
  * meanwhile. Not a JMH benchmark: one run, figures printed.
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar io.zmtp.benchmarks.majordomo.BrokerFloodBenchmark [requests] [clients]
+ * java -cp benchmarks/target/benchmarks.jar io.zmtp.benchmarks.majordomo.BrokerFloodBenchmark [requests] [clients] [messagesPerTurn]
  * </pre>
+ *
+ * {@code messagesPerTurn} sets the broker socket's {@code SocketOptions.messagesPerTurn} (default:
+ * the library's default; 0 turns the limit off, for comparison).
  *
  * Setup, all MDP/0.2 over loopback tcp, raw DEALER sockets for every peer except the broker (so the
  * program runs unchanged against older versions of the broker): the broker on a context of its
@@ -46,6 +49,9 @@ public final class BrokerFloodBenchmark {
     public static void main(String[] args) throws Exception {
         int requests = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
         int clients = args.length > 1 ? Integer.parseInt(args[1]) : 400;
+        SocketOptions brokerOptions = args.length > 2
+                ? SocketOptions.builder().messagesPerTurn(Integer.parseInt(args[2])).build()
+                : SocketOptions.DEFAULTS;
         int perClient = requests / clients;
         requests = perClient * clients;
         try (ZmtpContext brokerCtx = ZmtpContext.create(1);
@@ -53,7 +59,9 @@ public final class BrokerFloodBenchmark {
              ZmtpContext floodCtx = ZmtpContext.create(1)) {
             MajordomoBroker broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder()
                     .endpoints("tcp://127.0.0.1:0")
-                    .maxQueuedRequests(10_000_000).requestExpiry(Duration.ofMinutes(10)).build());
+                    .maxQueuedRequests(10_000_000).requestExpiry(Duration.ofMinutes(10))
+                    .socketOptions(brokerOptions).build());
+            System.out.printf("broker messagesPerTurn: %d%n", brokerOptions.messagesPerTurn());
             broker.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
             String endpoint = broker.endpoint();
             SocketOptions opts = SocketOptions.builder().sendHwm(100_000).receiveHwm(100_000).build();
