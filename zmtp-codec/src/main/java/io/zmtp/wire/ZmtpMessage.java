@@ -4,7 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.util.AbstractReferenceCounted;
+import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.Recycler;
+import io.netty.util.ResourceLeakDetector;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,7 +18,11 @@ import java.util.List;
  *
  * <p>Frames are {@link ByteBuf}s owned by the message: a received message holds slices of the
  * buffers that were read (no copy), and releasing the message releases every frame. Message
- * objects are pooled, so a message must not be touched after its last {@link #release()}.
+ * objects are pooled, so a message must not be touched after its last {@link #release()}. With
+ * Netty's leak detector at paranoid level (as in tests: {@code -Dio.netty.leakDetection.level=paranoid})
+ * they are not pooled and every use of a released message throws
+ * {@link IllegalReferenceCountException}, so such a use fails loudly instead of reading or
+ * changing another message.
  *
  * <p>The front of the frame list has spare room, so pushing and popping envelope frames (a
  * ROUTER's routing id, a REQ's empty delimiter) costs no copy. A message is not thread-safe; it
@@ -26,6 +32,12 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     private static final int HEADROOM = 4;
     private static final int INITIAL_CAPACITY = 8;
+
+    /**
+     * Whether released messages are checked (and not pooled): with the leak detector at paranoid
+     * level. Fixed when the class loads; when false the checks compile away.
+     */
+    static final boolean CHECKED = ResourceLeakDetector.getLevel() == ResourceLeakDetector.Level.PARANOID;
 
     private static final Recycler<ZmtpMessage> RECYCLER = new Recycler<ZmtpMessage>() {
         @Override
@@ -46,7 +58,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     /** A new message with no frames; the caller owns it. */
     public static ZmtpMessage newMessage() {
-        ZmtpMessage m = RECYCLER.get();
+        ZmtpMessage m = CHECKED ? new ZmtpMessage(null) : RECYCLER.get();
         m.setRefCnt(1);
         return m;
     }
@@ -80,26 +92,31 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     /** The number of frames. */
     public int size() {
+        live();
         return tail - head;
     }
 
     public boolean isEmpty() {
+        live();
         return tail == head;
     }
 
     /** Frame {@code i}, still owned by the message (retain it to keep it past the message). */
     public ByteBuf frame(int i) {
+        live();
         checkIndex(i);
         return frames[head + i];
     }
 
     /** The first frame, or null if there is none. */
     public ByteBuf first() {
+        live();
         return isEmpty() ? null : frames[head];
     }
 
     /** The last frame, or null if there is none. */
     public ByteBuf last() {
+        live();
         return isEmpty() ? null : frames[tail - 1];
     }
 
@@ -120,11 +137,13 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     /** The frames, in order, still owned by the message. */
     public List<ByteBuf> frames() {
+        live();
         return new ArrayList<>(Arrays.asList(frames).subList(head, tail));
     }
 
     /** The total number of payload bytes in all frames. */
     public long byteSize() {
+        live();
         long n = 0;
         for (int i = head; i < tail; i++) {
             n += frames[i].readableBytes();
@@ -134,6 +153,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     /** Appends a frame whose ownership passes to the message. */
     public ZmtpMessage add(ByteBuf frame) {
+        live();
         if (frame == null) {
             throw new NullPointerException("frame");
         }
@@ -162,6 +182,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     /** Puts a frame in front of the others (an envelope push); ownership passes to the message. */
     public ZmtpMessage addFirst(ByteBuf frame) {
+        live();
         if (frame == null) {
             throw new NullPointerException("frame");
         }
@@ -183,6 +204,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     /** Removes and returns the first frame, whose ownership passes to the caller. */
     public ByteBuf removeFirst() {
+        live();
         if (isEmpty()) {
             throw new IndexOutOfBoundsException("no frame to remove");
         }
@@ -199,6 +221,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     /** Removes and returns the last frame, whose ownership passes to the caller. */
     public ByteBuf removeLast() {
+        live();
         if (isEmpty()) {
             throw new IndexOutOfBoundsException("no frame to remove");
         }
@@ -212,6 +235,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      * ownership of those frames passes to the returned message.
      */
     public ZmtpMessage takeFirst(int n) {
+        live();
         if (n < 0 || n > size()) {
             throw new IndexOutOfBoundsException("cannot remove " + n + " of " + size() + " frames");
         }
@@ -227,6 +251,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      * envelope message object (its frames now belong to this message).
      */
     public ZmtpMessage prepend(ZmtpMessage envelope) {
+        live();
         for (int i = envelope.size() - 1; i >= 0; i--) {
             addFirst(envelope.frames[envelope.head + i]);
             envelope.frames[envelope.head + i] = null;
@@ -241,11 +266,13 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      * connection this message arrived on; empty for a message built locally.
      */
     public ZmtpMetadata properties() {
+        live();
         return properties;
     }
 
     /** Sets the properties returned by {@link #properties()}; the codec does this on receipt. */
     public ZmtpMessage properties(ZmtpMetadata properties) {
+        live();
         this.properties = properties == null ? ZmtpMetadata.EMPTY : properties;
         return this;
     }
@@ -255,6 +282,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      * content): what to hand to another owner that may change its envelope.
      */
     public ZmtpMessage retainedCopy() {
+        live();
         ZmtpMessage m = newMessage();
         for (int i = head; i < tail; i++) {
             ByteBuf f = frames[i];
@@ -266,12 +294,20 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     /** A deep copy into unpooled heap buffers (for tests and for keeping data long). */
     public ZmtpMessage copy() {
+        live();
         ZmtpMessage m = newMessage();
         for (int i = head; i < tail; i++) {
             m.add(ByteBufUtil.getBytes(frames[i]));
         }
         m.properties = properties;
         return m;
+    }
+
+    /** Throws if this message was released (only when {@link #CHECKED}). */
+    private void live() {
+        if (CHECKED && refCnt() == 0) {
+            throw new IllegalReferenceCountException("ZmtpMessage used after its last release");
+        }
     }
 
     private void checkIndex(int i) {
@@ -298,11 +334,16 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     @Override
     public ZmtpMessage touch() {
+        live();
+        for (int i = head; i < tail; i++) {
+            frames[i].touch();
+        }
         return this;
     }
 
     @Override
     public ZmtpMessage touch(Object hint) {
+        live();
         for (int i = head; i < tail; i++) {
             frames[i].touch(hint);
         }
@@ -321,7 +362,9 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         head = HEADROOM;
         tail = HEADROOM;
         properties = ZmtpMetadata.EMPTY;
-        handle.recycle(this);
+        if (handle != null) {
+            handle.recycle(this);
+        }
     }
 
     @Override
