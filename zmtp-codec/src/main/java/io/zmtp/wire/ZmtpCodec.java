@@ -570,17 +570,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             onError(body);
             return;
         }
-        int nameLen = body.readUnsignedByte();
-        if (nameLen == 0 || nameLen > body.readableBytes()) {
-            throw new ZmtpProtocolException("command with a truncated or empty name");
-        }
-        for (int i = 0; i < nameLen; i++) {
-            byte c = body.getByte(body.readerIndex() + i);
-            if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
-                throw new ZmtpProtocolException("command name with a character that is not a letter");
-            }
-        }
-        String name = body.readCharSequence(nameLen, StandardCharsets.US_ASCII).toString();
+        String name = readCommandName(body);
         if (ZmtpWire.ERROR.equals(name)) {
             onError(body);
             return;
@@ -615,16 +605,31 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         onActiveCommand(name, body, out);
     }
 
+    /**
+     * Reads a command's name (a length octet, then that many ASCII letters, as the ABNF of 23/37
+     * has it): the one place names are parsed, for plaintext commands and for those that arrive
+     * inside a CURVE MESSAGE box alike.
+     */
+    static String readCommandName(ByteBuf body) throws ZmtpProtocolException {
+        int nameLen = body.readUnsignedByte();
+        if (nameLen == 0 || nameLen > body.readableBytes()) {
+            throw new ZmtpProtocolException("command with a truncated or empty name");
+        }
+        for (int i = 0; i < nameLen; i++) {
+            byte c = body.getByte(body.readerIndex() + i);
+            if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
+                throw new ZmtpProtocolException("command name with a character that is not a letter");
+            }
+        }
+        return body.readCharSequence(nameLen, StandardCharsets.US_ASCII).toString();
+    }
+
     /** A command that arrived inside an encrypted MESSAGE box. */
     private void onClearCommand(ByteBuf body, List<Object> out) throws ZmtpProtocolException {
         if (!body.isReadable()) {
             throw new ZmtpProtocolException("command frame without a name");
         }
-        int nameLen = body.readUnsignedByte();
-        if (nameLen == 0 || nameLen > body.readableBytes()) {
-            throw new ZmtpProtocolException("command with a truncated or empty name");
-        }
-        String name = body.readCharSequence(nameLen, StandardCharsets.US_ASCII).toString();
+        String name = readCommandName(body);
         if (ZmtpWire.ERROR.equals(name)) {
             onError(body);
         } else {
