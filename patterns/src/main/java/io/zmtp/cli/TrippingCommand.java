@@ -41,8 +41,14 @@ public final class TrippingCommand implements Callable<Integer> {
     @Option(names = "--rounds", description = "times to repeat the whole test (default ${DEFAULT-VALUE})", defaultValue = "1")
     int rounds;
 
-    @Option(names = "--no-warmup", description = "skip the unprinted warm-up pass of both tests")
+    @Option(names = "--no-warmup", description = "skip the unprinted warm-up")
     boolean noWarmup;
+
+    @Option(names = "--warmup", converter = DurationConverter.class, defaultValue = "30s",
+            description = "the longest warm-up: short unprinted passes of both tests until their rates are"
+                    + " stable (the last " + WarmUp.WINDOW + " within " + WarmUp.TOLERANCE_PERCENT
+                    + "%%), or this long (default ${DEFAULT-VALUE})")
+    Duration warmup;
 
     @picocli.CommandLine.Mixin
     CommonOptions.Output output;
@@ -73,18 +79,26 @@ public final class TrippingCommand implements Callable<Integer> {
             if (output.verbose()) {
                 out.println("broker: clients on " + bound[0] + ", workers on " + bound[1]);
             }
-            // A Java process runs slowly until the JIT has compiled the hot paths: one unprinted pass
-            // of both tests first, so the figures printed are those of a warm process.
+            out.println(machine());
+            // A Java process runs slowly until the JIT has compiled the hot paths: short unprinted
+            // passes of both tests until their rates settle, so the figures printed are those of a
+            // warm process (one fixed pass was too short: a fresh process printed a fifth of the
+            // warm rate).
             if (!noWarmup) {
-                talk.println("Warming up (one pass of both tests, not printed)...");
+                talk.println("Warming up (passes of both tests until their rates are stable, not printed)...");
                 talk.flush();
-                if (reactor) {
-                    c.synchronousReactor(syncCalls);
-                    c.asynchronousReactor(asyncCalls);
-                } else {
-                    c.synchronous(syncCalls);
-                    c.asynchronous(asyncCalls);
-                }
+                int syncPass = Math.max(1, syncCalls / 5);
+                int asyncPass = Math.max(1, asyncCalls / 5);
+                WarmUp sync = new WarmUp();
+                WarmUp async = new WarmUp();
+                long start = System.nanoTime();
+                long limit = warmup.toNanos();
+                do {
+                    sync.add(rate(syncPass, reactor ? c.synchronousReactor(syncPass) : c.synchronous(syncPass)));
+                    async.add(rate(asyncPass, reactor ? c.asynchronousReactor(asyncPass) : c.asynchronous(asyncPass)));
+                } while (!(sync.stable() && async.stable()) && System.nanoTime() - start < limit);
+                talk.printf("Warmed up in %.1f s, %d passes%s%n", (System.nanoTime() - start) / 1e9, sync.passes(),
+                        sync.stable() && async.stable() ? "" : " (rates still moving: --warmup ends it)");
             }
             for (int r = 0; r < rounds; r++) {
                 talk.println("Synchronous round-trip test...");
@@ -101,6 +115,52 @@ public final class TrippingCommand implements Callable<Integer> {
             ctx.close(Duration.ofSeconds(5));
         }
         return 0;
+    }
+
+    /** The JVM, the machine and the I/O under the figures, on one line. */
+    private String machine() {
+        Runtime rt = Runtime.getRuntime();
+        return String.format("%s %s, %d processors, %s %s, %s I/O, %d event loops",
+                System.getProperty("java.vm.name"), Runtime.version(), rt.availableProcessors(),
+                System.getProperty("os.name"), System.getProperty("os.arch"),
+                io.zmtp.transport.IoTransport.preferred().name().toLowerCase(java.util.Locale.ROOT),
+                ioThreads == null ? rt.availableProcessors() : ioThreads);
+    }
+
+    /**
+     * When a warm-up has done its work: the rates of the last {@link #WINDOW} passes are within
+     * {@link #TOLERANCE_PERCENT} percent of each other (and at least {@link #WINDOW} passes ran).
+     */
+    static final class WarmUp {
+        static final int WINDOW = 3;
+        static final int TOLERANCE_PERCENT = 10;
+        private final java.util.ArrayDeque<Long> last = new java.util.ArrayDeque<>();
+        private int passes;
+
+        void add(long rate) {
+            passes++;
+            last.addLast(rate);
+            if (last.size() > WINDOW) {
+                last.removeFirst();
+            }
+        }
+
+        boolean stable() {
+            if (last.size() < WINDOW) {
+                return false;
+            }
+            long min = Long.MAX_VALUE;
+            long max = 0;
+            for (long r : last) {
+                min = Math.min(min, r);
+                max = Math.max(max, r);
+            }
+            return min > 0 && max * 100 <= min * (100L + TOLERANCE_PERCENT);
+        }
+
+        int passes() {
+            return passes;
+        }
     }
 
     private static long rate(int calls, long nanos) {
