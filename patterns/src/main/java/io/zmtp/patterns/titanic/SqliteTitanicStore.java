@@ -222,6 +222,14 @@ public final class SqliteTitanicStore implements TitanicStore {
         return submit(() -> bytes);
     }
 
+    /** Runs {@code task} on the store's thread, inside a transaction: for tests that hold the thread. */
+    CompletableFuture<Void> runOnStoreThread(Runnable task) {
+        return submit(() -> {
+            task.run();
+            return null;
+        });
+    }
+
     @Override
     public CompletableFuture<Void> putRequest(String uuid, String service, List<byte[]> body) {
         byte[] key;
