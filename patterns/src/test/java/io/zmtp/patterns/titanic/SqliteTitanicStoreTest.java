@@ -466,4 +466,49 @@ class SqliteTitanicStoreTest {
         puts.forEach(f -> get(f));
         assertEquals(10L, get(store.size()));
     }
+    @Test
+    void retentionDeletesInChunksAndCountsThemAll() {
+        SqliteTitanicStore store = open();
+        int n = SqliteTitanicStore.EXPIRY_CHUNK * 2 + 17;
+        List<CompletableFuture<Boolean>> replies = new ArrayList<>();
+        String kept = TitanicIds.newId();
+        get(store.putRequest(kept, "s", frames("pending")));
+        for (int i = 0; i < n; i++) {
+            String uuid = TitanicIds.newId();
+            replies.add(store.putRequest(uuid, "s", frames("q")).thenCompose(v -> store.putReply(uuid, frames("r"))));
+        }
+        replies.forEach(f -> assertTrue(get(f)));
+        long commitsBefore = store.commits();
+        assertEquals(n, get(store.expireReplies(now.get())));
+        assertEquals(3, store.commits() - commitsBefore, "three chunks, one transaction each");
+        assertEquals(1L, get(store.size()));
+        assertEquals(List.of(new PendingRequest(kept, "s")), get(store.pendingRequests()));
+    }
+
+    @Test
+    void aFailingOperationFailsAloneItsBatchIsRetriedOneByOne() {
+        SqliteTitanicStore store = open();
+        CountDownLatch release = holdStoreThread(store);
+        List<CompletableFuture<Void>> puts = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            puts.add(store.putRequest(TitanicIds.newId(), "echo", frames("q" + i)));
+        }
+        CompletableFuture<Void> bad = store.executeSql("INSERT INTO no_such_table VALUES (1)");
+        String closed = TitanicIds.newId();
+        puts.add(store.putRequest(closed, "echo", frames("q")));
+        CompletableFuture<Void> close = store.close(closed);
+        for (int i = 0; i < 10; i++) {
+            puts.add(store.putRequest(TitanicIds.newId(), "echo", frames("q" + i)));
+        }
+        release.countDown();
+        assertInstanceOf(java.sql.SQLException.class, failure(bad));
+        puts.forEach(f -> get(f));
+        get(close);
+        assertEquals(20L, get(store.size()));
+        long bytes = get(store.storedBytes());
+        store.close();
+        SqliteTitanicStore again = open();
+        assertEquals(20L, get(again.size()));
+        assertEquals(bytes, get(again.storedBytes()));
+    }
 }
