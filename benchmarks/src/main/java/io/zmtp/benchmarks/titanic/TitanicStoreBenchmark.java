@@ -117,7 +117,8 @@ public class TitanicStoreBenchmark {
         @TearDown(Level.Trial)
         public void close() {
             outstanding.forEach(CompletableFuture::join);
-            System.out.printf("%n  %d requests in %d transactions%n", next, store.commits());
+            // how well commits were grouped, on the trial's last line
+            System.out.printf("(%d requests in %d transactions) ", next, store.commits());
             store.close();
             delete(dir);
         }
