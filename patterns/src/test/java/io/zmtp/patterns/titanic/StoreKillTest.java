@@ -126,7 +126,11 @@ class StoreKillTest {
             String context) throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Path stderr = Files.createTempFile(dir, "child", ".err");
-        Process child = new ProcessBuilder(java.toString(), "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+        // sqlite-jdbc unpacks its native library into org.sqlite.tmpdir and deletes it at exit, which
+        // a killed process never reaches: keep it in the test's directory, deleted after the test
+        Path nativeDir = Files.createDirectories(dir.resolve("native"));
+        Process child = new ProcessBuilder(java.toString(), "-Xmx256m", "-Dorg.sqlite.tmpdir=" + nativeDir,
+                "-cp", System.getProperty("java.class.path"),
                 StoreWritingProcess.class.getName(), storeDir.toString(), durability.name())
                 .redirectError(stderr.toFile())
                 .start();

@@ -15,6 +15,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code C} closed. Arguments: the store's directory and its durability.
  */
 public final class StoreWritingProcess {
+    private static final byte[] PADDING = new byte[2048];
+
     private StoreWritingProcess() {
     }
 
@@ -33,7 +35,8 @@ public final class StoreWritingProcess {
             outstanding.acquire();
             String uuid = TitanicIds.newId();
             int fate = ThreadLocalRandom.current().nextInt(6);
-            store.putRequest(uuid, "echo", List.of(uuid.getBytes(StandardCharsets.US_ASCII)))
+            // 2 KiB of padding: the write-ahead log fills fast, so kills land in checkpoints too
+            store.putRequest(uuid, "echo", List.of(uuid.getBytes(StandardCharsets.US_ASCII), PADDING))
                     .thenCompose(v -> {
                         print(out, (fate == 0 ? "B " : fate == 1 ? "A " : "P ") + uuid);
                         if (fate > 1) {
