@@ -47,7 +47,7 @@ class TitanicStoreBenchmarkSmokeTest {
             ran.add(label);
         }
         assertEquals(new TreeSet<>(Set.of(
-                "rawCommit durability=PROCESS_CRASH", "rawCommit durability=POWER_LOSS",
+                "rawCommit durability=PROCESS_CRASH", "rawCommit durability=POWER_LOSS", "lookupReply",
                 "durableSubmit clients=1 durability=PROCESS_CRASH", "durableSubmit clients=100 durability=PROCESS_CRASH",
                 "durableSubmit clients=1 durability=POWER_LOSS", "durableSubmit clients=100 durability=POWER_LOSS")), ran);
     }

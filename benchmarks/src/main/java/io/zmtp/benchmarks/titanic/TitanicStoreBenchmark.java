@@ -1,6 +1,7 @@
 package io.zmtp.benchmarks.titanic;
 
 import io.zmtp.patterns.titanic.SqliteTitanicStore;
+import io.zmtp.patterns.titanic.TitanicStore;
 import io.zmtp.patterns.titanic.TitanicStoreSettings;
 import io.zmtp.patterns.titanic.TitanicStoreSettings.Durability;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -43,7 +44,8 @@ import java.util.stream.Stream;
  * Titanic server's loop submits for its clients). Both at each {@link Durability}: the store's
  * default {@code PROCESS_CRASH} (written to the operating system, survives {@code kill -9}) and
  * {@code POWER_LOSS} (fsync per commit). Each trial starts on an empty store in a new directory
- * under {@code java.io.tmpdir}.
+ * under {@code java.io.tmpdir}. And {@code lookupReply}: what {@code titanic.reply} costs the store
+ * (a stored reply looked up, 100 lookups outstanding), since reads share the writer's thread.
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar TitanicStoreBenchmark -f 1 -wi 2 -w 1s -i 3 -r 2s   # short
@@ -122,6 +124,59 @@ public class TitanicStoreBenchmark {
             store.close();
             delete(dir);
         }
+    }
+
+    /** A store of 10,000 replied requests, looked up with 100 lookups outstanding (reads share the writer's thread). */
+    @State(Scope.Thread)
+    public static class Replies {
+        static final int STORED = 10_000;
+        static final int WINDOW = 100;
+
+        Path dir;
+        SqliteTitanicStore store;
+        final String[] uuids = new String[STORED];
+        final ArrayDeque<CompletableFuture<TitanicStore.ReplyLookup>> outstanding = new ArrayDeque<>();
+        int next;
+
+        @Setup(Level.Trial)
+        public void open() throws IOException {
+            dir = Files.createTempDirectory("titanic-replies");
+            store = SqliteTitanicStore.open(TitanicStoreSettings.builder().directory(dir).build());
+            String prefix = HexFormat.of().toHexDigits(System.nanoTime());
+            List<CompletableFuture<Boolean>> stored = new java.util.ArrayList<>();
+            for (int i = 0; i < STORED; i++) {
+                String uuid = prefix + HexFormat.of().toHexDigits((long) i);
+                uuids[i] = uuid;
+                stored.add(store.putRequest(uuid, "echo", List.of(BODY))
+                        .thenCompose(v -> store.putReply(uuid, List.of(BODY))));
+            }
+            stored.forEach(f -> {
+                if (!f.join()) {
+                    throw new IllegalStateException("reply not stored");
+                }
+            });
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            outstanding.forEach(CompletableFuture::join);
+            store.close();
+            delete(dir);
+        }
+    }
+
+    /** One reply looked up (titanic.reply's work) per operation, 100 outstanding. */
+    @Benchmark
+    public Object lookupReply(Replies r) {
+        Object done = null;
+        if (r.outstanding.size() == Replies.WINDOW) {
+            done = r.outstanding.poll().join();
+            if (!(done instanceof TitanicStore.ReplyLookup.Ready)) {
+                throw new IllegalStateException("lookup answered " + done);
+            }
+        }
+        r.outstanding.add(r.store.reply(r.uuids[r.next++ % Replies.STORED]));
+        return done;
     }
 
     @Benchmark
