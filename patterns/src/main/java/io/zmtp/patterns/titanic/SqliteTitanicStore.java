@@ -79,8 +79,7 @@ public final class SqliteTitanicStore implements TitanicStore {
     private final TitanicStoreSettings settings;
     private final LongSupplier clock;
     private final Connection connection;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final FileChannel lockChannel; // holds the directory's lock until closed
     private final LinkedBlockingQueue<Op<?>> queue = new LinkedBlockingQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicLong commits = new AtomicLong();
@@ -100,13 +99,12 @@ public final class SqliteTitanicStore implements TitanicStore {
     private long entries;
     private long bytes;
 
-    private SqliteTitanicStore(TitanicStoreSettings settings, Connection connection, FileChannel lockChannel,
-            FileLock lock) throws SQLException {
+    private SqliteTitanicStore(TitanicStoreSettings settings, Connection connection, FileChannel lockChannel)
+            throws SQLException {
         this.settings = settings;
         this.clock = settings.clock();
         this.connection = connection;
         this.lockChannel = lockChannel;
-        this.lock = lock;
         insert = connection.prepareStatement(
                 "INSERT OR IGNORE INTO titanic_request(uuid, service, body, created) VALUES (?, ?, ?, ?)");
         selectRequest = connection.prepareStatement("SELECT service, body FROM titanic_request WHERE uuid = ?");
@@ -149,7 +147,7 @@ public final class SqliteTitanicStore implements TitanicStore {
             }
             connection = DriverManager.getConnection("jdbc:sqlite:" + settings.databaseFile());
             configure(connection, settings.durability());
-            SqliteTitanicStore store = new SqliteTitanicStore(settings, connection, channel, lock);
+            SqliteTitanicStore store = new SqliteTitanicStore(settings, connection, channel);
             LOG.debug("opened {}: {} requests, {} bytes", settings, store.entries, store.bytes);
             return store;
         } catch (IOException e) {

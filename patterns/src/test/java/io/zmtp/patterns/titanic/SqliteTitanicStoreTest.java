@@ -511,4 +511,16 @@ class SqliteTitanicStoreTest {
         assertEquals(20L, get(again.size()));
         assertEquals(bytes, get(again.storedBytes()));
     }
+    @Test
+    void aFileThatIsNotAStoreIsRefusedClearlyAndLeavesTheDirectoryFree() throws Exception {
+        Path storeDir = dir.resolve("store");
+        java.nio.file.Files.createDirectories(storeDir);
+        Path db = storeDir.resolve(TitanicStoreSettings.DATABASE_FILE);
+        java.nio.file.Files.write(db, new byte[8192]); // zeros: not an SQLite database
+        java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class, () -> open());
+        assertTrue(e.getMessage().contains("cannot open the Titanic store in " + storeDir), e.getMessage());
+        java.nio.file.Files.delete(db);
+        SqliteTitanicStore store = open(); // the lock was released
+        assertEquals(0L, get(store.size()));
+    }
 }
