@@ -56,13 +56,13 @@ final class InprocPipe extends Pipe {
         b.peer = c;
         binder.inLoop(() -> {
             binder.event(SocketEvent.Type.ACCEPTED, endpoint, null, null, null);
-            binder.event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null);
             binder.attach(b);
+            binder.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null, b.routingId());
         });
         connector.inLoop(() -> {
             connector.event(SocketEvent.Type.CONNECTED, endpoint, null, null, null);
-            connector.event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null);
             connector.attach(c);
+            connector.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null, c.routingId());
         });
     }
 
@@ -169,8 +169,9 @@ final class InprocPipe extends Pipe {
             return;
         }
         closed = true;
+        RoutingId id = routingId(); // detaching clears it
         socket.detach(this);
-        socket.event(SocketEvent.Type.DISCONNECTED, endpoint(), null, "closed", null);
+        socket.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint(), null, "closed", null, id);
         InprocPipe p = peer;
         p.socket.inLoop(p::peerClosed);
     }
@@ -193,8 +194,9 @@ final class InprocPipe extends Pipe {
             }
             afterTaking(n);
             closed = true;
+            RoutingId id = routingId();
             socket.detach(this);
-            socket.event(SocketEvent.Type.DISCONNECTED, endpoint(), null, "peer closed", null);
+            socket.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint(), null, "peer closed", null, id);
         } else {
             releaseInbound();
         }

@@ -62,22 +62,25 @@ public final class PeerHandler extends ChannelDuplexHandler {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof HandshakeCompleted) {
             HandshakeCompleted hc = (HandshakeCompleted) evt;
-            socket.event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null);
             if (owner != null) {
                 owner.handshakeSucceeded();
             }
             if (socket.isClosing()) {
+                socket.event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null);
                 ctx.close();
                 return;
             }
             pipe = new ChannelPipe(socket, ctx, codecBefore(ctx), hc.peerMetadata(), hc.version(), endpoint);
             socket.attach(pipe);
+            // After attaching, so the event carries the routing id a ROUTER gave the peer.
+            socket.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null,
+                    pipe.routingId());
         } else if (evt instanceof ConnectionFailed) {
             ConnectionFailed f = (ConnectionFailed) evt;
             failure = f.reason();
             failedEvent = f;
             if (f.beforeHandshake()) {
-                socket.event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, remote(ctx), f.reason(), null);
+                socket.peerEvent(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, remote(ctx), f.reason(), f.kind(), null);
             }
             if (owner != null) {
                 owner.connectionFailed(f);
@@ -114,10 +117,11 @@ public final class PeerHandler extends ChannelDuplexHandler {
         if (pipe != null) {
             ChannelPipe p = pipe;
             pipe = null;
+            RoutingId id = p.routingId(); // detaching clears it
             p.releaseBacklog();
             socket.detach(p);
-            socket.event(SocketEvent.Type.DISCONNECTED, endpoint, remote(ctx),
-                    failure != null ? failure : "connection closed", null);
+            socket.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint, remote(ctx),
+                    failure != null ? failure : "connection closed", failedEvent != null ? failedEvent.kind() : null, id);
         }
         super.channelInactive(ctx);
     }

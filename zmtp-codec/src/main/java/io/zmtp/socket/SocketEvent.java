@@ -1,5 +1,6 @@
 package io.zmtp.socket;
 
+import io.zmtp.wire.ConnectionFailed;
 import java.time.Duration;
 
 /**
@@ -45,13 +46,22 @@ public final class SocketEvent {
     private final String peer;
     private final String reason;
     private final Duration delay;
+    private final ConnectionFailed.Kind failure;
+    private final RoutingId routingId;
 
     SocketEvent(Type type, String endpoint, String peer, String reason, Duration delay) {
+        this(type, endpoint, peer, reason, delay, null, null);
+    }
+
+    SocketEvent(Type type, String endpoint, String peer, String reason, Duration delay,
+                ConnectionFailed.Kind failure, RoutingId routingId) {
         this.type = type;
         this.endpoint = endpoint;
         this.peer = peer;
         this.reason = reason;
         this.delay = delay;
+        this.failure = failure;
+        this.routingId = routingId;
     }
 
     public Type type() {
@@ -73,6 +83,25 @@ public final class SocketEvent {
         return reason;
     }
 
+    /**
+     * What the codec found wrong, when it ended the connection (HANDSHAKE_FAILED, or DISCONNECTED
+     * after a protocol error, an ERROR from the peer or a heartbeat timeout); null when the peer
+     * hung up, the socket closed the connection, or for other events. {@link #reason()} has the
+     * words.
+     */
+    public ConnectionFailed.Kind failure() {
+        return failure;
+    }
+
+    /**
+     * The peer's routing id on a socket that keeps them (ROUTER: the Identity it announced or the
+     * id generated for it), for HANDSHAKE_SUCCEEDED (set once the peer is attached) and
+     * DISCONNECTED; null otherwise. What a ROUTER application needs to forget a peer that left.
+     */
+    public RoutingId routingId() {
+        return routingId;
+    }
+
     /** The reconnect delay of RECONNECT_SCHEDULED, or null. */
     public Duration delay() {
         return delay;
@@ -90,8 +119,14 @@ public final class SocketEvent {
         if (delay != null) {
             sb.append(" in ").append(delay.toMillis()).append(" ms");
         }
+        if (routingId != null) {
+            sb.append(" id=").append(routingId);
+        }
         if (reason != null) {
             sb.append(": ").append(reason);
+        }
+        if (failure != null) {
+            sb.append(" [").append(failure).append(']');
         }
         return sb.toString();
     }

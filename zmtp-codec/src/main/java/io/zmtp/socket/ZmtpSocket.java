@@ -8,6 +8,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.transport.Endpoint;
+import io.zmtp.wire.ConnectionFailed;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.InboundBudget;
@@ -603,7 +604,16 @@ public abstract class ZmtpSocket implements AutoCloseable {
     }
 
     final void event(SocketEvent.Type t, String endpoint, String peer, String reason, Duration delay) {
-        SocketEvent e = new SocketEvent(t, endpoint, peer, reason, delay);
+        event(new SocketEvent(t, endpoint, peer, reason, delay));
+    }
+
+    /** An event about one peer: the codec's failure kind (or null) and its routing id (or null). */
+    final void peerEvent(SocketEvent.Type t, String endpoint, String peer, String reason,
+                         ConnectionFailed.Kind failure, RoutingId routingId) {
+        event(new SocketEvent(t, endpoint, peer, reason, null, failure, routingId));
+    }
+
+    private void event(SocketEvent e) {
         if (log.isDebugEnabled()) {
             log.debug("{} {}", this, e);
         }
