@@ -3,6 +3,7 @@ package io.zmtp.patterns.majordomo;
 import io.zmtp.patterns.EventReporter;
 import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.reliability.Failover;
 import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.reliability.RequestEvent;
 import io.zmtp.patterns.reliability.RetryPolicy;
@@ -106,8 +107,17 @@ public final class MajordomoAsyncClient extends LoopComponent {
     }
 
     public MajordomoAsyncClient(ZmtpContext ctx, String brokerEndpoint, MajordomoClientSettings settings) {
+        this(ctx, List.of(brokerEndpoint), settings);
+    }
+
+    /**
+     * A client of a highly available broker pair (or any list of brokers): requests go to the
+     * first endpoint; after a timeout, and the settings' {@link MajordomoClientSettings#failoverSettle()
+     * settle delay}, to the next one, in turn; the endpoint that answered stays current.
+     */
+    public MajordomoAsyncClient(ZmtpContext ctx, List<String> brokerEndpoints, MajordomoClientSettings settings) {
         super(ctx.group().next(), settings.clock());
-        this.endpoint = Objects.requireNonNull(brokerEndpoint);
+        this.endpoint = String.join(",", brokerEndpoints);
         this.settings = settings;
         this.version = settings.version();
         this.loop = eventLoop();
@@ -115,7 +125,7 @@ public final class MajordomoAsyncClient extends LoopComponent {
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
         SocketOptions options = settings.socketOptions().toBuilder().linger(Duration.ZERO).build();
         this.requester = new RetryingRequester<>(clock(),
-                new RetryPolicy(settings.timeout(), settings.retries(), 1, true, Integer.MAX_VALUE), endpoint,
+                new RetryPolicy(settings.timeout(), settings.retries(), 1, true, Integer.MAX_VALUE), new Failover(brokerEndpoints, settings.failoverSettle()),
                 () -> ctx.socket(SocketType.DEALER, options, loop), this::judge,
                 new EventReporter<>(this::requestEvent, log, "Majordomo client"));
     }
@@ -294,7 +304,13 @@ public final class MajordomoAsyncClient extends LoopComponent {
 
     /** The requester's events as the client's (one CLI line each). */
     private void requestEvent(RequestEvent e) {
-        if (e instanceof RequestEvent.Reconnected r) {
+        if (e instanceof RequestEvent.FailingOver f) {
+            log.warn("async client: {} for request {}; failing over to {} in {} ms with every request outstanding"
+                    + " (attempt {} of {})", f.reason(), f.request(), f.endpoint(), f.settle().toMillis(),
+                    f.attempt() + 1, f.tries());
+            event(MajordomoEvent.Type.RETRYING, "failing over to " + f.endpoint() + " in " + f.settle().toMillis()
+                    + " ms with every request outstanding: " + f.reason() + " for request " + f.request());
+        } else if (e instanceof RequestEvent.Reconnected r) {
             log.warn("async client: the connection to the broker dropped ({}); resending request {} on a new "
                     + "connection (attempt {} of {} goes on)", r.reason(), r.request(), r.attempt(), r.tries());
             event(MajordomoEvent.Type.RETRYING, "resending request " + r.request()
