@@ -187,7 +187,7 @@ public final class MdbrokerCommand implements Callable<Integer> {
                 fatal.set(true);
             }
             if (!quiet || e instanceof BinaryStarEvent.Fatal) {
-                MdpOptions.line(out, "I: " + FrameText.escape(e.toString()));
+                MdpOptions.line(out, FrameText.escape(e.toString()));
             }
         });
         HighAvailabilityBroker.Settings s = pair.build();
