@@ -75,6 +75,11 @@ import java.util.function.Consumer;
  * try a request fails with a {@link MajordomoException}. A request may thus run twice at the
  * workers, which MDP assumes are idempotent.
  *
+ * <p>Given several brokers (a {@link HighAvailabilityBroker} pair), a timeout sends every
+ * outstanding request, after the {@link MajordomoClientSettings#failoverSettle() settle delay},
+ * to the next broker, each once; only answers on the current socket count, so no request is
+ * answered twice.
+ *
  * <h2>Lifecycle</h2>
  * A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the socket
  * and starts connecting (the stage completes when the connect is under way: a ZeroMQ connect

@@ -52,6 +52,9 @@ import java.util.function.Consumer;
  * that follows no layout, is dropped (rate-limited log line). Not for concurrent use: one thread
  * at a time, as a ZeroMQ socket.
  *
+ * <p>Given several brokers (a {@link HighAvailabilityBroker} pair), each resend after a timeout
+ * goes to the next one, after the {@link MajordomoClientSettings#failoverSettle() settle delay}.
+ *
  * <p>A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the
  * socket and starts connecting (the stage completes when the connect is under way: a ZeroMQ
  * connect works before the broker binds); {@link #closeAsync()} closes it, and a request in

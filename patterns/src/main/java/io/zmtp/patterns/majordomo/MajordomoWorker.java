@@ -57,6 +57,12 @@ import java.util.function.Consumer;
  * without waiting for a heartbeat. A reply to a
  * request received on an older connection is dropped (the broker it came from forgot it).
  *
+ * <p>Given several brokers (a {@link HighAvailabilityBroker} pair), the worker registers with
+ * the first and moves to the next when its connection drops (at once), when the broker sends
+ * DISCONNECT (at once: a passive broker sends its workers on; after the reconnect delay when every
+ * broker did so in a row), or when the broker is silent for its liveness, which then counts from
+ * the connect (a broker it cannot reach is a lost one), not only from the handshake.
+ *
  * <p>A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the
  * socket (and the handler's thread, unless an executor is given) and completes when the first
  * connect is under way; {@link #closeAsync()} sends DISCONNECT and closes.

@@ -38,6 +38,12 @@ import java.util.concurrent.RejectedExecutionException;
  * not a try (their own timers go on; a request whose timer runs out after it was already resent on
  * the newer socket uses up a try without replacing the socket again or sending a third time).
  *
+ * <p>With a {@link Failover} of several endpoints, a timeout moves every request in flight to the
+ * next endpoint: the socket is closed at once, the requests' timers stop, and after the settle
+ * delay all of them are sent on a new socket to the next endpoint, each with a fresh timeout
+ * (only the request whose timeout caused it has used a try); requests submitted during the
+ * settle wait for it. So a request is sent at most once on any socket.
+ *
  * <p>Only the socket of the current try may answer it: a late reply to an earlier try could only
  * arrive on that try's closed socket. What a message on the current socket means is the owner's
  * {@link Replies} (the reply, a partial reply that restarts the timeout, or something to drop).
