@@ -201,6 +201,24 @@ class MajordomoCommandsTest {
     }
 
     @Test
+    void twoPrimaryBrokersAreAFatalPairAndTheOneThatSeesItExitsWithStatusOne() throws InterruptedException {
+        int s1 = freePort();
+        int s2 = freePort();
+        Running one = start("mdbroker", "--bstar", "primary", "-e", "tcp://127.0.0.1:0", "--state-pub",
+                "tcp://127.0.0.1:" + s1, "--state-peer", "tcp://127.0.0.1:" + s2, "--state-heartbeat", "100ms");
+        Running two = start("mdbroker", "--bstar", "primary", "-e", "tcp://127.0.0.1:0", "--state-pub",
+                "tcp://127.0.0.1:" + s2, "--state-peer", "tcp://127.0.0.1:" + s1, "--state-heartbeat", "100ms");
+        // the first to hear the other's state stops at once, maybe before it published its own
+        io.zmtp.testing.Await.until(() -> "a fatal line: " + one.out.text() + two.out.text(),
+                () -> one.out.text().contains("both servers are primary") || two.out.text().contains("both servers are primary"));
+        Running fatal = one.out.text().contains("both servers are primary") ? one : two;
+        fatal.thread.join(T);
+        assertFalse(fatal.thread.isAlive(), "a fatal pair state ends the command");
+        assertEquals(1, fatal.exit.get(), fatal.out.text());
+        assertTrue(fatal.out.text().contains("E: fatal error - both servers are primary"), fatal.out.text());
+    }
+
+    @Test
     void mdbrokerBstarChecksItsOptions() {
         Result role = new Result("mdbroker", "--bstar", "tertiary");
         assertEquals(2, role.exit);
