@@ -38,6 +38,8 @@ class HighAvailabilityBrokerProcessTest {
     static final Duration TIMEOUT = Duration.ofMillis(500);
     static final Duration SETTLE = Duration.ofMillis(300);
     static final int RETRIES = 6;
+    /** How long the two broker JVMs may take to start and pair up. */
+    static final long STARTUP_MS = 30_000;
 
     /** How many times the kill is repeated (1; more to measure: {@code -Dha.failover.runs=5}). */
     static final int RUNS = Integer.getInteger("ha.failover.runs", 1);
@@ -119,8 +121,9 @@ class HighAvailabilityBrokerProcessTest {
         int sb = BinaryStarProcessTest.freePort();
         PeerScript primary = broker(true, fp, sp, sb);
         PeerScript backup = broker(false, fb, sb, sp);
-        primary.awaitLine("I: connected to backup (passive), ready as active");
-        backup.awaitLine("I: connected to primary (active), ready as passive");
+        // two JVMs start: on a loaded machine that alone can take more than the usual 10 s
+        primary.awaitCount("I: connected to backup (passive), ready as active", 1, STARTUP_MS);
+        backup.awaitCount("I: connected to primary (active), ready as passive", 1, STARTUP_MS);
         List<String> brokers = List.of("tcp://127.0.0.1:" + fp, "tcp://127.0.0.1:" + fb);
         worker(brokers, "echo");
         worker(brokers, "echo");
