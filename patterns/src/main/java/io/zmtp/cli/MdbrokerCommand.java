@@ -27,10 +27,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 @Command(name = "mdbroker", mixinStandardHelpOptions = true,
         description = {"Runs a Majordomo broker speaking MDP/0.1 and MDP/0.2 (with MMI) until stopped.",
                 "Prints one line per event (workers registering, expiring, invalid messages...).",
-                "With --bstar primary|backup: one broker of a highly available Binary Star pair.",
-                "  primary: MDP on tcp://*:5555, state on tcp://*:5003, peer state from tcp://localhost:5004;",
-                "  backup:  MDP on tcp://*:5556, state on tcp://*:5004, peer state from tcp://localhost:5003.",
-                "  Clients and workers are given both brokers: mdclient -e tcp://h1:5555 -e tcp://h2:5556."},
+                "With --bstar primary|backup: one broker of a highly available pair",
+                "(Binary Star). Defaults: primary MDP on tcp://*:5555, state on 5003,",
+                "peer state from localhost:5004; backup MDP on tcp://*:5556, state on",
+                "5004, peer state from localhost:5003. Clients and workers take both:",
+                "  mdclient -e tcp://host1:5555 -e tcp://host2:5556"},
         sortOptions = false,
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:stopped", "1:cannot bind, or (--bstar) a fatal pair state (dual active, dual passive,"
@@ -43,7 +44,8 @@ public final class MdbrokerCommand implements Callable<Integer> {
     static final String DEFAULT_ENDPOINT = "tcp://*:5555";
 
     @Option(names = {"-e", "--endpoint"}, split = ",", paramLabel = "ENDPOINT",
-            description = "Endpoint(s) to bind, repeatable (default: " + DEFAULT_ENDPOINT + ").")
+            description = "Endpoint(s) to bind, repeatable (default: " + DEFAULT_ENDPOINT
+                    + "; with --bstar backup: tcp://*:5556).")
     List<String> endpoints = new ArrayList<>();
 
     /** The older name of --endpoint. */
