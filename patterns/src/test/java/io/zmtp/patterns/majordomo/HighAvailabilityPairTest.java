@@ -61,11 +61,16 @@ class HighAvailabilityPairTest {
 
     HighAvailabilityBroker broker(ZmtpContext ctx, boolean primary, int statePub, int statePeer,
             Recorder<BinaryStarEvent> events) {
+        return broker(ctx, primary, statePub, statePeer, events, "tcp://127.0.0.1:0");
+    }
+
+    HighAvailabilityBroker broker(ZmtpContext ctx, boolean primary, int statePub, int statePeer,
+            Recorder<BinaryStarEvent> events, String endpoint) {
         HighAvailabilityBroker.Settings.Builder s = primary ? HighAvailabilityBroker.Settings.primary()
                 : HighAvailabilityBroker.Settings.backup();
         s.statePublisher("tcp://127.0.0.1:" + statePub).statePeer("tcp://127.0.0.1:" + statePeer)
                 .stateHeartbeat(STATE_HB).pairListener(events)
-                .broker(MajordomoBrokerSettings.builder().endpoints("tcp://127.0.0.1:0").heartbeatInterval(MDP_HB)
+                .broker(MajordomoBrokerSettings.builder().endpoints(endpoint).heartbeatInterval(MDP_HB)
                         .heartbeatLiveness(3).build());
         HighAvailabilityBroker b = new HighAvailabilityBroker(ctx, s.build());
         opened.add(b);
@@ -128,5 +133,59 @@ class HighAvailabilityPairTest {
         assertTrue(failover.compareTo(bound) < 0, "failover took " + failover.toMillis() + " ms");
         System.out.println("HA Majordomo failover in-process (death to first answer from the backup): "
                 + failover.toMillis() + " ms; " + load);
+    }
+
+    @Test
+    void theRestartedPrimaryComesBackPassiveAndTakesOverWhenTheBackupDies() throws Exception {
+        int statePrimary = freePort();
+        int stateBackup = freePort();
+        int mdpPrimary = freePort();
+        Recorder<BinaryStarEvent> primaryEvents = new Recorder<>();
+        Recorder<BinaryStarEvent> backupEvents = new Recorder<>();
+        ZmtpContext firstPrimaryCtx = context();
+        HighAvailabilityBroker first = broker(firstPrimaryCtx, true, statePrimary, stateBackup, primaryEvents,
+                "tcp://127.0.0.1:" + mdpPrimary);
+        ZmtpContext backupCtx = context();
+        HighAvailabilityBroker backup = broker(backupCtx, false, stateBackup, statePrimary, backupEvents,
+                "tcp://127.0.0.1:0");
+        eventually("primary active, backup passive", () -> first.state() == BinaryStarState.ACTIVE
+                && backup.state() == BinaryStarState.PASSIVE);
+        List<String> brokers = List.of("tcp://127.0.0.1:" + mdpPrimary, backup.endpoint());
+        worker(brokers, "echo");
+        worker(brokers, "echo-async");
+        eventually("two workers at the primary", () -> first.broker().workerCount() == 2);
+        MajordomoClientSettings clients = MajordomoClientSettings.builder().version(MdpVersion.V0_2)
+                .timeout(TIMEOUT).retries(RETRIES).failoverSettle(SETTLE).build();
+        MdpLoad load = new MdpLoad(context(), brokers, clients, 1, "echo", 4, "echo-async");
+        opened.add(load);
+        load.start();
+        eventually("load under way", () -> load.answered() >= 50);
+
+        firstPrimaryCtx.close(Duration.ZERO); // the primary dies: the backup takes over
+        eventually(() -> "the backup active: " + backupEvents.all(), () -> backup.state() == BinaryStarState.ACTIVE);
+        eventually("the workers at the backup", () -> backup.broker().workerCount() == 2);
+        long served = load.answered();
+        eventually(() -> "the backup serves: " + load, () -> load.answered() >= served + 50);
+
+        // the primary restarts on its ports: it finds the backup active and stays passive, without workers
+        Recorder<BinaryStarEvent> restartedEvents = new Recorder<>();
+        ZmtpContext restartedCtx = context();
+        HighAvailabilityBroker restarted = broker(restartedCtx, true, statePrimary, stateBackup, restartedEvents,
+                "tcp://127.0.0.1:" + mdpPrimary);
+        eventually(() -> "the restarted primary passive: " + restartedEvents.all(),
+                () -> restarted.state() == BinaryStarState.PASSIVE);
+        long before = load.answered();
+        eventually(() -> "the backup still serves: " + load, () -> load.answered() >= before + 50);
+        assertEquals(BinaryStarState.ACTIVE, backup.state(), "never two active");
+        assertEquals(0, restarted.broker().workerCount(), "the workers stay with the active backup");
+
+        backupCtx.close(Duration.ZERO); // now the backup dies: back to the primary
+        eventually(() -> "the restarted primary active: " + restartedEvents.all(),
+                () -> restarted.state() == BinaryStarState.ACTIVE);
+        long back = load.answered();
+        eventually(() -> "the primary serves again: " + load, () -> load.answered() >= back + 50);
+        load.stopAndSettle(T);
+        assertEquals(List.of(), load.mismatches(), "each request answered once, with its own answer");
+        assertEquals(List.of(), load.failures(), "every request answered");
     }
 }
