@@ -86,11 +86,19 @@ public final class PeerScript implements AutoCloseable {
 
     /** Waits until {@code n} lines start with {@code prefix}; returns them. */
     public List<String> awaitCount(String prefix, int n) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
+        return awaitCount(prefix, n, DEADLINE_MS);
+    }
+
+    /**
+     * Waits up to {@code deadlineMs} until {@code n} lines start with {@code prefix}; returns them
+     * (a longer deadline for what waits on another JVM's start on a loaded machine).
+     */
+    public List<String> awaitCount(String prefix, int n, long deadlineMs) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deadlineMs);
         while (count(l -> l.startsWith(prefix)) < n) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError(name + " printed no " + n + " lines '" + prefix + "' within "
-                        + DEADLINE_MS + " ms; it printed " + lines + (process.isAlive() ? "" : " and exited "
+                        + deadlineMs + " ms; it printed " + lines + (process.isAlive() ? "" : " and exited "
                         + process.exitValue()));
             }
             sleep();

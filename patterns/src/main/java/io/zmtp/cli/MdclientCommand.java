@@ -38,13 +38,22 @@ public final class MdclientCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     // initial values, not defaultValue: picocli applies a defaultValue after the hidden alias
-    @Option(names = {"-e", "--endpoint"}, description = "The broker (default: ${DEFAULT-VALUE}).")
-    String connect = "tcp://localhost:5555";
+    static final String DEFAULT_BROKER = "tcp://localhost:5555";
+
+    @Option(names = {"-e", "--endpoint"}, split = ",", paramLabel = "ENDPOINT",
+            description = {"The broker (default: " + DEFAULT_BROKER + "). Repeatable: the brokers of a highly"
+                    + " available pair (mdbroker --bstar), tried in turn when one is lost."})
+    List<String> connect = new ArrayList<>();
 
     /** The older name of --endpoint. */
-    @Option(names = {"-c", "--connect"}, hidden = true, description = "Same as --endpoint.")
-    void connect(String endpoint) {
-        this.connect = endpoint;
+    @Option(names = {"-c", "--connect"}, split = ",", hidden = true, description = "Same as --endpoint.")
+    void connect(List<String> endpoints) {
+        this.connect.addAll(endpoints);
+    }
+
+    /** The brokers given, or the default one. */
+    List<String> brokers() {
+        return connect.isEmpty() ? List.of(DEFAULT_BROKER) : connect;
     }
 
     @Option(names = {"-s", "--service"}, defaultValue = "echo", description = "the service (default: ${DEFAULT-VALUE})")
@@ -62,6 +71,11 @@ public final class MdclientCommand implements Callable<Integer> {
 
     @Mixin
     CommonOptions.Retries tries = new CommonOptions.Retries(Duration.ofMillis(2500), 3);
+
+    @Option(names = "--settle", defaultValue = "2000", converter = DurationConverter.class, paramLabel = "DURATION",
+            description = "With several brokers: the wait after a timeout before the next broker is tried"
+                    + " (default: ${DEFAULT-VALUE} ms; at least two state heartbeats of the pair).")
+    Duration settle;
 
     @Mixin
     CommonOptions.Output output;
@@ -91,7 +105,7 @@ public final class MdclientCommand implements Callable<Integer> {
         MajordomoClientSettings.Builder settings;
         try {
             settings = MajordomoClientSettings.builder().version(protocol)
-                    .timeout(tries.timeout()).retries(tries.retries())
+                    .timeout(tries.timeout()).retries(tries.retries()).failoverSettle(settle)
                     .socketOptions(security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())
                             .build())
                     .listener(MdpOptions.events(out, quiet));
@@ -118,7 +132,7 @@ public final class MdclientCommand implements Callable<Integer> {
 
     private long runSync(ZmtpContext ctx, MajordomoClientSettings settings, List<byte[]> frames, PrintWriter out) {
         long count = 0;
-        try (MajordomoClient client = new MajordomoClient(ctx, connect, settings)) {
+        try (MajordomoClient client = new MajordomoClient(ctx, brokers(), settings)) {
             client.start(); // connects in the background; requests wait behind it on the client's loop
             for (; count < requests; count++) {
                 client.request(service, null, frames);
@@ -133,8 +147,9 @@ public final class MdclientCommand implements Callable<Integer> {
 
     private long runAsync(ZmtpContext ctx, MajordomoClientSettings settings, List<byte[]> frames, PrintWriter out) {
         long count = 0;
-        Duration wait = tries.timeout().multipliedBy(tries.retries()).plusSeconds(1);
-        try (MajordomoAsyncClient client = new MajordomoAsyncClient(ctx, connect, settings)) {
+        Duration wait = tries.timeout().plus(brokers().size() > 1 ? settle : Duration.ZERO)
+                .multipliedBy(tries.retries()).plusSeconds(1);
+        try (MajordomoAsyncClient client = new MajordomoAsyncClient(ctx, brokers(), settings)) {
             client.start(); // connects in the background; requests wait behind it on the client's loop
             for (int i = 0; i < requests; i++) {
                 client.send(service, frames);

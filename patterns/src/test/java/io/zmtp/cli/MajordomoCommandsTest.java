@@ -163,6 +163,71 @@ class MajordomoCommandsTest {
         broker.out.await("I: broker stopped");
     }
 
+    static int freePort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void aHighlyAvailablePairOfBrokersFailsOverWhenThePrimaryStops() throws InterruptedException {
+        int sp = freePort();
+        int sb = freePort();
+        Running primary = start("mdbroker", "--bstar", "primary", "-e", "tcp://127.0.0.1:0", "--interval", "100ms",
+                "--state-pub", "tcp://127.0.0.1:" + sp, "--state-peer", "tcp://127.0.0.1:" + sb,
+                "--state-heartbeat", "100ms");
+        String p = primary.out.await("Binary Star primary, at (tcp://\\S+); state on").group(1);
+        Running backup = start("mdbroker", "--bstar", "backup", "-e", "tcp://127.0.0.1:0", "--interval", "100ms",
+                "--state-pub", "tcp://127.0.0.1:" + sb, "--state-peer", "tcp://127.0.0.1:" + sp,
+                "--state-heartbeat", "100ms");
+        String b = backup.out.await("Binary Star backup, at (tcp://\\S+); state on").group(1);
+        primary.out.await("connected to backup \\(passive\\), ready as active");
+        backup.out.await("connected to primary \\(active\\), ready as passive");
+        Running worker = start("mdworker", "-e", p, "-e", b, "--interval", "100ms", "-q");
+        primary.out.await("WORKER_READY .* service=echo");
+        Result before = new Result("mdclient", "-e", p, "-e", b, "-n", "20", "-t", "500", "--settle", "300", "-q");
+        assertEquals(0, before.exit, before.out.text());
+
+        assertEquals(0, primary.stop()); // its workers are told DISCONNECT and move to the backup
+        backup.out.await("WORKER_READY .* service=echo");
+        Result after = new Result("mdclient", "-e", p, "-e", b, "-n", "20", "-t", "500", "--settle", "300", "-r", "4",
+                "--async", "-q");
+        assertEquals(0, after.exit, after.out.text());
+        assertTrue(after.out.text().contains("20 requests/replies processed"), after.out.text());
+        backup.out.await("I: failover successful, ready as active \\(PASSIVE -> ACTIVE\\)");
+        assertTrue(worker.out.text().isEmpty(), "quiet worker");
+    }
+
+    @Test
+    void twoPrimaryBrokersAreAFatalPairAndTheOneThatSeesItExitsWithStatusOne() throws InterruptedException {
+        int s1 = freePort();
+        int s2 = freePort();
+        Running one = start("mdbroker", "--bstar", "primary", "-e", "tcp://127.0.0.1:0", "--state-pub",
+                "tcp://127.0.0.1:" + s1, "--state-peer", "tcp://127.0.0.1:" + s2, "--state-heartbeat", "100ms");
+        Running two = start("mdbroker", "--bstar", "primary", "-e", "tcp://127.0.0.1:0", "--state-pub",
+                "tcp://127.0.0.1:" + s2, "--state-peer", "tcp://127.0.0.1:" + s1, "--state-heartbeat", "100ms");
+        // the first to hear the other's state stops at once, maybe before it published its own
+        io.zmtp.testing.Await.until(() -> "a fatal line: " + one.out.text() + two.out.text(),
+                () -> one.out.text().contains("both servers are primary") || two.out.text().contains("both servers are primary"));
+        Running fatal = one.out.text().contains("both servers are primary") ? one : two;
+        fatal.thread.join(T);
+        assertFalse(fatal.thread.isAlive(), "a fatal pair state ends the command");
+        assertEquals(1, fatal.exit.get(), fatal.out.text());
+        assertTrue(fatal.out.text().contains("E: fatal error - both servers are primary"), fatal.out.text());
+    }
+
+    @Test
+    void mdbrokerBstarChecksItsOptions() {
+        Result role = new Result("mdbroker", "--bstar", "tertiary");
+        assertEquals(2, role.exit);
+        assertTrue(role.err.text().contains("--bstar takes primary or backup"), role.err.text());
+        Result peer = new Result("mdbroker", "--state-peer", "tcp://127.0.0.1:1");
+        assertEquals(2, peer.exit);
+        assertTrue(peer.err.text().contains("need --bstar"), peer.err.text());
+    }
+
     @Test
     void aV01ClientOfAStreamingWorkerGetsOneReply() {
         String endpoint = startBroker();

@@ -6,13 +6,9 @@ import io.zmtp.patterns.EventReporter;
 import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.LoopComponent;
 import io.zmtp.patterns.reliability.Heartbeat;
-import io.zmtp.patterns.reliability.HeartbeatTicker;
 import io.zmtp.socket.SocketOptions;
-import io.zmtp.socket.SubSocket;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
-import io.zmtp.wire.FrameText;
-import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
@@ -32,7 +28,8 @@ import java.util.function.Consumer;
  * {@link BinaryStarFsm} says this server serves it (others are dropped: the client times out
  * and fails over).
  *
- * <p>State exchange: a PUB socket bound on {@link Settings.Builder#statePublisher} publishes this
+ * <p>State exchange (the {@link BinaryStarStateExchange}, shared with the highly available
+ * Majordomo broker): a PUB socket bound on {@link Settings.Builder#statePublisher} publishes this
  * server's state every heartbeat (one frame, ASCII decimal, as the guide's servers do), and a SUB
  * socket connected to the peer's publisher ({@link Settings.Builder#statePeer}) takes the peer's.
  * A peer silent for two heartbeats counts as gone ({@link BinaryStarEvent.PeerLost}); a passive
@@ -46,7 +43,6 @@ import java.util.function.Consumer;
  */
 public final class BinaryStarServer extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(BinaryStarServer.class);
-    private static final PeerFailureLog peerLog = PeerFailureLog.get(BinaryStarServer.class);
 
     /** The application's handler of client requests (the guide's voter): called on the loop, owns the message. */
     @FunctionalInterface
@@ -62,16 +58,8 @@ public final class BinaryStarServer extends LoopComponent {
     private final FrontendHandler handler;
     private final EventReporter<BinaryStarEvent> events;
     private final ZmtpSocket frontend;
-    private final ZmtpSocket statePub;
-    private final SubSocket stateSub;
-    private final BinaryStarFsm fsm;
-    private final HeartbeatTicker ticker;
-    private volatile Runnable onActive = () -> { };
-    private volatile Runnable onPassive = () -> { };
-    private volatile BinaryStarState state;
+    private final BinaryStarStateExchange pair;
     private volatile String frontendEndpoint;
-    private volatile String stateEndpoint;
-    private boolean peerAlive; // as last reported
 
     public BinaryStarServer(ZmtpContext context, Settings settings, FrontendHandler handler,
             Consumer<? super BinaryStarEvent> listener) {
@@ -80,12 +68,9 @@ public final class BinaryStarServer extends LoopComponent {
         this.handler = Objects.requireNonNull(handler);
         this.events = new EventReporter<>(listener, log, "Binary Star server");
         this.frontend = context.socket(settings.frontendType, settings.socketOptions, eventLoop());
-        SocketOptions stateOptions = settings.socketOptions.toBuilder().linger(Duration.ZERO).build();
-        this.statePub = context.socket(SocketType.PUB, stateOptions, eventLoop());
-        this.stateSub = (SubSocket) context.socket(SocketType.SUB, stateOptions, eventLoop());
-        this.fsm = new BinaryStarFsm(settings.primary, settings.heartbeat.expiry(), clock()::nanoTime);
-        this.state = fsm.state();
-        this.ticker = new HeartbeatTicker(clock(), settings.heartbeat.interval(), this::tick);
+        this.pair = new BinaryStarStateExchange(context, eventLoop(), clock(), settings.primary,
+                settings.statePublisher, settings.statePeer, settings.heartbeat, settings.socketOptions, events)
+                .onFatal(this::closeAsync);
     }
 
     /** The guide's echo server: {@link FrontendHandler#ECHO}. */
@@ -95,19 +80,19 @@ public final class BinaryStarServer extends LoopComponent {
 
     /** Runs {@code callback} on the loop each time this server becomes active (set it before start). */
     public BinaryStarServer onActive(Runnable callback) {
-        this.onActive = Objects.requireNonNull(callback);
+        pair.onActive(callback);
         return this;
     }
 
     /** Runs {@code callback} on the loop each time this server becomes passive (set it before start). */
     public BinaryStarServer onPassive(Runnable callback) {
-        this.onPassive = Objects.requireNonNull(callback);
+        pair.onPassive(callback);
         return this;
     }
 
     /** The current state (any thread). */
     public BinaryStarState state() {
-        return state;
+        return pair.state();
     }
 
     /** The frontend endpoint bound (port 0 resolved); null before start completes. */
@@ -117,7 +102,7 @@ public final class BinaryStarServer extends LoopComponent {
 
     /** The state publisher's endpoint bound; null before start completes. */
     public String stateEndpoint() {
-        return stateEndpoint;
+        return pair.stateEndpoint();
     }
 
     public Settings settings() {
@@ -127,74 +112,23 @@ public final class BinaryStarServer extends LoopComponent {
     @Override
     protected CompletionStage<Void> onStart() {
         frontend.onMessage(this::onRequest);
-        stateSub.onMessage(this::onPeerState);
-        stateSub.subscribe("");
         CompletableFuture<String> fe = Futures.of(frontend.bind(settings.frontend));
-        CompletableFuture<String> sp = Futures.of(statePub.bind(settings.statePublisher));
+        CompletableFuture<String> sp = pair.bind();
         return fe.thenCombine(sp, (f, s) -> {
             frontendEndpoint = f;
-            stateEndpoint = s;
             return null;
-        }).thenCompose(x -> Futures.of(stateSub.connect(settings.statePeer))).thenRun(() -> inLoop(() -> {
+        }).thenCompose(x -> pair.connectAndStart()).thenRun(() -> inLoop(() -> {
             if (isClosing()) {
                 return;
             }
-            ticker.start();
-            events.report(() -> new BinaryStarEvent.Listening(fsm.state(), frontendEndpoint, stateEndpoint,
+            events.report(() -> new BinaryStarEvent.Listening(pair.state(), frontendEndpoint, pair.stateEndpoint(),
                     settings.statePeer));
         }));
     }
 
     @Override
     protected CompletionStage<Void> onClose() {
-        ticker.stop();
-        return Futures.of(stateSub.close(Duration.ZERO))
-                .thenCombine(Futures.of(statePub.close(Duration.ZERO)), (a, b) -> b)
-                .thenCombine(Futures.of(frontend.close(Duration.ZERO)), (a, b) -> b);
-    }
-
-    /** Each heartbeat: publish the state; note a peer that has just counted as gone. */
-    private void tick(boolean silenceCounts) {
-        if (isClosing()) {
-            return;
-        }
-        statePub.send(ZmtpMessage.ofStrings(Integer.toString(fsm.state().code())));
-        if (peerAlive && !fsm.peerAlive() && silenceCounts) {
-            peerAlive = false;
-            events.report(() -> new BinaryStarEvent.PeerLost(fsm.state(), settings.heartbeat.expiry()));
-        }
-    }
-
-    private void onPeerState(ZmtpMessage msg) {
-        if (isClosing()) {
-            msg.release();
-            return;
-        }
-        BinaryStarState peer;
-        try {
-            peer = msg.size() == 1 ? BinaryStarState.parse(msg.frameBytes(0)) : null;
-            if (peer == null) {
-                String detail = msg.size() + " frame(s), first " + (msg.size() == 0 ? ""
-                        : FrameText.escape(msg.frameString(0), 32));
-                peerLog.warn("Binary Star: invalid state message from the peer at {} dropped: {}",
-                        settings.statePeer, detail);
-                events.report(() -> new BinaryStarEvent.InvalidState(detail));
-                return;
-            }
-        } finally {
-            msg.release();
-        }
-        BinaryStarFsm.Outcome o = fsm.peerState(peer);
-        if (o.fatal()) {
-            events.report(() -> new BinaryStarEvent.Fatal(o.from(), peer, o.reason()));
-            closeAsync();
-            return;
-        }
-        if (!peerAlive) {
-            peerAlive = true;
-            events.report(() -> new BinaryStarEvent.PeerHeard(o.from(), peer));
-        }
-        applied(o);
+        return pair.close().thenCombine(Futures.of(frontend.close(Duration.ZERO)), (a, b) -> b);
     }
 
     private void onRequest(ZmtpMessage request) {
@@ -202,16 +136,11 @@ public final class BinaryStarServer extends LoopComponent {
             request.release();
             return;
         }
-        BinaryStarFsm.Outcome o = fsm.clientRequest();
+        BinaryStarFsm.Outcome o = pair.clientRequest();
         if (!o.accepted()) {
             request.release();
-            events.report(() -> new BinaryStarEvent.RequestRefused(o.from(), o.reason()));
             return;
         }
-        if (o.changed()) {
-            peerAlive = false;
-        }
-        applied(o);
         if (settings.traceMessages()) {
             String detail = Envelope.describe(request);
             events.report(() -> new BinaryStarEvent.Served(o.to(), detail));
@@ -220,24 +149,6 @@ public final class BinaryStarServer extends LoopComponent {
             handler.handle(frontend, request);
         } catch (RuntimeException e) {
             log.warn("Binary Star frontend handler failed", e);
-        }
-    }
-
-    /** A transition: the event, then the application's callback. */
-    private void applied(BinaryStarFsm.Outcome o) {
-        if (!o.changed()) {
-            return;
-        }
-        state = o.to();
-        events.report(() -> new BinaryStarEvent.StateChanged(o.from(), o.to(), o.reason()));
-        Runnable callback = o.to() == BinaryStarState.ACTIVE ? onActive
-                : o.to() == BinaryStarState.PASSIVE ? onPassive : null;
-        if (callback != null) {
-            try {
-                callback.run();
-            } catch (RuntimeException e) {
-                log.warn("Binary Star state callback failed", e);
-            }
         }
     }
 

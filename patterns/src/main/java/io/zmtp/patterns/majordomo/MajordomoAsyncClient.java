@@ -3,6 +3,7 @@ package io.zmtp.patterns.majordomo;
 import io.zmtp.patterns.EventReporter;
 import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.reliability.Failover;
 import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.reliability.RequestEvent;
 import io.zmtp.patterns.reliability.RetryPolicy;
@@ -74,6 +75,11 @@ import java.util.function.Consumer;
  * try a request fails with a {@link MajordomoException}. A request may thus run twice at the
  * workers, which MDP assumes are idempotent.
  *
+ * <p>Given several brokers (a {@link HighAvailabilityBroker} pair), a timeout sends every
+ * outstanding request, after the {@link MajordomoClientSettings#failoverSettle() settle delay},
+ * to the next broker, each once; only answers on the current socket count, so no request is
+ * answered twice.
+ *
  * <h2>Lifecycle</h2>
  * A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the socket
  * and starts connecting (the stage completes when the connect is under way: a ZeroMQ connect
@@ -106,8 +112,17 @@ public final class MajordomoAsyncClient extends LoopComponent {
     }
 
     public MajordomoAsyncClient(ZmtpContext ctx, String brokerEndpoint, MajordomoClientSettings settings) {
+        this(ctx, List.of(brokerEndpoint), settings);
+    }
+
+    /**
+     * A client of a highly available broker pair (or any list of brokers): requests go to the
+     * first endpoint; after a timeout, and the settings' {@link MajordomoClientSettings#failoverSettle()
+     * settle delay}, to the next one, in turn; the endpoint that answered stays current.
+     */
+    public MajordomoAsyncClient(ZmtpContext ctx, List<String> brokerEndpoints, MajordomoClientSettings settings) {
         super(ctx.group().next(), settings.clock());
-        this.endpoint = Objects.requireNonNull(brokerEndpoint);
+        this.endpoint = String.join(",", brokerEndpoints);
         this.settings = settings;
         this.version = settings.version();
         this.loop = eventLoop();
@@ -115,7 +130,7 @@ public final class MajordomoAsyncClient extends LoopComponent {
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
         SocketOptions options = settings.socketOptions().toBuilder().linger(Duration.ZERO).build();
         this.requester = new RetryingRequester<>(clock(),
-                new RetryPolicy(settings.timeout(), settings.retries(), 1, true, Integer.MAX_VALUE), endpoint,
+                new RetryPolicy(settings.timeout(), settings.retries(), 1, true, Integer.MAX_VALUE), new Failover(brokerEndpoints, settings.failoverSettle()),
                 () -> ctx.socket(SocketType.DEALER, options, loop), this::judge,
                 new EventReporter<>(this::requestEvent, log, "Majordomo client"));
     }
@@ -294,7 +309,13 @@ public final class MajordomoAsyncClient extends LoopComponent {
 
     /** The requester's events as the client's (one CLI line each). */
     private void requestEvent(RequestEvent e) {
-        if (e instanceof RequestEvent.Reconnected r) {
+        if (e instanceof RequestEvent.FailingOver f) {
+            log.warn("async client: {} for request {}; failing over to {} in {} ms with every request outstanding"
+                    + " (attempt {} of {})", f.reason(), f.request(), f.endpoint(), f.settle().toMillis(),
+                    f.attempt() + 1, f.tries());
+            event(MajordomoEvent.Type.RETRYING, "failing over to " + f.endpoint() + " in " + f.settle().toMillis()
+                    + " ms with every request outstanding: " + f.reason() + " for request " + f.request());
+        } else if (e instanceof RequestEvent.Reconnected r) {
             log.warn("async client: the connection to the broker dropped ({}); resending request {} on a new "
                     + "connection (attempt {} of {} goes on)", r.reason(), r.request(), r.attempt(), r.tries());
             event(MajordomoEvent.Type.RETRYING, "resending request " + r.request()

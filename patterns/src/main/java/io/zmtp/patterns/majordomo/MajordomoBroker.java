@@ -166,6 +166,17 @@ public final class MajordomoBroker extends LoopComponent {
     private boolean sweepAgain;
     private boolean closed;
     private volatile List<String> endpoints = List.of();
+    /** Whether a client request may be served (the Binary Star vote of a highly available broker); null: always. */
+    private ClientGate clientGate;
+
+    /**
+     * Asked, on the loop, before a client request (MMI included) is looked at: false drops it
+     * unanswered (the client times out and fails over). A {@link HighAvailabilityBroker}'s vote.
+     */
+    @FunctionalInterface
+    interface ClientGate {
+        boolean admit();
+    }
 
     /** A broker with the default settings; start it to bind and serve. */
     public MajordomoBroker(ZmtpContext ctx) {
@@ -252,6 +263,10 @@ public final class MajordomoBroker extends LoopComponent {
         }
         try {
             if (cmd instanceof MdpCommand.ClientRequest r) {
+                if (clientGate != null && !clientGate.admit()) {
+                    r.release();
+                    return;
+                }
                 onRequest(r);
             } else {
                 fromWorker(cmd);
@@ -584,6 +599,7 @@ public final class MajordomoBroker extends LoopComponent {
         }
         Worker w = new Worker(id, v, s);
         workers.put(id, w);
+        w.registeredAt = now;
         w.lastHeard = now;
         liveness.heard(w);
         w.lastSent = now;
@@ -879,6 +895,42 @@ public final class MajordomoBroker extends LoopComponent {
         events.report(() -> MajordomoEvent.of(type, peer, service, detail));
     }
 
+    // ------------------------------------------------------------------ high availability
+
+    /** Sets the gate of client requests (before start; on any thread before, the loop after). */
+    void clientGate(ClientGate gate) {
+        this.clientGate = gate;
+    }
+
+    /**
+     * Sends DISCONNECT to every idle worker that registered at or before {@code registeredBy} (a
+     * {@link LoopClock} time) and forgets it: a passive broker's standby workers, sent on to the
+     * active peer. A worker serving a request is left to finish it (it goes at a later call).
+     * On the loop; returns how many were sent away.
+     */
+    int sendAwayWorkers(long registeredBy, String reason) {
+        if (closed || workers.isEmpty()) {
+            return 0;
+        }
+        List<Worker> away = new ArrayList<>();
+        for (Worker w : workers.values()) {
+            if (w.current == null && w.registeredAt - registeredBy <= 0) {
+                away.add(w);
+            }
+        }
+        for (Worker w : away) {
+            forget(w);
+            sendCommand(w.id, w.version, WorkerCommand.DISCONNECT);
+            event(MajordomoEvent.Type.WORKER_DISCONNECTED, w.hexId(), w.service.name, reason);
+        }
+        return away.size();
+    }
+
+    /** The broker's clock (on its loop). */
+    LoopClock loopClock() {
+        return clock;
+    }
+
     // ------------------------------------------------------------------ inspection
 
     /** The number of registered workers (all services). */
@@ -1056,6 +1108,7 @@ public final class MajordomoBroker extends LoopComponent {
         final RoutingId id;
         final MdpVersion version;
         final Service service;
+        long registeredAt;
         long lastHeard;
         long lastSent;
         InFlight current;

@@ -6,6 +6,7 @@ import io.zmtp.patterns.EventReporter;
 import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.LoopComponent;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
+import io.zmtp.patterns.reliability.Failover;
 import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.reliability.RequestEvent;
 import io.zmtp.patterns.reliability.RetryPolicy;
@@ -51,6 +52,9 @@ import java.util.function.Consumer;
  * that follows no layout, is dropped (rate-limited log line). Not for concurrent use: one thread
  * at a time, as a ZeroMQ socket.
  *
+ * <p>Given several brokers (a {@link HighAvailabilityBroker} pair), each resend after a timeout
+ * goes to the next one, after the {@link MajordomoClientSettings#failoverSettle() settle delay}.
+ *
  * <p>A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the
  * socket and starts connecting (the stage completes when the connect is under way: a ZeroMQ
  * connect works before the broker binds); {@link #closeAsync()} closes it, and a request in
@@ -81,8 +85,17 @@ public final class MajordomoClient extends LoopComponent {
     }
 
     public MajordomoClient(ZmtpContext ctx, String brokerEndpoint, MajordomoClientSettings settings) {
+        this(ctx, List.of(brokerEndpoint), settings);
+    }
+
+    /**
+     * A client of a highly available broker pair (or any list of brokers): requests go to the
+     * first endpoint; after a timeout, and the settings' {@link MajordomoClientSettings#failoverSettle()
+     * settle delay}, to the next one, in turn; the endpoint that answered stays current.
+     */
+    public MajordomoClient(ZmtpContext ctx, List<String> brokerEndpoints, MajordomoClientSettings settings) {
         super(ctx.group().next(), settings.clock());
-        this.endpoint = Objects.requireNonNull(brokerEndpoint);
+        this.endpoint = String.join(",", brokerEndpoints);
         this.settings = settings;
         this.version = settings.version();
         this.loop = eventLoop();
@@ -92,7 +105,7 @@ public final class MajordomoClient extends LoopComponent {
         SocketOptions options = settings.socketOptions().toBuilder().linger(Duration.ZERO).build();
         SocketType type = version == MdpVersion.V0_1 ? SocketType.REQ : SocketType.DEALER;
         this.requester = new RetryingRequester<>(clock(),
-                new RetryPolicy(settings.timeout(), settings.retries(), 1, false), endpoint,
+                new RetryPolicy(settings.timeout(), settings.retries(), 1, false), new Failover(brokerEndpoints, settings.failoverSettle()),
                 () -> ctx.socket(type, options, loop), this::judge,
                 new EventReporter<>(this::requestEvent, log, "Majordomo client"));
     }
@@ -245,7 +258,13 @@ public final class MajordomoClient extends LoopComponent {
     private void requestEvent(RequestEvent e) {
         Call call = current;
         String service = call == null ? null : call.service;
-        if (e instanceof RequestEvent.Retrying r) {
+        if (e instanceof RequestEvent.FailingOver f) {
+            log.warn("no reply from the broker for '{}' ({}), failing over to {} in {} ms (attempt {} of {})",
+                    service == null ? "?" : FrameText.escape(service), f.reason(), f.endpoint(), f.settle().toMillis(),
+                    f.attempt() + 1, f.tries());
+            event(MajordomoEvent.Type.RETRYING, service, "no reply, failing over to " + f.endpoint() + " in "
+                    + f.settle().toMillis() + " ms");
+        } else if (e instanceof RequestEvent.Retrying r) {
             log.warn("no reply from {} for '{}', reconnecting (attempt {} of {})", endpoint,
                     service == null ? "?" : FrameText.escape(service), r.attempt(), r.tries());
             event(MajordomoEvent.Type.RETRYING, service, "no reply, reconnecting...");

@@ -17,9 +17,15 @@ import java.util.function.Consumer;
  *   <tr><td>retries</td><td>3: a request is sent at most 3 times, the first send included (the
  *       guide's REQUEST_RETRIES), each resend on a new socket</td></tr>
  *   <tr><td>socket</td><td>linger 0 (a socket is dropped with whatever it still holds)</td></tr>
+ *   <tr><td>failover settle</td><td>2000 ms: with several broker endpoints (a highly available
+ *       pair), how long the client waits after a timeout before it resends to the next endpoint
+ *       (the guide's Binary Star client's SETTLE_DELAY, two state heartbeats: time for the passive
+ *       broker to see its peer gone, so the resent request's vote makes it active)</td></tr>
  * </table>
  */
 public final class MajordomoClientSettings {
+    /** The default settle delay of a failover to the next broker endpoint: 2000 ms. */
+    public static final Duration DEFAULT_FAILOVER_SETTLE = Duration.ofMillis(2000);
     public static final MajordomoClientSettings DEFAULTS = builder().build();
 
     private final MdpVersion version;
@@ -29,8 +35,10 @@ public final class MajordomoClientSettings {
     private final MessageTracer tracer;
     private final Consumer<MajordomoEvent> listener;
     private final PatternClock clock;
+    private final Duration failoverSettle;
 
     private MajordomoClientSettings(Builder b) {
+        failoverSettle = b.failoverSettle;
         version = b.version;
         timeout = b.timeout;
         retries = b.retries;
@@ -53,6 +61,7 @@ public final class MajordomoClientSettings {
         b.tracer = tracer;
         b.listener = listener;
         b.clock = clock;
+        b.failoverSettle = failoverSettle;
         return b;
     }
 
@@ -85,6 +94,14 @@ public final class MajordomoClientSettings {
         return clock;
     }
 
+    /**
+     * With several broker endpoints: how long a client waits after a timeout before it resends
+     * everything outstanding to the next endpoint (2000 ms).
+     */
+    public Duration failoverSettle() {
+        return failoverSettle;
+    }
+
     public static final class Builder {
         private MdpVersion version = MdpVersion.V0_1;
         private Duration timeout = Duration.ofMillis(2500);
@@ -93,8 +110,23 @@ public final class MajordomoClientSettings {
         private MessageTracer tracer;
         private Consumer<MajordomoEvent> listener;
         private PatternClock clock = PatternClock.system();
+        private Duration failoverSettle = DEFAULT_FAILOVER_SETTLE;
 
         private Builder() {
+        }
+
+        /**
+         * With several broker endpoints: the wait after a timeout before the next endpoint is tried
+         * (2000 ms, the guide's Binary Star settle delay; zero: at once). Give a highly available
+         * pair at least its peer expiry (two state heartbeats), so the backup has seen the primary
+         * gone when the resent request arrives.
+         */
+        public Builder failoverSettle(Duration d) {
+            if (d.isNegative()) {
+                throw new IllegalArgumentException("failover settle delay must not be negative");
+            }
+            this.failoverSettle = d;
+            return this;
         }
 
         /** The clock of heartbeats, expiry and retries: {@link PatternClock#system()} by default, a manual clock in tests. */

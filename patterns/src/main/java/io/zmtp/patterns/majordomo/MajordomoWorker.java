@@ -57,6 +57,12 @@ import java.util.function.Consumer;
  * without waiting for a heartbeat. A reply to a
  * request received on an older connection is dropped (the broker it came from forgot it).
  *
+ * <p>Given several brokers (a {@link HighAvailabilityBroker} pair), the worker registers with
+ * the first and moves to the next when its connection drops (at once), when the broker sends
+ * DISCONNECT (at once: a passive broker sends its workers on; after the reconnect delay when every
+ * broker did so in a row), or when the broker is silent for its liveness, which then counts from
+ * the connect (a broker it cannot reach is a lost one), not only from the handshake.
+ *
  * <p>A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the
  * socket (and the handler's thread, unless an executor is given) and completes when the first
  * connect is under way; {@link #closeAsync()} sends DISCONNECT and closes.
@@ -65,7 +71,8 @@ public final class MajordomoWorker extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(MajordomoWorker.class);
 
     private final ZmtpContext ctx;
-    private final String endpoint;
+    /** The brokers, tried in turn (one, or the two of a highly available pair). */
+    private final List<String> endpoints;
     private final String service;
     private final MajordomoHandler handler;
     private final MajordomoWorkerSettings settings;
@@ -86,6 +93,10 @@ public final class MajordomoWorker extends LoopComponent {
     private final LoopClock clock;
     private final HeartbeatLink link;
     private final EventLoop loop;
+    /** The broker the current (or next) socket connects to. */
+    private int endpointIndex;
+    /** DISCONNECTs received in a row with nothing else heard between (several endpoints: a full round waits the reconnect delay). */
+    private int disconnectsInRow;
     /** Whether the current socket has a connection to the broker (a handshake completed, no drop since). */
     private boolean connected;
     /** The current socket's connection dropped; READY goes out again when it is back. */
@@ -100,9 +111,22 @@ public final class MajordomoWorker extends LoopComponent {
 
     public MajordomoWorker(ZmtpContext ctx, String brokerEndpoint, String service, MajordomoHandler handler,
                            MajordomoWorkerSettings settings) {
+        this(ctx, List.of(brokerEndpoint), service, handler, settings);
+    }
+
+    /**
+     * A worker of a highly available broker pair (or any list of brokers): it registers with the
+     * first; when it loses a broker (its connection drops, the heartbeat liveness runs out, or
+     * the broker sends DISCONNECT) it registers with the next, in turn.
+     */
+    public MajordomoWorker(ZmtpContext ctx, List<String> brokerEndpoints, String service, MajordomoHandler handler,
+                           MajordomoWorkerSettings settings) {
         super(loopFor(ctx, service), settings.clock());
         this.ctx = ctx;
-        this.endpoint = Objects.requireNonNull(brokerEndpoint);
+        this.endpoints = List.copyOf(brokerEndpoints);
+        if (endpoints.isEmpty()) {
+            throw new IllegalArgumentException("at least one broker endpoint");
+        }
         this.service = Objects.requireNonNull(service);
         this.handler = Objects.requireNonNull(handler);
         this.settings = settings;
@@ -134,11 +158,27 @@ public final class MajordomoWorker extends LoopComponent {
                 new HeartbeatLink.Listener() {
                     @Override
                     public void lost(java.time.Duration silence) {
-                        log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting",
-                                FrameText.escape(service), endpoint, silence.toMillis());
-                        event(MajordomoEvent.Type.BROKER_LOST, endpoint, "silent for " + silence.toMillis() + " ms");
+                        String lost = endpoint();
+                        nextEndpoint(); // the reconnect after the delay goes to the next broker
+                        log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting to {}",
+                                FrameText.escape(service), lost, silence.toMillis(), endpoint());
+                        event(MajordomoEvent.Type.BROKER_LOST, lost, "silent for " + silence.toMillis() + " ms");
                     }
                 });
+    }
+
+    /** The broker the current (or next) connection goes to. */
+    private String endpoint() {
+        return endpoints.get(endpointIndex);
+    }
+
+    /** Whether the worker has several brokers to move between. */
+    private boolean failsOver() {
+        return endpoints.size() > 1;
+    }
+
+    private void nextEndpoint() {
+        endpointIndex = (endpointIndex + 1) % endpoints.size();
     }
 
     private static EventLoop loopFor(ZmtpContext ctx, String service) {
@@ -188,7 +228,10 @@ public final class MajordomoWorker extends LoopComponent {
         session++;
         connected = false;
         lostConnection = false;
-        link.suspend(); // nothing counts until the handshake
+        if (!failsOver()) {
+            link.suspend(); // nothing counts until the handshake
+        } // with several brokers a connect that never completes is a lost broker: silence counts
+        String endpoint = endpoint();
         ZmtpSocket s = ctx.socket(SocketType.DEALER, settings.socketOptions(), loop);
         socket = s;
         s.onMessage(m -> received(s, m));
@@ -228,15 +271,24 @@ public final class MajordomoWorker extends LoopComponent {
                 session++;
                 waiting.clear();
                 current = null;
-                event(MajordomoEvent.Type.CONNECTING, endpoint, version + ", registering again");
+                event(MajordomoEvent.Type.CONNECTING, endpoint(), version + ", registering again");
                 send(MdpProtocol.ready(version, service), "I: sending READY to broker");
             }
         } else if (e.type() == SocketEvent.Type.DISCONNECTED && connected) {
             connected = false;
             lostConnection = true;
+            String lost = endpoint();
+            event(MajordomoEvent.Type.BROKER_LOST, lost, "connection dropped");
+            if (failsOver()) {
+                // a pair's broker that went away: register with the other one at once
+                nextEndpoint();
+                log.info("worker {}: the connection to {} dropped, moving to {}", FrameText.escape(service), lost,
+                        endpoint());
+                link.reopen();
+                return;
+            }
             link.suspend();
-            log.info("worker {}: the connection to {} dropped", FrameText.escape(service), endpoint);
-            event(MajordomoEvent.Type.BROKER_LOST, endpoint, "connection dropped");
+            log.info("worker {}: the connection to {} dropped", FrameText.escape(service), lost);
         }
     }
 
@@ -281,6 +333,7 @@ public final class MajordomoWorker extends LoopComponent {
                 return;
             }
             if (cmd instanceof MdpCommand.WorkerRequest r) {
+                disconnectsInRow = 0;
                 Job j = new Job(session, ByteBufUtil.getBytes(r.client()), MdpProtocol.copyFrames(r.body(), 0));
                 r.release();
                 if (current == null) {
@@ -290,11 +343,29 @@ public final class MajordomoWorker extends LoopComponent {
                 }
             } else if (cmd instanceof MdpCommand.WorkerHeartbeat) {
                 cmd.release();
+                disconnectsInRow = 0;
             } else if (cmd instanceof MdpCommand.WorkerDisconnect) {
                 cmd.release();
-                log.info("worker {}: the broker sent DISCONNECT, registering again", service);
-                event(MajordomoEvent.Type.DISCONNECT_RECEIVED, endpoint, null);
-                link.reopen();
+                event(MajordomoEvent.Type.DISCONNECT_RECEIVED, endpoint(), null);
+                if (!failsOver()) {
+                    log.info("worker {}: the broker sent DISCONNECT, registering again", service);
+                    link.reopen();
+                    return;
+                }
+                // a passive broker sends its workers to the active one: the next endpoint
+                String from = endpoint();
+                nextEndpoint();
+                if (++disconnectsInRow >= endpoints.size()) {
+                    // every broker said DISCONNECT in turn: wait the reconnect delay, not a tight loop
+                    disconnectsInRow = 0;
+                    log.info("worker {}: every broker sent DISCONNECT; registering with {} after the reconnect delay",
+                            service, endpoint());
+                    link.reconnect();
+                } else {
+                    log.info("worker {}: the broker at {} sent DISCONNECT, registering with {}", service, from,
+                            endpoint());
+                    link.reopen();
+                }
             } else {
                 cmd.release();
                 PeerFailureLog.get(MajordomoWorker.class).warn("worker {} drops an unexpected {} from the broker",
@@ -362,7 +433,7 @@ public final class MajordomoWorker extends LoopComponent {
     private void failed(Job j, Throwable cause) {
         log.error("worker {}: the request handler failed; disconnecting so the broker forgets the request",
                 service, cause);
-        event(MajordomoEvent.Type.HANDLER_FAILED, endpoint, String.valueOf(cause));
+        event(MajordomoEvent.Type.HANDLER_FAILED, endpoint(), String.valueOf(cause));
         if (j.session == session && socket != null && !closed) {
             send(MdpProtocol.workerCommand(version, WorkerCommand.DISCONNECT), "I: sending DISCONNECT to broker");
             link.reopen();
@@ -469,6 +540,6 @@ public final class MajordomoWorker extends LoopComponent {
 
     @Override
     public String toString() {
-        return "MajordomoWorker[" + service + " " + version + " -> " + endpoint + "]";
+        return "MajordomoWorker[" + service + " " + version + " -> " + String.join(",", endpoints) + "]";
     }
 }

@@ -38,6 +38,12 @@ import java.util.concurrent.RejectedExecutionException;
  * not a try (their own timers go on; a request whose timer runs out after it was already resent on
  * the newer socket uses up a try without replacing the socket again or sending a third time).
  *
+ * <p>With a {@link Failover} of several endpoints, a timeout moves every request in flight to the
+ * next endpoint: the socket is closed at once, the requests' timers stop, and after the settle
+ * delay all of them are sent on a new socket to the next endpoint, each with a fresh timeout
+ * (only the request whose timeout caused it has used a try); requests submitted during the
+ * settle wait for it. So a request is sent at most once on any socket.
+ *
  * <p>Only the socket of the current try may answer it: a late reply to an earlier try could only
  * arrive on that try's closed socket. What a message on the current socket means is the owner's
  * {@link Replies} (the reply, a partial reply that restarts the timeout, or something to drop).
@@ -132,6 +138,8 @@ public final class RetryingRequester<T> {
     private final ArrayDeque<Call<T>> inFlight = new ArrayDeque<>();
     private long sequence;
     private int endpointIndex;
+    /** Between a failover and the end of its settle delay: no socket, every request in flight waits for it. */
+    private LoopClock.Timer settleTimer;
     private boolean started;
     private boolean closed;
     /** Requests submitted and not yet done (any thread reads it). */
@@ -222,6 +230,10 @@ public final class RetryingRequester<T> {
         dropped.addAll(waiting);
         waiting.clear();
         pendingView = 0;
+        if (settleTimer != null) {
+            settleTimer.cancel();
+            settleTimer = null;
+        }
         for (Call<T> c : dropped) {
             c.cancelTimer();
             c.request.release();
@@ -279,6 +291,9 @@ public final class RetryingRequester<T> {
             }
             inFlight.add(c);
             c.attempt = 1;
+            if (settleTimer != null) {
+                continue; // sent with the others when the settle delay is over
+            }
             if (socket == null) {
                 openSocket();
             }
@@ -395,7 +410,9 @@ public final class RetryingRequester<T> {
             events.report(() -> new RequestEvent.Failed(c.sequence, attempt, reason));
             c.request.release();
             c.future.completeExceptionally(new NoReplyException(endpoint(), attempt, policy.timeout()));
-            if (replace) {
+            if (replace && !inFlight.isEmpty() && failover.rotates()) {
+                failOver(inFlight.peek(), inFlight.peek().attempt, reason); // the others move with the failover, using no try
+            } else if (replace) {
                 timeoutReplacements++;
                 closeSocket();
                 resendInFlight();
@@ -404,16 +421,8 @@ public final class RetryingRequester<T> {
             return;
         }
         c.attempt++;
-        if (failover.rotates()) {
-            // the next endpoint, after the settle delay; every request in flight goes there
-            timeoutReplacements++;
-            closeSocket();
-            endpointIndex = (endpointIndex + 1) % failover.endpoints().size();
-            String to = endpoint();
-            int next = c.attempt;
-            c.timer = clock.schedule(() -> settled(c, next), failover.settle()); // before the event
-            events.report(() -> new RequestEvent.FailingOver(c.sequence, attempt, policy.tries(), reason, to,
-                    failover.settle()));
+        if (failover.rotates() && replace) {
+            failOver(c, attempt, reason);
             return;
         }
         events.report(() -> new RequestEvent.Retrying(c.sequence, attempt, policy.tries(), reason));
@@ -428,17 +437,40 @@ public final class RetryingRequester<T> {
         }
     }
 
-    /** The settle delay after a failover is over: the try goes to the next endpoint. */
-    private void settled(Call<T> c, int attempt) {
-        if (!inFlight.contains(c) || c.attempt != attempt || closed) {
+    /**
+     * The next endpoint, after the settle delay: the socket is closed now, every request in
+     * flight stops its timer and waits (as do new ones), and when the delay is over all of them go
+     * to the next endpoint on a new socket, each with a fresh timeout. Only {@code c}, whose
+     * timeout (its try {@code attempt}) caused it, has used a try.
+     */
+    private void failOver(Call<T> c, int attempt, String reason) {
+        timeoutReplacements++;
+        closeSocket();
+        for (Call<T> o : inFlight) {
+            o.cancelTimer();
+        }
+        endpointIndex = (endpointIndex + 1) % failover.endpoints().size();
+        String to = endpoint();
+        long seq = c.sequence;
+        settleTimer = clock.schedule(this::settled, failover.settle()); // before the event
+        events.report(() -> new RequestEvent.FailingOver(seq, attempt, policy.tries(), reason, to,
+                failover.settle()));
+    }
+
+    /** The settle delay after a failover is over: every request in flight goes to the next endpoint. */
+    private void settled() {
+        settleTimer = null;
+        if (closed) {
             return;
         }
-        c.timer = null;
         if (socket == null) {
             openSocket();
         }
-        startTimer(c);
+        for (Call<T> c : inFlight) {
+            startTimer(c); // before the send: whoever waits for the Sent event may move a manual clock
+        }
         resendInFlight();
+        next();
     }
 
     /** Sends every request in flight again on the current socket (a new one), oldest first. */
