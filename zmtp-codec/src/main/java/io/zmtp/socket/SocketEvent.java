@@ -125,9 +125,6 @@ public final class SocketEvent {
         if (reason != null) {
             sb.append(": ").append(reason);
         }
-        if (failure != null) {
-            sb.append(" [").append(failure).append(']');
-        }
         return sb.toString();
     }
 }
