@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  * of its own, as a real store's do; a bound on entries (full: {@link TitanicStoreFullException});
  * counters of what was asked.
  */
-final class InMemoryTitanicStore implements TitanicStore {
+public final class InMemoryTitanicStore implements TitanicStore {
     private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "in-memory-titanic-store");
         t.setDaemon(true);
@@ -27,11 +27,11 @@ final class InMemoryTitanicStore implements TitanicStore {
     final AtomicInteger putReplies = new AtomicInteger();
     final AtomicInteger refusedReplies = new AtomicInteger();
 
-    InMemoryTitanicStore() {
+    public InMemoryTitanicStore() {
         this(Integer.MAX_VALUE);
     }
 
-    InMemoryTitanicStore(int capacity) {
+    public InMemoryTitanicStore(int capacity) {
         this.capacity = capacity;
     }
 
