@@ -7,7 +7,7 @@ import io.zmtp.patterns.majordomo.MajordomoClientSettings;
 import io.zmtp.patterns.majordomo.MajordomoHandler;
 import io.zmtp.patterns.majordomo.MajordomoWorker;
 import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
-import io.zmtp.patterns.titanic.InMemoryTitanicStore;
+import io.zmtp.patterns.titanic.SqliteTitanicStore;
 import io.zmtp.patterns.titanic.TitanicClient;
 import io.zmtp.patterns.titanic.TitanicClientSettings;
 import io.zmtp.patterns.titanic.TitanicException;
@@ -16,6 +16,7 @@ import io.zmtp.patterns.titanic.TitanicServer;
 import io.zmtp.patterns.titanic.TitanicSettings;
 import io.zmtp.patterns.titanic.TitanicStatus;
 import io.zmtp.patterns.titanic.TitanicStore;
+import io.zmtp.patterns.titanic.TitanicStoreSettings;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import org.junit.jupiter.api.AfterEach;
@@ -106,7 +107,7 @@ class TitanicInteropTest {
     @EnumSource(Broker.class)
     void theGuidesClientFlowAgainstOurTitanic(Broker kind) {
         String endpoint = broker(kind);
-        TitanicStore store = open(new InMemoryTitanicStore());
+        TitanicStore store = open(SqliteTitanicStore.open(TitanicStoreSettings.in(dir.resolve("store"))));
         open(started(new TitanicServer(ctx, store, TitanicSettings.builder().broker(endpoint)
                 .workerSettings(workerSettings()).requestWorkers(2).replyWorkers(1).closeWorkers(1)
                 .retryInterval(Duration.ofMillis(200)).build())));
@@ -127,7 +128,7 @@ class TitanicInteropTest {
     @EnumSource(Broker.class)
     void ourClientAgainstALibzmqTitanic(Broker kind) throws InterruptedException {
         String endpoint = broker(kind);
-        MdpPeer titanic = open(MdpPeer.start("tsp_server.py", endpoint, dir.toString(), "--heartbeat", "100"));
+        MdpPeer titanic = open(MdpPeer.start("tsp_server.py", endpoint, dir.resolve("guide").toString(), "--heartbeat", "100"));
         titanic.await("^ready$", T);
         TitanicClient client = open(new TitanicClient(ctx, endpoint, TitanicClientSettings.builder()
                 .majordomo(MajordomoClientSettings.builder().timeout(Duration.ofSeconds(5)).build())

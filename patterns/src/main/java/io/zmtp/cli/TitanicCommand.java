@@ -46,6 +46,14 @@ public final class TitanicCommand implements Callable<Integer> {
             description = "the store's directory (default: ${DEFAULT-VALUE}, under the working directory)")
     Path store;
 
+    @Option(names = "--fsync", description = "flush each commit to the disk: requests survive a power loss, "
+            + "not only a crash of the process (slower)")
+    boolean fsync;
+
+    @Option(names = "--max-entries", defaultValue = "1000000", paramLabel = "N",
+            description = "requests the store holds at most; past it titanic.request answers 500 (default: ${DEFAULT-VALUE})")
+    long maxEntries;
+
     @Option(names = "--protocol", defaultValue = "0.1", converter = MdpOptions.VersionConverter.class,
             description = "MDP version, 0.1 or 0.2 (default: ${DEFAULT-VALUE})")
     MdpVersion protocol;
@@ -99,9 +107,13 @@ public final class TitanicCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("titanic: " + e.getMessage());
             return CommonOptions.USAGE;
         }
+        if (maxEntries < 1) {
+            spec.commandLine().getErr().println("titanic: --max-entries must be at least 1");
+            return CommonOptions.USAGE;
+        }
         TitanicStore opened;
         try {
-            opened = TitanicStores.open(store);
+            opened = TitanicStores.open(store, fsync, maxEntries);
         } catch (RuntimeException e) {
             spec.commandLine().getErr().println("titanic: cannot open the store in " + store + ": " + e.getMessage());
             return CommonOptions.FAILED;

@@ -14,8 +14,10 @@ import io.zmtp.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The Titanic server with a real broker and workers in-process and the in-memory store; the
+ * The Titanic server with a real broker and workers in-process and the SQLite store; the
  * dispatcher (retries, dispatch timeouts, mmi.service) on the manual clock.
  */
 class TitanicServerTest {
@@ -41,12 +43,15 @@ class TitanicServerTest {
     MajordomoBroker broker;
     String endpoint;
     ManualClock clock = new ManualClock();
-    InMemoryTitanicStore store = new InMemoryTitanicStore();
+    @TempDir
+    Path dir;
+    TitanicStore store;
     final List<TitanicEvent> events = new CopyOnWriteArrayList<>();
     final List<AutoCloseable> opened = new ArrayList<>();
 
     @BeforeEach
     void startBroker() {
+        store = SqliteTitanicStore.open(TitanicStoreSettings.in(dir.resolve("store")));
         ctx = ZmtpContext.create(2);
         broker = started(new MajordomoBroker(ctx, MajordomoBrokerSettings.builder().endpoints("tcp://127.0.0.1:0").build()));
         endpoint = broker.endpoint();
@@ -192,7 +197,6 @@ class TitanicServerTest {
         clock.advance(RETRY);
         assertEquals("answer", text(awaitReply(c, uuid)));
         assertEquals(1, served.get());
-        assertEquals(1, store.putReplies.get());
         assertEquals(0, (int) Futures.await(t.pendingCount(), T));
     }
 
@@ -236,7 +240,8 @@ class TitanicServerTest {
 
     @Test
     void aFullStoreAnswers500AndTheClientMayRetry() {
-        InMemoryTitanicStore small = new InMemoryTitanicStore(1);
+        TitanicStore small = SqliteTitanicStore.open(TitanicStoreSettings.builder().directory(dir.resolve("small"))
+                .maxEntries(1).build());
         try {
             titanic(small);
             TitanicClient c = client();
