@@ -70,7 +70,7 @@ public final class TitanicCommand implements Callable<Integer> {
             description = "a dispatch without a reply after this failed (default: ${DEFAULT-VALUE})")
     Duration dispatchTimeout;
 
-    @Option(names = "--retention", defaultValue = "24h", converter = DurationConverter.class, paramLabel = "DURATION",
+    @Option(names = "--retention", defaultValue = "1440m", converter = DurationConverter.class, paramLabel = "DURATION",
             description = "replies nobody closed are deleted after this; 0: kept (default: ${DEFAULT-VALUE})")
     Duration retention;
 
