@@ -82,7 +82,11 @@ class TitanicServerTest {
     }
 
     TitanicServer titanic(TitanicStore s) {
-        TitanicServer t = open(new TitanicServer(ctx, s, TitanicSettings.builder().broker(endpoint)
+        return titanic(s, TitanicSettings.builder());
+    }
+
+    TitanicServer titanic(TitanicStore s, TitanicSettings.Builder b) {
+        TitanicServer t = open(new TitanicServer(ctx, s, b.broker(endpoint)
                 .requestWorkers(2).replyWorkers(1).closeWorkers(1)
                 .retryInterval(RETRY).dispatchTimeout(DISPATCH_TIMEOUT)
                 .clock(clock).traceMessages(true).listener(events::add).build()));
@@ -286,6 +290,42 @@ class TitanicServerTest {
             assertEquals("call " + i, text(c.call("echo", T, "call " + i)));
         }
         Await.until(T, () -> "every request closed", () -> Futures.await(store.size(), T) == 0);
+    }
+
+    /**
+     * Two services on one lane, both dispatches time out at once: the lane's socket was replaced
+     * by the first timeout and the second request sent again on the new one, where its late reply
+     * would answer the next request to its service. The lane is replaced after a failure, so the
+     * next request gets its own reply.
+     */
+    @Test
+    void aLateReplyToAFailedDispatchNeverAnswersAnotherRequest() throws Exception {
+        titanic(store, TitanicSettings.builder().dispatchLanes(1));
+        java.util.concurrent.BlockingQueue<io.zmtp.patterns.majordomo.ReplyStream> heldA = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.BlockingQueue<Runnable> heldB = new java.util.concurrent.LinkedBlockingQueue<>();
+        AtomicInteger bRequests = new AtomicInteger();
+        worker("a", (request, replies) -> heldA.add(replies)); // never answers
+        worker("b", (request, replies) -> {
+            if (bRequests.incrementAndGet() == 1) {
+                heldB.add(() -> replies.finish(request)); // the first one, when the test says
+            } else {
+                replies.finish(request);
+            }
+        });
+        awaitWorkers("a", 1);
+        awaitWorkers("b", 1);
+        TitanicClient c = client();
+        c.submit("a", "xa");
+        Await.until(T, () -> "worker a got xa", () -> heldA.size() == 1);
+        c.submit("b", "xb");
+        Await.until(T, () -> "worker b got xb", () -> heldB.size() == 1);
+        clock.advance(DISPATCH_TIMEOUT);
+        Await.until(T, () -> "both dispatches failed: " + events,
+                () -> count(TitanicEvent.DispatchFailed.class) >= 2);
+        String yb = c.submit("b", "yb");
+        Await.until(T, () -> "yb dispatched", () -> count(TitanicEvent.Dispatched.class) >= 3);
+        heldB.take().run(); // the late reply to xb
+        assertEquals("yb", text(awaitReply(c, yb)));
     }
 
     static String status(MajordomoReply r) {
