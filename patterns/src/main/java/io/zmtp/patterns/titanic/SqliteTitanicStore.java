@@ -72,13 +72,14 @@ public final class SqliteTitanicStore implements TitanicStore {
     /** The schema this class writes, kept in SQLite's {@code user_version}. */
     static final int SCHEMA_VERSION = 1;
     static final String LOCK_FILE = "titanic.lock";
+    /** The most requests {@link #expireReplies} deletes in one transaction. */
+    static final int EXPIRY_CHUNK = 1000;
     private static final String SIZE = "length(body) + length(service) + coalesce(length(reply), 0)";
 
     private final TitanicStoreSettings settings;
     private final LongSupplier clock;
     private final Connection connection;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final FileChannel lockChannel; // holds the directory's lock until closed
     private final LinkedBlockingQueue<Op<?>> queue = new LinkedBlockingQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicLong commits = new AtomicLong();
@@ -98,13 +99,12 @@ public final class SqliteTitanicStore implements TitanicStore {
     private long entries;
     private long bytes;
 
-    private SqliteTitanicStore(TitanicStoreSettings settings, Connection connection, FileChannel lockChannel,
-            FileLock lock) throws SQLException {
+    private SqliteTitanicStore(TitanicStoreSettings settings, Connection connection, FileChannel lockChannel)
+            throws SQLException {
         this.settings = settings;
         this.clock = settings.clock();
         this.connection = connection;
         this.lockChannel = lockChannel;
-        this.lock = lock;
         insert = connection.prepareStatement(
                 "INSERT OR IGNORE INTO titanic_request(uuid, service, body, created) VALUES (?, ?, ?, ?)");
         selectRequest = connection.prepareStatement("SELECT service, body FROM titanic_request WHERE uuid = ?");
@@ -115,8 +115,8 @@ public final class SqliteTitanicStore implements TitanicStore {
         updateReply = connection.prepareStatement(
                 "UPDATE titanic_request SET reply = ?, replied = ? WHERE uuid = ? AND replied IS NULL");
         deleteOne = connection.prepareStatement("DELETE FROM titanic_request WHERE uuid = ? RETURNING " + SIZE);
-        deleteReplied = connection.prepareStatement(
-                "DELETE FROM titanic_request WHERE replied IS NOT NULL AND replied <= ? RETURNING " + SIZE);
+        deleteReplied = connection.prepareStatement("DELETE FROM titanic_request WHERE seq IN (SELECT seq FROM "
+                + "titanic_request WHERE replied IS NOT NULL AND replied <= ? LIMIT ?) RETURNING " + SIZE);
         count();
         connection.commit();
         writer = new Thread(this::run, "titanic-store-" + settings.directory().getFileName());
@@ -147,7 +147,7 @@ public final class SqliteTitanicStore implements TitanicStore {
             }
             connection = DriverManager.getConnection("jdbc:sqlite:" + settings.databaseFile());
             configure(connection, settings.durability());
-            SqliteTitanicStore store = new SqliteTitanicStore(settings, connection, channel, lock);
+            SqliteTitanicStore store = new SqliteTitanicStore(settings, connection, channel);
             LOG.debug("opened {}: {} requests, {} bytes", settings, store.entries, store.bytes);
             return store;
         } catch (IOException e) {
@@ -220,6 +220,24 @@ public final class SqliteTitanicStore implements TitanicStore {
     /** The bytes held now (bodies, service names and replies, as stored), as the bounds count them. */
     public CompletableFuture<Long> storedBytes() {
         return submit(() -> bytes);
+    }
+
+    /** Runs {@code sql} on the store's thread as one operation: for tests of a failing operation. */
+    CompletableFuture<Void> executeSql(String sql) {
+        return submit(() -> {
+            try (Statement s = connection.createStatement()) {
+                s.execute(sql);
+            }
+            return null;
+        });
+    }
+
+    /** Runs {@code task} on the store's thread, inside a transaction: for tests that hold the thread. */
+    CompletableFuture<Void> runOnStoreThread(Runnable task) {
+        return submit(() -> {
+            task.run();
+            return null;
+        });
     }
 
     @Override
@@ -366,11 +384,24 @@ public final class SqliteTitanicStore implements TitanicStore {
         });
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Deletes in transactions of at most {@value #EXPIRY_CHUNK} requests, each queued behind what
+     * arrived meanwhile, so a large expiry does not hold up other operations.
+     */
     @Override
     public CompletableFuture<Integer> expireReplies(long storedAtOrBeforeMillis) {
-        return submit(() -> {
+        CompletableFuture<Integer> result = new CompletableFuture<>();
+        expireChunk(storedAtOrBeforeMillis, 0, result);
+        return result;
+    }
+
+    private void expireChunk(long storedAtOrBeforeMillis, int deletedSoFar, CompletableFuture<Integer> result) {
+        submit(() -> {
             int deleted = 0;
             deleteReplied.setLong(1, storedAtOrBeforeMillis);
+            deleteReplied.setInt(2, EXPIRY_CHUNK);
             try (ResultSet rs = deleteReplied.executeQuery()) {
                 while (rs.next()) {
                     deleted++;
@@ -379,6 +410,14 @@ public final class SqliteTitanicStore implements TitanicStore {
                 }
             }
             return deleted;
+        }).whenComplete((deleted, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            } else if (deleted < EXPIRY_CHUNK) {
+                result.complete(deletedSoFar + deleted);
+            } else {
+                expireChunk(storedAtOrBeforeMillis, deletedSoFar + deleted, result);
+            }
         });
     }
 

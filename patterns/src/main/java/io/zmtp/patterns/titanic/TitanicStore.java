@@ -49,7 +49,8 @@ public interface TitanicStore extends AutoCloseable {
     /**
      * Stores the reply to a request; completes when it is durable. {@code true} if it was stored;
      * {@code false} if a reply was already stored (the first one stays) or the request is unknown
-     * or closed.
+     * or closed. May fail with {@link TitanicStoreFullException} if the store cannot take the reply
+     * now (bounded stores); the request then stays pending, as if the reply had not come.
      */
     CompletableFuture<Boolean> putReply(String uuid, List<byte[]> reply);
 
