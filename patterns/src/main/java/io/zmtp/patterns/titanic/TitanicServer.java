@@ -123,6 +123,10 @@ public final class TitanicServer extends LoopComponent {
         this.mmi = newClient();
     }
 
+    public TitanicSettings settings() {
+        return settings;
+    }
+
     /** Requests answered 200 by titanic.request since start. */
     public long storedRequests() {
         return stored.get();

@@ -328,6 +328,27 @@ class TitanicServerTest {
         assertEquals("yb", text(awaitReply(c, yb)));
     }
 
+    @Test
+    void retentionDeletesAnUnclosedReplyOnceItIsOlderThanTheSetting() {
+        java.util.concurrent.atomic.AtomicLong wall = new java.util.concurrent.atomic.AtomicLong(1_000_000);
+        TitanicStore kept = open(SqliteTitanicStore.open(TitanicStoreSettings.builder().directory(dir.resolve("kept"))
+                .clock(wall::get).build()));
+        titanic(kept, TitanicSettings.builder().replyRetention(Duration.ofHours(1)).retentionSweep(Duration.ofMinutes(1))
+                .wallClock(wall::get));
+        worker("echo", MajordomoHandler.echo());
+        TitanicClient c = client();
+        String uuid = c.submit("echo", "kept a while");
+        assertEquals("kept a while", text(awaitReply(c, uuid)));
+        clock.advance(Duration.ofMinutes(1)); // a sweep: the reply is younger than an hour
+        assertEquals("kept a while", text(c.poll(uuid).orElseThrow()));
+        assertEquals(0, count(TitanicEvent.Expired.class));
+        wall.addAndGet(Duration.ofHours(1).toMillis());
+        clock.advance(Duration.ofMinutes(1));
+        assertEquals(1, awaitEvent(TitanicEvent.Expired.class).count());
+        TitanicException gone = assertThrows(TitanicException.class, () -> c.poll(uuid));
+        assertEquals(TitanicStatus.UNKNOWN, gone.status());
+    }
+
     static String status(MajordomoReply r) {
         return new String(r.body().get(0), StandardCharsets.US_ASCII);
     }
