@@ -80,6 +80,8 @@ public final class TitanicServer extends LoopComponent {
     private final EventReporter<TitanicEvent> events;
     private final LoopClock clock;
     private final long retryNanos;
+    /** Report an event per request stored, dispatched and replied ({@code traceMessages}). */
+    private final boolean trace;
     private final List<MajordomoWorker> workers = new ArrayList<>();
     private final MajordomoAsyncClient[] lanes;
     /** Asks mmi.service; replaced after a failure, as a lane is. */
@@ -116,6 +118,7 @@ public final class TitanicServer extends LoopComponent {
         this.events = new EventReporter<>(settings.listener(), log, "Titanic server");
         this.clock = clock();
         this.retryNanos = settings.retryInterval().toNanos();
+        this.trace = settings.traceMessages();
         this.lanes = new MajordomoAsyncClient[settings.dispatchLanes()];
         for (int i = 0; i < lanes.length; i++) {
             lanes[i] = newClient();
@@ -376,7 +379,9 @@ public final class TitanicServer extends LoopComponent {
         if (stopped) {
             return;
         }
-        events.report(() -> new TitanicEvent.Stored(uuid, service));
+        if (trace) {
+            events.report(() -> new TitanicEvent.Stored(uuid, service));
+        }
         List<byte[]> cached = null;
         if (cachedBytes + bytes <= settings.bodyCacheBytes()) {
             cached = body;
@@ -537,7 +542,9 @@ public final class TitanicServer extends LoopComponent {
 
     private void send(ServiceQueue s, Entry e, int lane, List<byte[]> body) {
         dispatches.incrementAndGet();
-        events.report(() -> new TitanicEvent.Dispatched(e.uuid, s.name));
+        if (trace) {
+            events.report(() -> new TitanicEvent.Dispatched(e.uuid, s.name));
+        }
         MajordomoAsyncClient client = lanes[lane];
         client.request(s.name, null, body).whenComplete((r, error) -> inLoop(() -> answered(s, e, lane, client, r, error)));
     }
@@ -576,7 +583,9 @@ public final class TitanicServer extends LoopComponent {
             }
             pending.remove(e.uuid, e);
             replied.incrementAndGet();
-            events.report(() -> new TitanicEvent.Replied(e.uuid, s.name));
+            if (trace) {
+                events.report(() -> new TitanicEvent.Replied(e.uuid, s.name));
+            }
         }));
         wake(s);
     }
