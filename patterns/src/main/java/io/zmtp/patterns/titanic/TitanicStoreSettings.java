@@ -111,7 +111,13 @@ public final class TitanicStoreSettings {
         return maxBytes;
     }
 
-    /** What a completed write survives. Default {@link Durability#PROCESS_CRASH}. */
+    /**
+     * What a completed write survives. Default {@link Durability#PROCESS_CRASH}: it keeps Titanic's
+     * promise ({@code kill -9} of the server loses no answered request) and, measured on a 2-core
+     * virtual machine ({@code TitanicStoreBenchmark}), makes 5 to 10 times the durable submissions
+     * per second of {@link Durability#POWER_LOSS} for a lone client and about twice with 100 clients
+     * (both well above 10,000/s with 100 clients, thanks to group commit).
+     */
     public Durability durability() {
         return durability;
     }
