@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  * reads. The scripts are copied with their shared module into one temporary folder.
  */
 final class MdpPeer implements AutoCloseable {
-    private static final String[] SCRIPTS = {"mdp_common.py", "mdp_broker.py", "mdp_worker.py", "mdp_client.py"};
+    private static final String[] SCRIPTS = {"mdp_common.py", "mdp_broker.py", "mdp_worker.py", "mdp_client.py",
+            "tsp_client.py", "tsp_server.py"};
     private static Path folder;
 
     private final Process process;

@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
                 PpQueueCommand.class, PpWorkerCommand.class,
                 MdbrokerCommand.class, MdworkerCommand.class, MdclientCommand.class, MmiCommand.class,
                 BstarSrvCommand.class, BstarCliCommand.class,
-                FlServerCommand.class, FlClientCommand.class})
+                FlServerCommand.class, FlClientCommand.class,
+                TitanicCommand.class, TiclientCommand.class})
 public final class ZmtpCli implements Runnable {
 
     @CommandLine.Spec

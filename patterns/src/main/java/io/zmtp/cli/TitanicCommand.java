@@ -1,0 +1,150 @@
+package io.zmtp.cli;
+
+import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.majordomo.MajordomoClientSettings;
+import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
+import io.zmtp.patterns.majordomo.MdpVersion;
+import io.zmtp.patterns.reliability.Heartbeat;
+import io.zmtp.patterns.titanic.TitanicEvent;
+import io.zmtp.patterns.titanic.TitanicServer;
+import io.zmtp.patterns.titanic.TitanicSettings;
+import io.zmtp.patterns.titanic.TitanicStore;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+
+/**
+ * {@code zmtp titanic}: the guide's titanic server (9/TSP) until stopped (Ctrl-C): registers
+ * titanic.request, titanic.reply and titanic.close with a Majordomo broker, keeps requests and
+ * replies in a durable store in {@code --store DIR}, dispatches stored requests to their services.
+ */
+@Command(name = "titanic", mixinStandardHelpOptions = true,
+        description = {"Runs a Titanic server (9/TSP) on a Majordomo broker until stopped:",
+                "requests are stored durably before they are acknowledged, then dispatched",
+                "to their service; replies are stored until the client closes them."},
+        sortOptions = false,
+        exitCodeListHeading = "Exit status:%n",
+        exitCodeList = {"0:stopped", "1:the store cannot be opened, or the server cannot start", "2:bad options"})
+public final class TitanicCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = {"-e", "--endpoint"}, description = "The broker (default: ${DEFAULT-VALUE}).")
+    String connect = "tcp://localhost:5555";
+
+    @Option(names = "--store", paramLabel = "DIR", defaultValue = "titanic",
+            description = "the store's directory (default: ${DEFAULT-VALUE}, under the working directory)")
+    Path store;
+
+    @Option(names = "--fsync", description = "flush each commit to the disk: requests survive a power loss, "
+            + "not only a crash of the process (slower)")
+    boolean fsync;
+
+    @Option(names = "--max-entries", defaultValue = "1000000", paramLabel = "N",
+            description = "requests the store holds at most; past it titanic.request answers 500 (default: ${DEFAULT-VALUE})")
+    long maxEntries;
+
+    @Option(names = "--protocol", defaultValue = "0.1", converter = MdpOptions.VersionConverter.class,
+            description = "MDP version, 0.1 or 0.2 (default: ${DEFAULT-VALUE})")
+    MdpVersion protocol;
+
+    @Option(names = "--request-workers", defaultValue = "32", paramLabel = "N",
+            description = "workers for titanic.request: submissions that wait for a commit at once (default: ${DEFAULT-VALUE})")
+    int requestWorkers;
+
+    @Option(names = "--retry-interval", defaultValue = "1s", converter = DurationConverter.class, paramLabel = "DURATION",
+            description = "pause before a request whose service has no workers, or whose dispatch failed, goes again (default: ${DEFAULT-VALUE})")
+    Duration retryInterval;
+
+    @Option(names = "--dispatch-timeout", defaultValue = "5s", converter = DurationConverter.class, paramLabel = "DURATION",
+            description = "a dispatch without a reply after this failed (default: ${DEFAULT-VALUE})")
+    Duration dispatchTimeout;
+
+    @Option(names = "--retention", defaultValue = "1440m", converter = DurationConverter.class, paramLabel = "DURATION",
+            description = "replies nobody closed are deleted after this; 0: kept (default: ${DEFAULT-VALUE})")
+    Duration retention;
+
+    @Mixin
+    CommonOptions.Heartbeats heartbeat = new CommonOptions.Heartbeats(Duration.ofMillis(2500), 3);
+
+    @Mixin
+    CommonOptions.Output output;
+
+    @Mixin
+    SecurityOptions security;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        boolean quiet = output.quiet();
+        TitanicSettings settings;
+        try {
+            Heartbeat hb = heartbeat.heartbeat();
+            SocketOptions workerSocket = security.apply(MajordomoWorkerSettings.builder().build().socketOptions().toBuilder())
+                    .build();
+            SocketOptions clientSocket = security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())
+                    .build();
+            settings = TitanicSettings.builder().broker(connect).version(protocol)
+                    .workerSettings(MajordomoWorkerSettings.builder().heartbeatInterval(hb.interval())
+                            .heartbeatLiveness(hb.liveness()).socketOptions(workerSocket).build())
+                    .clientSettings(MajordomoClientSettings.builder().socketOptions(clientSocket).build())
+                    .requestWorkers(requestWorkers).retryInterval(retryInterval).dispatchTimeout(dispatchTimeout)
+                    .replyRetention(retention)
+                    .traceMessages(output.verbose())
+                    .listener(events(out, quiet))
+                    .build();
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("titanic: " + e.getMessage());
+            return CommonOptions.USAGE;
+        }
+        if (maxEntries < 1) {
+            spec.commandLine().getErr().println("titanic: --max-entries must be at least 1");
+            return CommonOptions.USAGE;
+        }
+        TitanicStore opened;
+        try {
+            opened = TitanicStores.open(store, fsync, maxEntries);
+        } catch (RuntimeException e) {
+            spec.commandLine().getErr().println("titanic: cannot open the store in " + store + ": " + e.getMessage());
+            return CommonOptions.FAILED;
+        }
+        ZmtpContext ctx = ZmtpContext.create(2);
+        TitanicServer server = new TitanicServer(ctx, opened, settings);
+        try {
+            Futures.await(server.start(), Duration.ofSeconds(60));
+        } catch (RuntimeException e) {
+            spec.commandLine().getErr().println("titanic: cannot start: " + e.getMessage());
+            server.close();
+            ctx.close(Duration.ofSeconds(2));
+            opened.close();
+            return CommonOptions.FAILED;
+        }
+        MdpOptions.runUntilStopped(() -> {
+            server.close();
+            ctx.close(Duration.ofSeconds(2));
+            opened.close();
+            if (!quiet) {
+                MdpOptions.line(out, "I: titanic stopped after " + server.storedRequests() + " request(s) stored, "
+                        + server.storedReplies() + " repl" + (server.storedReplies() == 1 ? "y" : "ies") + " stored");
+            }
+        });
+        return CommonOptions.OK;
+    }
+
+    private static Consumer<TitanicEvent> events(PrintWriter out, boolean quiet) {
+        if (quiet) {
+            return null;
+        }
+        return e -> MdpOptions.line(out, "I: " + e);
+    }
+}

@@ -1,0 +1,112 @@
+package io.zmtp.patterns.titanic;
+
+import io.zmtp.patterns.majordomo.MajordomoClientSettings;
+import io.zmtp.patterns.time.PatternClock;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The settings of a {@link TitanicClient}.
+ *
+ * <table>
+ *   <caption>Defaults</caption>
+ *   <tr><td>majordomo</td><td>{@link MajordomoClientSettings#DEFAULTS} (MDP/0.1, 2500 ms, 3 tries
+ *       per TSP call)</td></tr>
+ *   <tr><td>pollDelay</td><td>100 ms before the first {@code titanic.reply} (the guide's), doubling
+ *       after each 300 PENDING up to {@code pollDelayMax}</td></tr>
+ *   <tr><td>pollDelayMax</td><td>5 s (the guide's pause after "no reply yet")</td></tr>
+ *   <tr><td>retryDelay</td><td>1 s before a call answered 500, or not answered, is made again by
+ *       {@link TitanicClient#call}</td></tr>
+ *   <tr><td>clock</td><td>{@link PatternClock#system()}: the pauses of {@link TitanicClient#call}</td></tr>
+ * </table>
+ */
+public final class TitanicClientSettings {
+    public static final TitanicClientSettings DEFAULTS = builder().build();
+
+    private final MajordomoClientSettings majordomo;
+    private final Duration pollDelay;
+    private final Duration pollDelayMax;
+    private final Duration retryDelay;
+    private final PatternClock clock;
+
+    private TitanicClientSettings(Builder b) {
+        clock = b.clock;
+        majordomo = b.majordomo.toBuilder().clock(clock).build();
+        pollDelay = b.pollDelay;
+        pollDelayMax = b.pollDelayMax.compareTo(b.pollDelay) < 0 ? b.pollDelay : b.pollDelayMax;
+        retryDelay = b.retryDelay;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public MajordomoClientSettings majordomo() {
+        return majordomo;
+    }
+
+    public Duration pollDelay() {
+        return pollDelay;
+    }
+
+    public Duration pollDelayMax() {
+        return pollDelayMax;
+    }
+
+    public Duration retryDelay() {
+        return retryDelay;
+    }
+
+    public PatternClock clock() {
+        return clock;
+    }
+
+    public static final class Builder {
+        private MajordomoClientSettings majordomo = MajordomoClientSettings.DEFAULTS;
+        private Duration pollDelay = Duration.ofMillis(100);
+        private Duration pollDelayMax = Duration.ofSeconds(5);
+        private Duration retryDelay = Duration.ofSeconds(1);
+        private PatternClock clock = PatternClock.system();
+
+        private Builder() {
+        }
+
+        /** The Majordomo client under the TSP calls (version, timeout, tries, socket options). */
+        public Builder majordomo(MajordomoClientSettings s) {
+            this.majordomo = Objects.requireNonNull(s);
+            return this;
+        }
+
+        public Builder pollDelay(Duration d) {
+            this.pollDelay = positive(d, "pollDelay");
+            return this;
+        }
+
+        public Builder pollDelayMax(Duration d) {
+            this.pollDelayMax = positive(d, "pollDelayMax");
+            return this;
+        }
+
+        public Builder retryDelay(Duration d) {
+            this.retryDelay = positive(d, "retryDelay");
+            return this;
+        }
+
+        public Builder clock(PatternClock c) {
+            this.clock = Objects.requireNonNull(c);
+            return this;
+        }
+
+        public TitanicClientSettings build() {
+            return new TitanicClientSettings(this);
+        }
+
+        private static Duration positive(Duration d, String name) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive");
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.zmtp.cli;
+
+import io.zmtp.cli.MajordomoCommandsTest.Result;
+import io.zmtp.cli.MajordomoCommandsTest.Running;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code zmtp titanic} and {@code zmtp ticlient} in-process with mdbroker and mdworker, output captured. */
+class TitanicCommandsTest {
+    final List<Running> running = new ArrayList<>();
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void stopAll() throws InterruptedException {
+        for (int i = running.size() - 1; i >= 0; i--) {
+            running.get(i).stop();
+        }
+    }
+
+    Running start(String... args) {
+        Running r = new Running(args);
+        running.add(r);
+        return r;
+    }
+
+    @Test
+    void ticlientGetsItsRepliesThroughTitanicEvenWhenTheWorkerComesLate() throws InterruptedException {
+        Running broker = start("mdbroker", "--bind", "tcp://127.0.0.1:0");
+        String endpoint = broker.out.await("is active at (tcp://\\S+)").group(1);
+        Path store = dir.resolve("store");
+        Running titanic = start("titanic", "-e", endpoint, "--store", store.toString(), "--retry-interval", "100ms");
+        try {
+            titanic.out.await("titanic serving through " + endpoint.replace(".", "\\.") + ", 0 stored request\\(s\\)");
+        } catch (AssertionError e) {
+            throw new AssertionError("titanic said: " + titanic.err.text(), e);
+        }
+        broker.out.await("WORKER_READY .* service=titanic\\.close");
+        broker.out.await("WORKER_READY .* service=titanic\\.request");
+        broker.out.await("WORKER_READY .* service=titanic\\.reply");
+        assertTrue(Files.isRegularFile(store.resolve("titanic.db")), "the store is in --store");
+
+        // no echo worker yet: the client waits; then one comes and every reply arrives
+        Running client = start("ticlient", "-e", endpoint, "-n", "3", "--poll", "50ms", "--deadline", "20s", "hi");
+        client.out.await("I: request UUID [0-9a-f]{32}");
+        titanic.out.await("service 'echo' has no workers");
+        start("mdworker", "--connect", endpoint, "-q");
+        client.out.await("I: 3 replies received");
+        client.thread.join(10_000);
+        assertEquals(0, client.exit.get(), client.out.text());
+        assertEquals(3, client.out.lines().stream().filter(l -> l.equals("I: reply: [hi]")).count(), client.out.text());
+
+        Result one = new Result("ticlient", "-e", endpoint, "-q");
+        assertEquals(0, one.exit, one.out.text());
+        assertEquals("", one.out.text().trim(), "quiet");
+
+        assertEquals(0, titanic.stop());
+        titanic.out.await("I: titanic stopped after 4 request\\(s\\) stored, 4 replies stored");
+    }
+
+    @Test
+    void helpListsTheExitStatusesAndBadOptionsExit2() {
+        Result help = new Result("ticlient", "--help");
+        assertEquals(0, help.exit);
+        assertTrue(help.out.text().matches("(?s).*Exit status:\\s+0 +every reply came.*"), help.out.text());
+        Result thelp = new Result("titanic", "--help");
+        assertTrue(thelp.out.text().contains("--store=DIR"), thelp.out.text());
+        assertTrue(thelp.out.text().matches("(?s).*1 +the store cannot be opened.*"), thelp.out.text());
+        assertEquals(2, new Result("ticlient", "-n", "0").exit);
+        assertEquals(2, new Result("titanic", "--request-workers", "0", "--store", dir.toString()).exit);
+    }
+
+    @Test
+    void aTiclientWithoutTitanicFailsWithinItsDeadline() {
+        Result r = new Result("ticlient", "-e", "tcp://127.0.0.1:1", "--timeout", "50ms", "--retries", "1",
+                "--deadline", "300ms", "--poll", "50ms");
+        assertEquals(1, r.exit, r.out.text());
+        assertTrue(r.out.text().contains("E: titanic.request"), r.out.text());
+    }
+}
