@@ -416,7 +416,7 @@ public final class SocketOptions {
 
         /**
          * How many messages one connection decodes in a turn of the socket's event loop before the
-         * loop's other connections get theirs (default 32; 0: no limit): what keeps one flooding
+         * loop's other connections get theirs (default 128; 0: no limit): what keeps one flooding
          * peer from delaying every other peer of the loop by its whole backlog. See
          * {@link ZmtpOptions.Builder#messagesPerTurn}.
          */

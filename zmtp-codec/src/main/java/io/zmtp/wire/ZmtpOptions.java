@@ -43,10 +43,10 @@ public final class ZmtpOptions {
     public static final int DEFAULT_MAX_METADATA_SIZE = 64 * 1024;
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);
     /**
-     * 32: the messages one connection decodes in a turn of its event loop before it yields to the
+     * 128: the messages one connection decodes in a turn of its event loop before it yields to the
      * loop's other connections (see {@link Builder#messagesPerTurn}).
      */
-    public static final int DEFAULT_MESSAGES_PER_TURN = 32;
+    public static final int DEFAULT_MESSAGES_PER_TURN = 128;
 
     private final SocketType socketType;
     private final byte[] identity;
