@@ -7,6 +7,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.PendingWriteQueue;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
@@ -20,7 +21,6 @@ import org.slf4j.LoggerFactory;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -72,11 +72,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private long budgetHeld;
     /** Resumes reading once the inbound budget frees up (registered while paused for it). */
     private Runnable budgetWake;
-    /**
-     * The context of the PONG we owe (the latest PING's), or null: a later PING replaces it, so a
-     * peer that sends PINGs and never reads costs at most one pending PONG.
-     */
-    private byte[] pendingPong;
+    /** PINGs, TTL and the one PONG we may owe; made in handlerAdded. */
+    private ZmtpHeartbeat heartbeat;
     /** Messages decoded in this connection's current turn of the event loop. */
     private int decodedThisTurn;
     /** The turn's messages are decoded: the rest waits, unread, for the task {@link #nextTurn}. */
@@ -84,17 +81,13 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     /** The decoder's output list while decode() runs: fired before any event, to keep order. */
     private List<Object> currentOut;
 
-    private ArrayDeque<Object[]> writesBeforeReady;
+    /** Writes made before the handshake completed (made on the first one). */
+    private PendingWriteQueue writesBeforeReady;
     private ScheduledFuture<?> handshakeTimer;
     /** Set when our side closes the channel (so channelInactive is not the peer hanging up). */
     private boolean closeRequested;
-    private ScheduledFuture<?> pingTimer;
-    private ScheduledFuture<?> pingTimeoutTimer;
-    private ScheduledFuture<?> ttlTimer;
     /** Counts every received frame: the heartbeat timers compare snapshots of it. */
     private long framesReceived;
-    private long framesAtPing;
-    private long framesAtTtl;
 
     public ZmtpCodec(ZmtpOptions options) {
         this.options = options;
@@ -122,7 +115,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     /** Whether a PONG is owed to the peer and not yet written (at most one ever is). */
     public boolean hasPendingPong() {
-        return pendingPong != null;
+        return heartbeat != null && heartbeat.owesPong();
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -131,6 +124,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
         this.writer = new FrameWriter(ctx);
+        this.heartbeat = new ZmtpHeartbeat(this, ctx, writer);
         if (ctx.channel().isActive()) {
             // Not from here: while a ChannelInitializer is still adding handlers, a failed first
             // write (the peer already gone) would reach that initializer, which logs it as a
@@ -193,7 +187,6 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             state = State.CLOSED;
         }
         active = false;
-        pendingPong = null;
         cancelTimers();
         if (partial != null) {
             partial.release();
@@ -217,9 +210,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     private void cancelTimers() {
         handshakeTimer = cancel(handshakeTimer);
-        pingTimer = cancel(pingTimer);
-        pingTimeoutTimer = cancel(pingTimeoutTimer);
-        ttlTimer = cancel(ttlTimer);
+        if (heartbeat != null) {
+            heartbeat.stop();
+        }
     }
 
     private static ScheduledFuture<?> cancel(ScheduledFuture<?> f) {
@@ -640,7 +633,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private void onActiveCommand(String name, ByteBuf data, List<Object> out) throws ZmtpProtocolException {
         switch (name) {
             case ZmtpWire.PING:
-                onPing(data);
+                heartbeat.onPing(data);
                 break;
             case ZmtpWire.PONG:
                 break; // any traffic is a sign of life; nothing else to do
@@ -683,27 +676,6 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         fail(ConnectionFailed.Kind.PEER_ERROR, "peer sent ERROR \"" + FrameText.escape(reason) + "\"", null);
     }
 
-    private void onPing(ByteBuf data) {
-        int ttl = data.readableBytes() >= 2 ? data.readUnsignedShort() : 0;
-        int ctxLen = Math.min(ZmtpWire.MAX_PING_CONTEXT, data.readableBytes());
-        // Owed, not written: the PONG goes out at the end of this read if the channel is writable,
-        // else once it is; a PING meanwhile replaces it (the latest context is the one to echo).
-        byte[] context = new byte[ctxLen];
-        data.getBytes(data.readerIndex(), context);
-        pendingPong = context;
-        if (ttl > 0 && ttlTimer == null) {
-            framesAtTtl = framesReceived;
-            long ms = ttl * 100L;
-            ttlTimer = ctx.executor().schedule(() -> {
-                ttlTimer = null;
-                if (framesReceived == framesAtTtl && state == State.ACTIVE) {
-                    fail(ConnectionFailed.Kind.HEARTBEAT_TIMEOUT,
-                            "nothing received within the peer's heartbeat TTL of " + ms + " ms", null);
-                }
-            }, ms, TimeUnit.MILLISECONDS);
-        }
-    }
-
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
         if (budgetWake != null) {
@@ -728,20 +700,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         super.channelWritabilityChanged(ctx);
     }
 
-    /** Writes the PONG we owe, if any, while the channel can take it. */
     private void writePendingPong() {
-        byte[] context = pendingPong;
-        if (context == null || state != State.ACTIVE || !ctx.channel().isWritable()) {
-            return;
-        }
-        pendingPong = null;
-        ByteBuf data = Unpooled.wrappedBuffer(context);
-        try {
-            writer.writeCommand(ZmtpWire.PONG, data);
-        } finally {
-            data.release();
-        }
-        writer.flush();
+        heartbeat.writePendingPong();
     }
 
     // ---------------------------------------------------------------- inbound budget
@@ -935,58 +895,37 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     options.mechanism().name(), peerMetadata);
         }
         ctx.fireUserEventTriggered(new HandshakeCompleted(version, options.mechanism().name(), peerMetadata));
-        startHeartbeats();
+        heartbeat.start(version);
         if (writesBeforeReady != null) {
-            Object[] w;
-            while ((w = writesBeforeReady.poll()) != null) {
-                encode(w[0], (ChannelPromise) w[1]);
+            // In the order they were made; a failure meanwhile fails the rest (failWritesBeforeReady).
+            // The queue's remove() releases its message: the retain is what encode releases.
+            Object msg;
+            while (writesBeforeReady != null && (msg = writesBeforeReady.current()) != null) {
+                ReferenceCountUtil.retain(msg);
+                encode(msg, writesBeforeReady.remove());
             }
             writesBeforeReady = null;
             writer.flush();
         }
     }
 
-    // ---------------------------------------------------------------- heartbeats
-
-    private void startHeartbeats() {
-        HeartbeatPolicy hb = options.heartbeat();
-        if (!hb.enabled() || !version.hasCommands31()) {
-            return;
-        }
-        long ivl = hb.interval().toMillis();
-        pingTimer = ctx.executor().scheduleAtFixedRate(this::sendPing, ivl, ivl, TimeUnit.MILLISECONDS);
-    }
-
-    private void sendPing() {
-        if (state != State.ACTIVE) {
-            return;
-        }
-        HeartbeatPolicy hb = options.heartbeat();
-        ByteBuf data = ctx.alloc().buffer(2);
-        data.writeShort(hb.ttlDeciseconds());
-        writer.writeCommand(ZmtpWire.PING, data);
-        data.release();
-        writer.flush();
-        if (pingTimeoutTimer == null) {
-            framesAtPing = framesReceived;
-            long ms = hb.timeout().toMillis();
-            pingTimeoutTimer = ctx.executor().schedule(() -> {
-                pingTimeoutTimer = null;
-                if (framesReceived == framesAtPing && state == State.ACTIVE) {
-                    fail(ConnectionFailed.Kind.HEARTBEAT_TIMEOUT,
-                            "no traffic within " + ms + " ms of our PING", null);
-                }
-            }, ms, TimeUnit.MILLISECONDS);
-        }
-    }
-
     // ---------------------------------------------------------------- failure
+
+    /** The handshake has completed and the connection is not closed (event loop only). */
+    boolean ready() {
+        return state == State.ACTIVE;
+    }
+
+    /** Frames received so far: the heartbeat compares snapshots of it (event loop only). */
+    long framesReceived() {
+        return framesReceived;
+    }
 
     /**
      * Closes this connection for a protocol reason: logs it, sends ERROR when {@code errorReason}
      * is given, fires {@link ConnectionFailed}, and releases everything the connection holds.
      */
-    private void fail(ConnectionFailed.Kind kind, String reason, String errorReason) {
+    void fail(ConnectionFailed.Kind kind, String reason, String errorReason) {
         fail(kind, reason, errorReason, false);
     }
 
@@ -997,7 +936,6 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         boolean beforeHandshake = state != State.ACTIVE;
         state = State.CLOSED;
         active = false;
-        pendingPong = null;
         if (currentOut != null) {
             fireOut(currentOut);
         }
@@ -1038,12 +976,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         if (writesBeforeReady == null) {
             return;
         }
-        Object[] w;
-        while ((w = writesBeforeReady.poll()) != null) {
-            ReferenceCountUtil.release(w[0]);
-            ((ChannelPromise) w[1]).tryFailure(cause);
-        }
+        PendingWriteQueue q = writesBeforeReady;
         writesBeforeReady = null;
+        q.removeAndFailAll(cause);
     }
 
     // ---------------------------------------------------------------- outbound
@@ -1064,9 +999,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     return;
                 }
                 if (writesBeforeReady == null) {
-                    writesBeforeReady = new ArrayDeque<>();
+                    writesBeforeReady = new PendingWriteQueue(ctx);
                 }
-                writesBeforeReady.add(new Object[] {msg, promise});
+                writesBeforeReady.add(msg, promise);
         }
     }
 
