@@ -894,7 +894,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             peerLog.debug("{} handshake complete: {} {} peer {}", ctx.channel(), version,
                     options.mechanism().name(), peerMetadata);
         }
-        ctx.fireUserEventTriggered(new HandshakeCompleted(version, options.mechanism().name(), peerMetadata));
+        ctx.fireUserEventTriggered(new HandshakeCompleted(version, options.mechanism().name(), peerMetadata,
+                new ConnectionWriter(this, ctx)));
         heartbeat.start(version);
         if (writesBeforeReady != null) {
             // In the order they were made; a failure meanwhile fails the rest (failWritesBeforeReady).
@@ -1003,19 +1004,6 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                 }
                 writesBeforeReady.add(msg, promise);
         }
-    }
-
-    /**
-     * Writes like {@code ctx.write(msg)} from the handler placed right after this codec, without
-     * the trip through the pipeline: for that handler only, on the channel's event loop.
-     */
-    public void writeDirect(Object msg) {
-        write(ctx, msg, ctx.voidPromise());
-    }
-
-    /** Flushes like {@code ctx.flush()} from the handler right after this codec (event loop only). */
-    public void flushDirect() {
-        flush(ctx);
     }
 
     private void encode(Object msg, ChannelPromise promise) {
