@@ -39,10 +39,10 @@ import java.util.concurrent.TimeUnit;
  * <p>The greeting is sent in two parts as libzmq does: signature and major version first, the
  * rest once the peer's major version is known (this is where a ZMTP 2.0 downgrade would branch).
  *
- * <p>Inside, one stage at a time reads what arrives: {@link ZmtpGreeting}, then
- * {@link HandshakeDriver} (its commands read by the {@link FrameReader}), then the
- * {@link FrameReader} alone; {@link ZmtpHeartbeat} owns the heartbeat timers and
- * {@link FrameWriter} encodes. The codec itself keeps the connection's state, the per-turn
+ * <p>Inside, one stage at a time reads what arrives: {@code ZmtpGreeting}, then
+ * {@code HandshakeDriver} (its commands read by the {@code FrameReader}), then the
+ * {@code FrameReader} alone; {@code ZmtpHeartbeat} owns the heartbeat timers and
+ * {@code FrameWriter} encodes. The codec itself keeps the connection's state, the per-turn
  * decode quota, the inbound budget, failure handling and the writes made before the handshake.
  */
 public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
