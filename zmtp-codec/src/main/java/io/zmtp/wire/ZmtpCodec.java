@@ -9,7 +9,6 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.PendingWriteQueue;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.security.FrameCipher;
 import org.slf4j.Logger;
@@ -42,8 +41,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Inside, one stage at a time reads what arrives: {@code ZmtpGreeting}, then
  * {@code HandshakeDriver} (its commands read by the {@code FrameReader}), then the
  * {@code FrameReader} alone; {@code ZmtpHeartbeat} owns the heartbeat timers and
- * {@code FrameWriter} encodes. The codec itself keeps the connection's state, the per-turn
- * decode quota, the inbound budget, failure handling and the writes made before the handshake.
+ * {@code FrameWriter} encodes, {@code BudgetReservation} holds the connection's share of the
+ * socket's inbound budget. The codec itself keeps the connection's state, the per-turn decode
+ * quota, failure handling and the writes made before the handshake.
  */
 public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
     private static final Logger log = LoggerFactory.getLogger(ZmtpCodec.class);
@@ -67,10 +67,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private volatile boolean active;
     private FrameCipher cipher;
 
-    /** What this connection has reserved of the socket's inbound budget (0 without one). */
-    private long budgetHeld;
-    /** Resumes reading once the inbound budget frees up (registered while paused for it). */
-    private Runnable budgetWake;
+    /** What this connection holds of the socket's inbound budget; null without one. */
+    private BudgetReservation budget;
     /** PINGs, TTL and the one PONG we may owe; made in handlerAdded. */
     private ZmtpHeartbeat heartbeat;
     /** Messages decoded in this connection's current turn of the event loop. */
@@ -124,6 +122,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         this.writer = new FrameWriter(ctx);
         this.heartbeat = new ZmtpHeartbeat(this, ctx, writer);
         this.greeting = new ZmtpGreeting(options, ctx, writer);
+        if (options.inboundBudget() != null) {
+            this.budget = new BudgetReservation(this, ctx, options.inboundBudget());
+        }
         if (ctx.channel().isActive()) {
             // Not from here: while a ChannelInitializer is still adding handlers, a failed first
             // write (the peer already gone) would reach that initializer, which logs it as a
@@ -391,7 +392,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (budgetWake != null) {
+        if (budget != null && budget.paused()) {
             // Paused for the inbound budget: ByteToMessageDecoder would ask for one more read when
             // no message came out of this one, which is exactly the read to hold back.
             discardSomeReadBytes();
@@ -422,62 +423,24 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     /**
      * Reserves what this connection holds of an unfinished message ({@code buffered} bytes of an
      * unfinished frame left in the read buffer, plus the unfinished message's frames) against the
-     * socket's inbound budget, and pauses reading while the budget is overdrawn and this
-     * connection holds more than {@link InboundBudget#SMALL_HOLDING}.
+     * socket's inbound budget ({@link BudgetReservation}).
      */
     private void accountBudget(int buffered) {
-        InboundBudget budget = options.inboundBudget();
-        if (budget == null) {
-            return;
-        }
-        long held = state == State.CLOSED ? 0 : reader.partialBytes() + buffered;
-        budget.change(held - budgetHeld);
-        budgetHeld = held;
-        if (held > InboundBudget.SMALL_HOLDING && budget.overdrawn() && budgetWake == null) {
-            ReadGate.pause(ctx.channel(), ReadGate.BUDGET);
-            EventExecutor loop = ctx.executor();
-            Runnable wake = new Runnable() {
-                @Override
-                public void run() {
-                    if (loop.inEventLoop()) {
-                        resumeFromBudget(this);
-                    } else {
-                        loop.execute(() -> resumeFromBudget(this));
-                    }
-                }
-            };
-            budgetWake = wake;
-            budget.await(wake);
+        if (budget != null) {
+            budget.hold(state == State.CLOSED ? 0 : reader.partialBytes() + buffered);
         }
     }
 
-    private void resumeFromBudget(Runnable wake) {
-        if (budgetWake != wake) {
-            return;
-        }
-        budgetWake = null;
-        if (state != State.CLOSED) {
-            ReadGate.resume(ctx.channel(), ReadGate.BUDGET);
-        }
-    }
-
-    /** Returns this connection's reservation (it closed, or it finished its message). */
+    /** Returns this connection's reservation (it closed). */
     private void releaseBudget() {
-        InboundBudget budget = options.inboundBudget();
-        if (budget == null) {
-            return;
+        if (budget != null) {
+            budget.release();
         }
-        if (budgetWake != null) {
-            budget.cancel(budgetWake);
-            budgetWake = null;
-        }
-        budget.change(-budgetHeld);
-        budgetHeld = 0;
     }
 
     /** The bytes this connection has reserved of its socket's inbound budget (event loop only). */
     long budgetHeld() {
-        return budgetHeld;
+        return budget == null ? 0 : budget.held();
     }
 
     private void fireOut(List<Object> out) {
