@@ -4,7 +4,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
-import io.zmtp.wire.ZmtpCodec;
+import io.zmtp.wire.ConnectionWriter;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpVersion;
 
@@ -17,24 +17,27 @@ import java.util.ArrayDeque;
  */
 final class ChannelPipe extends Pipe {
     private final ChannelHandlerContext ctx;
-    /** The codec right before our handler, written to directly; null when other handlers sit between. */
-    private final ZmtpCodec codec;
+    /**
+     * Writes into the codec directly (handed over with the handshake), wherever our handler sits;
+     * null only when the HandshakeCompleted event was made by someone other than the codec.
+     */
+    private final ConnectionWriter direct;
     private final ArrayDeque<Object> backlog = new ArrayDeque<>();
     private final int sendHwm;
     /** closeAfterFlush is waiting for the backlog to drain. */
     private boolean lingering;
 
-    ChannelPipe(ZmtpSocket socket, ChannelHandlerContext ctx, ZmtpCodec codec, ZmtpMetadata peer, ZmtpVersion version,
+    ChannelPipe(ZmtpSocket socket, ChannelHandlerContext ctx, ConnectionWriter direct, ZmtpMetadata peer, ZmtpVersion version,
                 String endpoint) {
         super(socket, peer, version, endpoint);
         this.ctx = ctx;
-        this.codec = codec;
+        this.direct = direct;
         this.sendHwm = socket.options().sendHwm();
     }
 
     private void writeToChannel(Object msg) {
-        if (codec != null) {
-            codec.writeDirect(msg);
+        if (direct != null) {
+            direct.write(msg);
         } else {
             ctx.write(msg, ctx.voidPromise());
         }
@@ -90,8 +93,8 @@ final class ChannelPipe extends Pipe {
 
     @Override
     void flush() {
-        if (codec != null) {
-            codec.flushDirect();
+        if (direct != null) {
+            direct.flush();
         } else {
             ctx.flush();
         }

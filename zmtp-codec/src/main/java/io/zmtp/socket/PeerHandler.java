@@ -1,14 +1,12 @@
 package io.zmtp.socket;
 
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
 import io.zmtp.wire.ConnectionFailed;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.HandshakeCompleted;
 import io.zmtp.wire.PeerFailureLog;
-import io.zmtp.wire.ZmtpCodec;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpSubscription;
 import org.slf4j.Logger;
@@ -70,7 +68,7 @@ public final class PeerHandler extends ChannelDuplexHandler {
                 ctx.close();
                 return;
             }
-            pipe = new ChannelPipe(socket, ctx, codecBefore(ctx), hc.peerMetadata(), hc.version(), endpoint);
+            pipe = new ChannelPipe(socket, ctx, hc.writer(), hc.peerMetadata(), hc.version(), endpoint);
             socket.attach(pipe);
             // After attaching, so the event carries the routing id a ROUTER gave the peer.
             socket.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null,
@@ -158,17 +156,6 @@ public final class PeerHandler extends ChannelDuplexHandler {
         if (ctx != null) {
             ctx.close();
         }
-    }
-
-    /** The codec when it is the handler right before this one (then pipes write to it directly). */
-    private static ZmtpCodec codecBefore(ChannelHandlerContext ctx) {
-        java.util.List<String> names = ctx.pipeline().names();
-        int i = names.indexOf(ctx.name());
-        if (i <= 0) {
-            return null;
-        }
-        ChannelHandler before = ctx.pipeline().get(names.get(i - 1));
-        return before instanceof ZmtpCodec ? (ZmtpCodec) before : null;
     }
 
     /** The failure the codec reported before closing, or null. */

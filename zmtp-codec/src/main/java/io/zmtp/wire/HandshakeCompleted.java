@@ -10,11 +10,26 @@ public final class HandshakeCompleted {
     private final ZmtpVersion version;
     private final String mechanism;
     private final ZmtpMetadata peerMetadata;
+    private final ConnectionWriter writer;
 
     public HandshakeCompleted(ZmtpVersion version, String mechanism, ZmtpMetadata peerMetadata) {
+        this(version, mechanism, peerMetadata, null);
+    }
+
+    HandshakeCompleted(ZmtpVersion version, String mechanism, ZmtpMetadata peerMetadata, ConnectionWriter writer) {
         this.version = version;
         this.mechanism = mechanism;
         this.peerMetadata = peerMetadata;
+        this.writer = writer;
+    }
+
+    /**
+     * Writes into the codec that fired this event without a trip through the pipeline (event loop
+     * only), or null when the event was made elsewhere. For the one handler that owns the
+     * connection; see {@link ConnectionWriter}.
+     */
+    public ConnectionWriter writer() {
+        return writer;
     }
 
     /** The revision both sides speak: the lower of the two announced. */

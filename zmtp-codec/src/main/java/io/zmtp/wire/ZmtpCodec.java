@@ -1,26 +1,22 @@
 package io.zmtp.wire;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.PendingWriteQueue;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.security.FrameCipher;
-import io.zmtp.security.HandshakeSession;
-import io.zmtp.security.MechanismHandshake;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -41,6 +37,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The greeting is sent in two parts as libzmq does: signature and major version first, the
  * rest once the peer's major version is known (this is where a ZMTP 2.0 downgrade would branch).
+ *
+ * <p>Inside, one stage at a time reads what arrives: {@code ZmtpGreeting}, then
+ * {@code HandshakeDriver} (its commands read by the {@code FrameReader}), then the
+ * {@code FrameReader} alone; {@code ZmtpHeartbeat} owns the heartbeat timers and
+ * {@code FrameWriter} encodes, {@code BudgetReservation} holds the connection's share of the
+ * socket's inbound budget. The codec itself keeps the connection's state, the per-turn decode
+ * quota, failure handling and the writes made before the handshake.
  */
 public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
     private static final Logger log = LoggerFactory.getLogger(ZmtpCodec.class);
@@ -48,35 +51,26 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     static final int DECODE_BATCH = Integer.getInteger("zmtp.decode.batch", 8);
 
-    /** Room for a command name and CURVE's box around a frame, above the message size limit. */
-    private static final int COMMAND_OVERHEAD = 512;
-
-    private enum State { SIGNATURE, MAJOR, GREETING_REST, HANDSHAKE, ACTIVE, CLOSED }
+    private enum State { GREETING, HANDSHAKE, ACTIVE, CLOSED }
 
     private final ZmtpOptions options;
-    private State state = State.SIGNATURE;
+    private State state = State.GREETING;
     private ChannelHandlerContext ctx;
     private FrameWriter writer;
+    private ZmtpGreeting greeting;
+    /** Set from the greeting's end to the handshake's. */
+    private HandshakeDriver handshake;
+    private final FrameReader reader;
     /** Written on the event loop, read from any thread through the accessors. */
     private volatile ZmtpVersion version;
     private volatile ZmtpMetadata peerMetadata = ZmtpMetadata.EMPTY;
     private volatile boolean active;
-    private boolean peerAsServer;
-    private MechanismHandshake handshake;
     private FrameCipher cipher;
 
-    private ZmtpMessage partial;
-    /** The unfinished message's bytes plus {@link ZmtpOptions#FRAME_COST} per frame. */
-    private long partialBytes;
-    /** What this connection has reserved of the socket's inbound budget (0 without one). */
-    private long budgetHeld;
-    /** Resumes reading once the inbound budget frees up (registered while paused for it). */
-    private Runnable budgetWake;
-    /**
-     * The context of the PONG we owe (the latest PING's), or null: a later PING replaces it, so a
-     * peer that sends PINGs and never reads costs at most one pending PONG.
-     */
-    private byte[] pendingPong;
+    /** What this connection holds of the socket's inbound budget; null without one. */
+    private BudgetReservation budget;
+    /** PINGs, TTL and the one PONG we may owe; made in handlerAdded. */
+    private ZmtpHeartbeat heartbeat;
     /** Messages decoded in this connection's current turn of the event loop. */
     private int decodedThisTurn;
     /** The turn's messages are decoded: the rest waits, unread, for the task {@link #nextTurn}. */
@@ -84,20 +78,15 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     /** The decoder's output list while decode() runs: fired before any event, to keep order. */
     private List<Object> currentOut;
 
-    private ArrayDeque<Object[]> writesBeforeReady;
+    /** Writes made before the handshake completed (made on the first one). */
+    private PendingWriteQueue writesBeforeReady;
     private ScheduledFuture<?> handshakeTimer;
     /** Set when our side closes the channel (so channelInactive is not the peer hanging up). */
     private boolean closeRequested;
-    private ScheduledFuture<?> pingTimer;
-    private ScheduledFuture<?> pingTimeoutTimer;
-    private ScheduledFuture<?> ttlTimer;
-    /** Counts every received frame: the heartbeat timers compare snapshots of it. */
-    private long framesReceived;
-    private long framesAtPing;
-    private long framesAtTtl;
 
     public ZmtpCodec(ZmtpOptions options) {
         this.options = options;
+        this.reader = new FrameReader(options, new Commands());
     }
 
     /** The options this codec was made with. */
@@ -122,7 +111,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     /** Whether a PONG is owed to the peer and not yet written (at most one ever is). */
     public boolean hasPendingPong() {
-        return pendingPong != null;
+        return heartbeat != null && heartbeat.owesPong();
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -131,6 +120,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
         this.writer = new FrameWriter(ctx);
+        this.heartbeat = new ZmtpHeartbeat(this, ctx, writer);
+        this.greeting = new ZmtpGreeting(options, ctx, writer);
+        if (options.inboundBudget() != null) {
+            this.budget = new BudgetReservation(this, ctx, options.inboundBudget());
+        }
         if (ctx.channel().isActive()) {
             // Not from here: while a ChannelInitializer is still adding handlers, a failed first
             // write (the peer already gone) would reach that initializer, which logs it as a
@@ -146,7 +140,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
 
     private void start() {
-        if (handshakeTimer != null || state != State.SIGNATURE || !ctx.channel().isActive()) {
+        if (handshakeTimer != null || state != State.GREETING || !ctx.channel().isActive()) {
             return;
         }
         long ms = options.handshakeTimeout().toMillis();
@@ -156,11 +150,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                         "handshake not completed within " + ms + " ms", null);
             }
         }, ms, TimeUnit.MILLISECONDS);
-        ByteBuf start = ctx.alloc().buffer(ZmtpWire.GREETING_FIRST_PART);
-        ZmtpWire.writeGreetingStart(start);
-        writer.writeRaw(start);
-        start.release();
-        writer.flush();
+        greeting.sendStart();
     }
 
     @Override
@@ -193,13 +183,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             state = State.CLOSED;
         }
         active = false;
-        pendingPong = null;
         cancelTimers();
-        if (partial != null) {
-            partial.release();
-            partial = null;
-            partialBytes = 0;
-        }
+        reader.discardPartial();
         releaseBudget();
         failWritesBeforeReady(cause);
         if (writer != null) {
@@ -217,9 +202,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     private void cancelTimers() {
         handshakeTimer = cancel(handshakeTimer);
-        pingTimer = cancel(pingTimer);
-        pingTimeoutTimer = cancel(pingTimeoutTimer);
-        ttlTimer = cancel(ttlTimer);
+        if (heartbeat != null) {
+            heartbeat.stop();
+        }
     }
 
     private static ScheduledFuture<?> cancel(ScheduledFuture<?> f) {
@@ -332,24 +317,24 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private void decodeFrames(ByteBuf in, List<Object> out) throws ZmtpProtocolException {
         for (;;) {
             switch (state) {
-                case SIGNATURE:
-                    if (!readSignature(in)) {
+                case GREETING:
+                    boolean greeted;
+                    try {
+                        greeted = greeting.read(in);
+                    } finally {
+                        version = greeting.version();
+                    }
+                    if (!greeted) {
                         return;
                     }
-                    break;
-                case MAJOR:
-                    if (!readMajor(in)) {
-                        return;
-                    }
-                    break;
-                case GREETING_REST:
-                    if (!readGreetingRest(in)) {
-                        return;
-                    }
+                    state = State.HANDSHAKE;
+                    handshake = new HandshakeDriver(this, ctx, writer, version, greeting.peerAsServer());
+                    greeting = null;
+                    handshake.start();
                     break;
                 case HANDSHAKE:
-                case ACTIVE: {
-                    if (!readFrame(in, out)) {
+                case ACTIVE:
+                    if (!reader.read(in, out)) {
                         return;
                     }
                     if (out.size() >= DECODE_BATCH) {
@@ -358,289 +343,30 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                         return;
                     }
                     break;
-                }
                 default:
                     return;
             }
         }
     }
 
-    private boolean readSignature(ByteBuf in) throws ZmtpProtocolException {
-        int n = in.readableBytes();
-        int ri = in.readerIndex();
-        if (n >= 1 && in.getUnsignedByte(ri) != 0xFF) {
-            throw new ZmtpProtocolException("not a ZMTP peer: bad greeting signature (first byte 0x"
-                    + Integer.toHexString(in.getUnsignedByte(ri)) + ")");
-        }
-        if (n < 10) {
-            return false;
-        }
-        if ((in.getByte(ri + 9) & 0x01) == 0) {
-            // A ZMTP 1.0 peer: bytes 1-8 were a length and byte 9 its flags.
-            throw new ZmtpProtocolException("peer speaks ZMTP 1.0, which is not supported");
-        }
-        in.skipBytes(10);
-        state = State.MAJOR;
-        return true;
-    }
-
-    private boolean readMajor(ByteBuf in) throws ZmtpProtocolException {
-        if (!in.isReadable()) {
-            return false;
-        }
-        int major = in.readUnsignedByte();
-        if (major < 3) {
-            onLegacyPeer(major);
-        }
-        // Our greeting's second part goes out once the peer is known to speak 3.x.
-        ByteBuf rest = ctx.alloc().buffer(ZmtpWire.GREETING_SIZE - ZmtpWire.GREETING_FIRST_PART);
-        ZmtpWire.writeGreetingRest(rest, options.version().minor(), options.mechanism().name(),
-                options.mechanism().asServer());
-        writer.writeRaw(rest);
-        rest.release();
-        writer.flush();
-        state = State.GREETING_REST;
-        return true;
-    }
-
-    /** The peer announced ZMTP 1.x or 2.x. A downgrade to ZMTP 2.0 framing would start here. */
-    private void onLegacyPeer(int major) throws ZmtpProtocolException {
-        String which = major <= 1 ? "ZMTP 2.0 (revision 1)" : "ZMTP 2.x (revision " + major + ")";
-        throw new ZmtpProtocolException("peer speaks " + which + "; only ZMTP 3.x is supported");
-    }
-
-    private boolean readGreetingRest(ByteBuf in) throws ZmtpProtocolException {
-        if (in.readableBytes() < ZmtpWire.GREETING_SIZE - ZmtpWire.GREETING_FIRST_PART) {
-            return false;
-        }
-        int minor = in.readUnsignedByte();
-        String mechanism = readMechanismName(in);
-        peerAsServer = in.readByte() != 0;
-        in.skipBytes(31);
-        version = ZmtpVersion.negotiate(options.version(), 3, minor);
-        if (!mechanism.equals(options.mechanism().name())) {
-            throw new ZmtpProtocolException("security mechanism mismatch: we use "
-                    + options.mechanism().name() + ", the peer uses " + FrameText.escape(mechanism));
-        }
-        state = State.HANDSHAKE;
-        handshake = options.mechanism().newHandshake(new Session());
-        handshake.start();
-        return true;
-    }
-
-    private static String readMechanismName(ByteBuf in) {
-        int start = in.readerIndex();
-        int len = 0;
-        while (len < ZmtpWire.MECHANISM_FIELD_SIZE && in.getByte(start + len) != 0) {
-            len++;
-        }
-        String name = in.toString(start, len, StandardCharsets.US_ASCII);
-        in.skipBytes(ZmtpWire.MECHANISM_FIELD_SIZE);
-        return name;
-    }
-
-    private boolean readFrame(ByteBuf in, List<Object> out) throws ZmtpProtocolException {
-        int avail = in.readableBytes();
-        if (avail < 2) {
-            return false;
-        }
-        int ri = in.readerIndex();
-        int flags = in.getUnsignedByte(ri);
-        if ((flags & ZmtpWire.FLAGS_RESERVED) != 0) {
-            throw new ZmtpProtocolException("frame with reserved flag bits set (flags 0x"
-                    + Integer.toHexString(flags) + ")");
-        }
-        boolean command = (flags & ZmtpWire.FLAG_COMMAND) != 0;
-        if (command && (flags & ZmtpWire.FLAG_MORE) != 0) {
-            throw new ZmtpProtocolException("command frame with the MORE flag");
-        }
-        // Once a mechanism encrypts, every frame is one of its commands (CURVE's MESSAGE). libzmq
-        // sends MESSAGE as a plain data frame (its flags travel inside the box), so the outer
-        // COMMAND bit is not required; MORE has no meaning there.
-        if (cipher != null) {
-            if ((flags & ZmtpWire.FLAG_MORE) != 0) {
-                throw new ZmtpProtocolException("MORE flag on the outside of an encrypted frame");
+    /** Where the {@link FrameReader} delivers commands: to the handshake, or the connection's own. */
+    private final class Commands implements FrameReader.Listener {
+        @Override
+        public void commandRead(String name, ByteBuf data, List<Object> out) throws ZmtpProtocolException {
+            if (ZmtpWire.ERROR.equals(name)) {
+                onError(data);
+            } else if (state == State.HANDSHAKE) {
+                handshake.onCommand(name, data);
+            } else {
+                onActiveCommand(name, data, out);
             }
-            command = true;
-        }
-        long size;
-        int header;
-        if ((flags & ZmtpWire.FLAG_LONG) != 0) {
-            if (avail < 9) {
-                return false;
-            }
-            size = in.getLong(ri + 1);
-            header = 9;
-            if (size < 0) {
-                throw new ZmtpProtocolException("frame size above 2^63-1");
-            }
-        } else {
-            size = in.getUnsignedByte(ri + 1);
-            header = 2;
-        }
-        checkSize(command, size);
-        if (avail - header < size) {
-            return false;
-        }
-        in.skipBytes(header);
-        ByteBuf body = size == 0 ? Unpooled.EMPTY_BUFFER : in.readRetainedSlice((int) size);
-        framesReceived++;
-        if (command) {
-            try {
-                onCommand(body, out);
-            } finally {
-                body.release();
-            }
-        } else if (state != State.ACTIVE) {
-            body.release();
-            throw new ZmtpProtocolException("message frame before the handshake completed");
-        } else if (cipher != null) {
-            body.release();
-            throw new ZmtpProtocolException("plaintext message frame on an encrypted connection");
-        } else {
-            onDataFrame((flags & ZmtpWire.FLAG_MORE) != 0, body, out);
-        }
-        return true;
-    }
-
-    /**
-     * Checked on the frame header, before any byte of the body is buffered. Sizes are at most
-     * 2^63-1 and limits at most {@link ZmtpOptions#MAX_MESSAGE_SIZE_LIMIT}, so no sum overflows.
-     */
-    private void checkSize(boolean command, long size) throws ZmtpProtocolException {
-        if (command) {
-            long max = state == State.ACTIVE
-                    ? (cipher != null ? options.maxMessageSize() : options.maxMetadataSize()) + COMMAND_OVERHEAD
-                    : options.maxMetadataSize() + COMMAND_OVERHEAD;
-            if (size > max) {
-                throw new ZmtpProtocolException("command frame of " + size + " bytes exceeds the limit of "
-                        + max + " bytes");
-            }
-            checkBudget(size);
-        } else {
-            long cost = partial == null ? 0 : ZmtpOptions.FRAME_COST;
-            if (size > options.maxMessageSize() - partialBytes - cost) {
-                throw new ZmtpProtocolException("message of at least " + (partialBytes + size + cost)
-                        + " bytes (counting " + ZmtpOptions.FRAME_COST + " per frame after the first) exceeds"
-                        + " maxMessageSize " + options.maxMessageSize());
-            }
-            checkBudget(partialBytes + size + cost);
-        }
-    }
-
-    /** A message that alone needs more than the socket's whole inbound budget can never be read. */
-    private void checkBudget(long needed) throws ZmtpProtocolException {
-        InboundBudget budget = options.inboundBudget();
-        if (budget != null && needed > budget.limit()) {
-            throw new ZmtpProtocolException("message of at least " + needed
-                    + " bytes exceeds the socket's inbound budget of " + budget.limit() + " bytes");
-        }
-    }
-
-    private void onDataFrame(boolean more, ByteBuf body, List<Object> out) throws ZmtpProtocolException {
-        if (partial == null) {
-            partial = ZmtpMessage.newMessage();
-        } else if (partial.size() >= options.maxFramesPerMessage()) {
-            body.release();
-            throw new ZmtpProtocolException("message of more than " + options.maxFramesPerMessage()
-                    + " frames (maxFramesPerMessage)");
-        }
-        partialBytes += body.readableBytes() + (partial.size() == 0 ? 0 : ZmtpOptions.FRAME_COST);
-        partial.add(body);
-        if (partialBytes > options.maxMessageSize()) {
-            throw new ZmtpProtocolException("message of " + partialBytes + " bytes (counting "
-                    + ZmtpOptions.FRAME_COST + " per frame after the first) exceeds maxMessageSize "
-                    + options.maxMessageSize());
-        }
-        if (!more) {
-            ZmtpMessage m = partial;
-            partial = null;
-            partialBytes = 0;
-            m.properties(peerMetadata);
-            out.add(m);
-        }
-    }
-
-    private void onCommand(ByteBuf body, List<Object> out) throws ZmtpProtocolException {
-        if (!body.isReadable()) {
-            throw new ZmtpProtocolException("command frame without a name");
-        }
-        if (state == State.HANDSHAKE && isLibzmqPlainError(body)) {
-            body.skipBytes(LIBZMQ_PLAIN_ERROR.length);
-            onError(body);
-            return;
-        }
-        String name = readCommandName(body);
-        if (ZmtpWire.ERROR.equals(name)) {
-            onError(body);
-            return;
-        }
-        if (state == State.HANDSHAKE) {
-            ZmtpCommand cmd = new ZmtpCommand(name, body.retain());
-            try {
-                handshake.onCommand(cmd);
-            } finally {
-                cmd.release();
-            }
-            return;
-        }
-        if (cipher != null) {
-            ByteBuf plain = cipher.decrypt(name, body);
-            try {
-                if (!plain.isReadable()) {
-                    throw new ZmtpProtocolException("encrypted frame without flags");
-                }
-                int innerFlags = plain.readUnsignedByte();
-                if ((innerFlags & ZmtpWire.FLAG_COMMAND) != 0) {
-                    onClearCommand(plain, out);
-                } else {
-                    checkSize(false, plain.readableBytes());
-                    onDataFrame((innerFlags & ZmtpWire.FLAG_MORE) != 0, plain.retain(), out);
-                }
-            } finally {
-                plain.release();
-            }
-            return;
-        }
-        onActiveCommand(name, body, out);
-    }
-
-    /**
-     * Reads a command's name (a length octet, then that many ASCII letters, as the ABNF of 23/37
-     * has it): the one place names are parsed, for plaintext commands and for those that arrive
-     * inside a CURVE MESSAGE box alike.
-     */
-    static String readCommandName(ByteBuf body) throws ZmtpProtocolException {
-        int nameLen = body.readUnsignedByte();
-        if (nameLen == 0 || nameLen > body.readableBytes()) {
-            throw new ZmtpProtocolException("command with a truncated or empty name");
-        }
-        for (int i = 0; i < nameLen; i++) {
-            byte c = body.getByte(body.readerIndex() + i);
-            if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
-                throw new ZmtpProtocolException("command name with a character that is not a letter");
-            }
-        }
-        return body.readCharSequence(nameLen, StandardCharsets.US_ASCII).toString();
-    }
-
-    /** A command that arrived inside an encrypted MESSAGE box. */
-    private void onClearCommand(ByteBuf body, List<Object> out) throws ZmtpProtocolException {
-        if (!body.isReadable()) {
-            throw new ZmtpProtocolException("command frame without a name");
-        }
-        String name = readCommandName(body);
-        if (ZmtpWire.ERROR.equals(name)) {
-            onError(body);
-        } else {
-            onActiveCommand(name, body, out);
         }
     }
 
     private void onActiveCommand(String name, ByteBuf data, List<Object> out) throws ZmtpProtocolException {
         switch (name) {
             case ZmtpWire.PING:
-                onPing(data);
+                heartbeat.onPing(data);
                 break;
             case ZmtpWire.PONG:
                 break; // any traffic is a sign of life; nothing else to do
@@ -655,25 +381,6 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         }
     }
 
-    /**
-     * libzmq's PLAIN mechanism (4.2.3 and later) writes ERROR as 5E "RROR" + reason: its constant
-     * "\x05ERROR" is read by C as the hex escape \x05E then "RROR". It is recognised during the
-     * handshake so that a refusal by a libzmq PLAIN server is reported as the ERROR it is.
-     */
-    private static final byte[] LIBZMQ_PLAIN_ERROR = {0x5E, 'R', 'R', 'O', 'R'};
-
-    private static boolean isLibzmqPlainError(ByteBuf body) {
-        if (body.readableBytes() < LIBZMQ_PLAIN_ERROR.length) {
-            return false;
-        }
-        for (int i = 0; i < LIBZMQ_PLAIN_ERROR.length; i++) {
-            if (body.getByte(body.readerIndex() + i) != LIBZMQ_PLAIN_ERROR[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private void onError(ByteBuf data) {
         String reason = "";
         if (data.isReadable()) {
@@ -683,30 +390,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         fail(ConnectionFailed.Kind.PEER_ERROR, "peer sent ERROR \"" + FrameText.escape(reason) + "\"", null);
     }
 
-    private void onPing(ByteBuf data) {
-        int ttl = data.readableBytes() >= 2 ? data.readUnsignedShort() : 0;
-        int ctxLen = Math.min(ZmtpWire.MAX_PING_CONTEXT, data.readableBytes());
-        // Owed, not written: the PONG goes out at the end of this read if the channel is writable,
-        // else once it is; a PING meanwhile replaces it (the latest context is the one to echo).
-        byte[] context = new byte[ctxLen];
-        data.getBytes(data.readerIndex(), context);
-        pendingPong = context;
-        if (ttl > 0 && ttlTimer == null) {
-            framesAtTtl = framesReceived;
-            long ms = ttl * 100L;
-            ttlTimer = ctx.executor().schedule(() -> {
-                ttlTimer = null;
-                if (framesReceived == framesAtTtl && state == State.ACTIVE) {
-                    fail(ConnectionFailed.Kind.HEARTBEAT_TIMEOUT,
-                            "nothing received within the peer's heartbeat TTL of " + ms + " ms", null);
-                }
-            }, ms, TimeUnit.MILLISECONDS);
-        }
-    }
-
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (budgetWake != null) {
+        if (budget != null && budget.paused()) {
             // Paused for the inbound budget: ByteToMessageDecoder would ask for one more read when
             // no message came out of this one, which is exactly the read to hold back.
             discardSomeReadBytes();
@@ -728,20 +414,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         super.channelWritabilityChanged(ctx);
     }
 
-    /** Writes the PONG we owe, if any, while the channel can take it. */
     private void writePendingPong() {
-        byte[] context = pendingPong;
-        if (context == null || state != State.ACTIVE || !ctx.channel().isWritable()) {
-            return;
-        }
-        pendingPong = null;
-        ByteBuf data = Unpooled.wrappedBuffer(context);
-        try {
-            writer.writeCommand(ZmtpWire.PONG, data);
-        } finally {
-            data.release();
-        }
-        writer.flush();
+        heartbeat.writePendingPong();
     }
 
     // ---------------------------------------------------------------- inbound budget
@@ -749,62 +423,24 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     /**
      * Reserves what this connection holds of an unfinished message ({@code buffered} bytes of an
      * unfinished frame left in the read buffer, plus the unfinished message's frames) against the
-     * socket's inbound budget, and pauses reading while the budget is overdrawn and this
-     * connection holds more than {@link InboundBudget#SMALL_HOLDING}.
+     * socket's inbound budget ({@link BudgetReservation}).
      */
     private void accountBudget(int buffered) {
-        InboundBudget budget = options.inboundBudget();
-        if (budget == null) {
-            return;
-        }
-        long held = state == State.CLOSED ? 0 : partialBytes + buffered;
-        budget.change(held - budgetHeld);
-        budgetHeld = held;
-        if (held > InboundBudget.SMALL_HOLDING && budget.overdrawn() && budgetWake == null) {
-            ReadGate.pause(ctx.channel(), ReadGate.BUDGET);
-            EventExecutor loop = ctx.executor();
-            Runnable wake = new Runnable() {
-                @Override
-                public void run() {
-                    if (loop.inEventLoop()) {
-                        resumeFromBudget(this);
-                    } else {
-                        loop.execute(() -> resumeFromBudget(this));
-                    }
-                }
-            };
-            budgetWake = wake;
-            budget.await(wake);
+        if (budget != null) {
+            budget.hold(state == State.CLOSED ? 0 : reader.partialBytes() + buffered);
         }
     }
 
-    private void resumeFromBudget(Runnable wake) {
-        if (budgetWake != wake) {
-            return;
-        }
-        budgetWake = null;
-        if (state != State.CLOSED) {
-            ReadGate.resume(ctx.channel(), ReadGate.BUDGET);
-        }
-    }
-
-    /** Returns this connection's reservation (it closed, or it finished its message). */
+    /** Returns this connection's reservation (it closed). */
     private void releaseBudget() {
-        InboundBudget budget = options.inboundBudget();
-        if (budget == null) {
-            return;
+        if (budget != null) {
+            budget.release();
         }
-        if (budgetWake != null) {
-            budget.cancel(budgetWake);
-            budgetWake = null;
-        }
-        budget.change(-budgetHeld);
-        budgetHeld = 0;
     }
 
     /** The bytes this connection has reserved of its socket's inbound budget (event loop only). */
     long budgetHeld() {
-        return budgetHeld;
+        return budget == null ? 0 : budget.held();
     }
 
     private void fireOut(List<Object> out) {
@@ -816,114 +452,13 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     // ---------------------------------------------------------------- handshake
 
-    private final class Session implements HandshakeSession {
-        @Override
-        public ByteBufAllocator alloc() {
-            return ctx.alloc();
-        }
-
-        @Override
-        public EventExecutor executor() {
-            return ctx.executor();
-        }
-
-        @Override
-        public ZmtpVersion version() {
-            return version;
-        }
-
-        @Override
-        public boolean peerAsServer() {
-            return peerAsServer;
-        }
-
-        @Override
-        public SocketAddress remoteAddress() {
-            return ctx.channel().remoteAddress();
-        }
-
-        @Override
-        public ZmtpMetadata localMetadata() {
-            return options.localMetadata();
-        }
-
-        @Override
-        public ZmtpMetadata decodePeerMetadata(ByteBuf data) throws ZmtpProtocolException {
-            ZmtpMetadata metadata = ZmtpMetadata.decode(data, options.maxMetadataProperties());
-            checkPeer(metadata);
-            return metadata;
-        }
-
-        @Override
-        public void sendCommand(String name, ByteBuf data) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            writer.writeCommand(name, data);
-            writer.flush();
-        }
-
-        @Override
-        public void complete(ZmtpMetadata metadata, String userId, FrameCipher frameCipher) {
-            if (state != State.HANDSHAKE) {
-                return;
-            }
-            onHandshakeComplete(metadata, userId, frameCipher);
-        }
-
-        @Override
-        public void fail(String reason, String errorReason, boolean authentication) {
-            ZmtpCodec.this.fail(authentication ? ConnectionFailed.Kind.AUTHENTICATION
-                    : ConnectionFailed.Kind.HANDSHAKE, reason, errorReason);
-        }
-    }
-
-    /**
-     * Whether we can talk to a peer that announced {@code metadata}: a known Socket-Type that
-     * pairs with ours, an identity of at most 255 bytes. Mechanisms call it (through
-     * {@link HandshakeSession#decodePeerMetadata}) before they send READY, as libzmq does, and
-     * the codec again when the handshake completes.
-     */
-    private void checkPeer(ZmtpMetadata metadata) throws ZmtpProtocolException {
-        byte[] typeName = metadata.get(ZmtpMetadata.SOCKET_TYPE);
-        SocketType peerType = SocketType.fromWireName(typeName);
-        if (peerType == null) {
-            throw new ZmtpProtocolException(typeName == null ? "peer sent no Socket-Type"
-                    : "peer's Socket-Type " + FrameText.escape(new String(typeName, StandardCharsets.ISO_8859_1))
-                    + " is unknown", "Invalid socket type", true);
-        }
-        if (!options.socketType().isCompatibleWith(peerType)) {
-            throw new ZmtpProtocolException("socket types " + options.socketType() + " and "
-                    + peerType + " cannot talk", "Invalid socket type", true);
-        }
-        byte[] identity = metadata.get(ZmtpMetadata.IDENTITY);
-        if (identity != null && identity.length > 255) {
-            throw new ZmtpProtocolException("peer identity longer than 255 bytes");
-        }
-    }
-
-    private void onHandshakeComplete(ZmtpMetadata metadata, String userId, FrameCipher frameCipher) {
-        try {
-            checkPeer(metadata);
-        } catch (ZmtpProtocolException e) {
-            if (frameCipher != null) {
-                frameCipher.close();
-            }
-            fail(ConnectionFailed.Kind.HANDSHAKE, e.getMessage(), e.errorReason(), e.isFatal());
-            return;
-        }
-        ZmtpMetadata.Builder b = metadata.toBuilder();
-        if (userId != null) {
-            b.put(ZmtpMetadata.USER_ID, userId);
-        }
-        SocketAddress remote = ctx.channel().remoteAddress();
-        if (remote != null) {
-            b.put(ZmtpMetadata.PEER_ADDRESS, remote.toString());
-        }
-        peerMetadata = b.build();
+    /** The handshake succeeded ({@link HandshakeDriver}): the connection is open for messages. */
+    void handshakeSucceeded(ZmtpMetadata metadata, FrameCipher frameCipher) {
+        peerMetadata = metadata;
         state = State.ACTIVE;
         active = true;
         cipher = frameCipher;
+        reader.ready(metadata, frameCipher);
         writer.cipher(frameCipher);
         handshakeTimer = cancel(handshakeTimer);
         if (handshake != null) {
@@ -934,70 +469,59 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             peerLog.debug("{} handshake complete: {} {} peer {}", ctx.channel(), version,
                     options.mechanism().name(), peerMetadata);
         }
-        ctx.fireUserEventTriggered(new HandshakeCompleted(version, options.mechanism().name(), peerMetadata));
-        startHeartbeats();
+        ctx.fireUserEventTriggered(new HandshakeCompleted(version, options.mechanism().name(), peerMetadata,
+                new ConnectionWriter(this, ctx)));
+        heartbeat.start(version);
         if (writesBeforeReady != null) {
-            Object[] w;
-            while ((w = writesBeforeReady.poll()) != null) {
-                encode(w[0], (ChannelPromise) w[1]);
+            // In the order they were made; a failure meanwhile fails the rest (failWritesBeforeReady).
+            // The queue's remove() releases its message: the retain is what encode releases.
+            Object msg;
+            while (writesBeforeReady != null && (msg = writesBeforeReady.current()) != null) {
+                ReferenceCountUtil.retain(msg);
+                encode(msg, writesBeforeReady.remove());
             }
             writesBeforeReady = null;
             writer.flush();
         }
     }
 
-    // ---------------------------------------------------------------- heartbeats
-
-    private void startHeartbeats() {
-        HeartbeatPolicy hb = options.heartbeat();
-        if (!hb.enabled() || !version.hasCommands31()) {
-            return;
-        }
-        long ivl = hb.interval().toMillis();
-        pingTimer = ctx.executor().scheduleAtFixedRate(this::sendPing, ivl, ivl, TimeUnit.MILLISECONDS);
-    }
-
-    private void sendPing() {
-        if (state != State.ACTIVE) {
-            return;
-        }
-        HeartbeatPolicy hb = options.heartbeat();
-        ByteBuf data = ctx.alloc().buffer(2);
-        data.writeShort(hb.ttlDeciseconds());
-        writer.writeCommand(ZmtpWire.PING, data);
-        data.release();
-        writer.flush();
-        if (pingTimeoutTimer == null) {
-            framesAtPing = framesReceived;
-            long ms = hb.timeout().toMillis();
-            pingTimeoutTimer = ctx.executor().schedule(() -> {
-                pingTimeoutTimer = null;
-                if (framesReceived == framesAtPing && state == State.ACTIVE) {
-                    fail(ConnectionFailed.Kind.HEARTBEAT_TIMEOUT,
-                            "no traffic within " + ms + " ms of our PING", null);
-                }
-            }, ms, TimeUnit.MILLISECONDS);
-        }
-    }
-
     // ---------------------------------------------------------------- failure
+
+    /** The handshake has completed and the connection is not closed (event loop only). */
+    boolean ready() {
+        return state == State.ACTIVE;
+    }
+
+    /** The greeting has been read and the handshake has not ended (event loop only). */
+    boolean handshaking() {
+        return state == State.HANDSHAKE;
+    }
+
+    /** The connection is closed or closing (event loop only). */
+    boolean closed() {
+        return state == State.CLOSED;
+    }
+
+    /** Frames received so far: the heartbeat compares snapshots of it (event loop only). */
+    long framesReceived() {
+        return reader.framesRead();
+    }
 
     /**
      * Closes this connection for a protocol reason: logs it, sends ERROR when {@code errorReason}
      * is given, fires {@link ConnectionFailed}, and releases everything the connection holds.
      */
-    private void fail(ConnectionFailed.Kind kind, String reason, String errorReason) {
+    void fail(ConnectionFailed.Kind kind, String reason, String errorReason) {
         fail(kind, reason, errorReason, false);
     }
 
-    private void fail(ConnectionFailed.Kind kind, String reason, String errorReason, boolean fatal) {
+    void fail(ConnectionFailed.Kind kind, String reason, String errorReason, boolean fatal) {
         if (state == State.CLOSED) {
             return;
         }
         boolean beforeHandshake = state != State.ACTIVE;
         state = State.CLOSED;
         active = false;
-        pendingPong = null;
         if (currentOut != null) {
             fireOut(currentOut);
         }
@@ -1009,11 +533,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             peerLog.warn("{} closing: {}", ctx.channel(), reason);
         }
         cancelTimers();
-        if (partial != null) {
-            partial.release();
-            partial = null;
-            partialBytes = 0;
-        }
+        reader.discardPartial();
         releaseBudget();
         ZmtpProtocolException cause = new ZmtpProtocolException(reason);
         failWritesBeforeReady(cause);
@@ -1038,12 +558,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         if (writesBeforeReady == null) {
             return;
         }
-        Object[] w;
-        while ((w = writesBeforeReady.poll()) != null) {
-            ReferenceCountUtil.release(w[0]);
-            ((ChannelPromise) w[1]).tryFailure(cause);
-        }
+        PendingWriteQueue q = writesBeforeReady;
         writesBeforeReady = null;
+        q.removeAndFailAll(cause);
     }
 
     // ---------------------------------------------------------------- outbound
@@ -1064,23 +581,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     return;
                 }
                 if (writesBeforeReady == null) {
-                    writesBeforeReady = new ArrayDeque<>();
+                    writesBeforeReady = new PendingWriteQueue(ctx);
                 }
-                writesBeforeReady.add(new Object[] {msg, promise});
+                writesBeforeReady.add(msg, promise);
         }
-    }
-
-    /**
-     * Writes like {@code ctx.write(msg)} from the handler placed right after this codec, without
-     * the trip through the pipeline: for that handler only, on the channel's event loop.
-     */
-    public void writeDirect(Object msg) {
-        write(ctx, msg, ctx.voidPromise());
-    }
-
-    /** Flushes like {@code ctx.flush()} from the handler right after this codec (event loop only). */
-    public void flushDirect() {
-        flush(ctx);
     }
 
     private void encode(Object msg, ChannelPromise promise) {

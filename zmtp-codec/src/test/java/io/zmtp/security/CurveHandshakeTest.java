@@ -249,11 +249,15 @@ class CurveHandshakeTest {
         }
     }
 
+    /** The mechanism's handshake: the codec's HandshakeDriver holds it while the handshake runs. */
     static Object handshakeOf(CodecHarness h) throws Exception {
         Object codec = h.channel.pipeline().first();
         java.lang.reflect.Field f = codec.getClass().getDeclaredField("handshake");
         f.setAccessible(true);
-        return f.get(codec);
+        Object driver = f.get(codec);
+        java.lang.reflect.Field g = driver.getClass().getDeclaredField("handshake");
+        g.setAccessible(true);
+        return g.get(driver);
     }
 
     // ------------------------------------------------------------------ cookie keys

@@ -60,6 +60,54 @@ class ApiTest {
     }
 
     @Test
+    void aHandlerBetweenTheCodecAndThePeerHandlerSeesReadsButNotTheSocketsWrites() throws Exception {
+        try (ZmtpContext ctx = ZmtpContext.create(1)) {
+            ZmtpSocket router = ctx.socket(SocketType.ROUTER);
+            SocketTesting.Inbox inbox = new SocketTesting.Inbox(router);
+            java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+            Channel server = new ServerBootstrap().group(router.eventLoop(), router.eventLoop())
+                    .channel(ctx.transport().tcpServerChannel())
+                    .childHandler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(new ZmtpCodec(router.zmtpOptions()),
+                                    new io.netty.channel.ChannelDuplexHandler() {
+                                        @Override
+                                        public void channelRead(io.netty.channel.ChannelHandlerContext c, Object msg) {
+                                            reads.incrementAndGet();
+                                            c.fireChannelRead(msg);
+                                        }
+
+                                        @Override
+                                        public void write(io.netty.channel.ChannelHandlerContext c, Object msg,
+                                                          io.netty.channel.ChannelPromise promise) {
+                                            if (msg instanceof ZmtpMessage) {
+                                                writes.incrementAndGet();
+                                            }
+                                            c.write(msg, promise);
+                                        }
+                                    },
+                                    router.newPeerHandler());
+                        }
+                    }).bind("127.0.0.1", 0).sync().channel();
+            int port = ((InetSocketAddress) server.localAddress()).getPort();
+            BlockingSocket dealer = ctx.blocking(SocketType.DEALER, SocketOptions.builder().identity("mine").build());
+            dealer.connect("tcp://127.0.0.1:" + port);
+            dealer.send("in");
+            assertEquals(List.of("mine", "in"), inbox.next());
+            router.send("mine", "out");
+            assertEquals(List.of("out"), dealer.receiveStrings(T));
+            assertEquals(1, reads.get(), "the handler in between sees what is read");
+            // The pipe writes through the ConnectionWriter it got with the handshake, into the
+            // codec directly: one write path, wherever its handler sits.
+            assertEquals(0, writes.get(), "the socket's writes do not pass the handler in between");
+            dealer.close(Duration.ZERO);
+            server.close().sync();
+        }
+    }
+
+    @Test
     void aChannelOnAnotherLoopIsRefused() throws Exception {
         try (ZmtpContext ctx = ZmtpContext.create(2)) {
             ZmtpSocket router = ctx.socket(SocketType.ROUTER);

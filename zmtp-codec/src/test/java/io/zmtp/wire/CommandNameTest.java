@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Command names are parsed in one place ({@code ZmtpCodec.readCommandName}), for plaintext commands
+ * Command names are parsed in one place ({@code FrameReader.readCommandName}), for plaintext commands
  * and for those decrypted from CURVE MESSAGE boxes alike: a length octet and that many letters.
  */
 class CommandNameTest {
@@ -18,7 +18,7 @@ class CommandNameTest {
     private static String read(String hexBytes) throws ZmtpProtocolException {
         ByteBuf b = Unpooled.wrappedBuffer(hex(hexBytes));
         try {
-            return ZmtpCodec.readCommandName(b);
+            return FrameReader.readCommandName(b);
         } finally {
             b.release();
         }

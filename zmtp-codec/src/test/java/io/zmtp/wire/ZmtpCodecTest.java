@@ -219,6 +219,52 @@ class ZmtpCodecTest {
     }
 
     @Test
+    void writesBeforeTheHandshakeGoOutInTheOrderMade() {
+        try (CodecHarness h = new CodecHarness(DEALER)) {
+            ChannelFuture first = h.channel.write(ZmtpMessage.ofStrings("one"));
+            ChannelFuture second = h.channel.writeAndFlush(ZmtpMessage.ofStrings("two", "2"));
+            h.written();
+            h.feed(peerRouter31());
+            byte[] out = h.written();
+            byte[] expected = PeerBytes.create().frame(false, "one").frame(true, "two").frame(false, "2").toArray();
+            assertArrayEquals(expected, Arrays.copyOfRange(out, out.length - expected.length, out.length));
+            assertTrue(first.isSuccess());
+            assertTrue(second.isSuccess());
+        }
+    }
+
+    @Test
+    void writesBeforeTheHandshakeFailAndAreReleasedWhenThePeerLeaves() {
+        try (CodecHarness h = new CodecHarness(DEALER)) {
+            ZmtpMessage m = ZmtpMessage.ofStrings("early");
+            m.retain(); // one reference for the codec, one to look at afterwards
+            ChannelFuture f = h.channel.writeAndFlush(m);
+            assertFalse(f.isDone());
+            h.peerClosed();
+            assertTrue(f.isDone());
+            assertTrue(f.cause() instanceof java.nio.channels.ClosedChannelException, String.valueOf(f.cause()));
+            assertEquals(1, m.refCnt(), "the codec released its reference");
+            m.release();
+        }
+    }
+
+    @Test
+    void handshakeCompletedHandsOverAWriterIntoTheCodec() {
+        try (CodecHarness h = new CodecHarness(DEALER)) {
+            h.feed(peerRouter31());
+            h.written();
+            ConnectionWriter w = h.handshake().writer();
+            assertNotNull(w);
+            w.write(ZmtpMessage.ofStrings("direct", "write"));
+            assertNull(h.channel.readOutbound(), "nothing goes out before the flush");
+            w.flush();
+            assertArrayEquals(PeerBytes.create().frame(true, "direct").frame(false, "write").toArray(), h.written());
+            assertNull(new HandshakeCompleted(ZmtpVersion.V3_1, "NULL", ZmtpMetadata.EMPTY).writer(),
+                    "an event made outside the codec carries no writer");
+        }
+    }
+
+    @Test
     void pingIsAnsweredWithPongEchoingAtMost16BytesOfContext() {
         try (CodecHarness h = new CodecHarness(DEALER)) {
             h.feed(peerRouter31());

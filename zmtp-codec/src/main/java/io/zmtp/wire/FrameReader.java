@@ -1,0 +1,280 @@
+package io.zmtp.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.zmtp.security.FrameCipher;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * Reads one connection's frames (event loop only): checks each header against the limits before
+ * its body is buffered, slices the body out of the read buffer (no copy), assembles message
+ * frames into a {@link ZmtpMessage} and parses command names. Once a mechanism encrypts, each
+ * frame is a CURVE MESSAGE box: the reader opens it with the {@link FrameCipher} and reads the
+ * frame inside the same way, so plaintext frames and decrypted ones go through the same checks
+ * and the same {@link Listener}.
+ *
+ * <p>Complete messages go to the decoder's output list; commands go to the listener.
+ */
+final class FrameReader {
+    /** Room for a command name and CURVE's box around a frame, above the message size limit. */
+    static final int COMMAND_OVERHEAD = 512;
+
+    /** Where the commands go. */
+    interface Listener {
+        /**
+         * A command from the peer, from the wire or from inside a MESSAGE box: {@code data} is
+         * positioned after the name and is valid during the call only.
+         */
+        void commandRead(String name, ByteBuf data, List<Object> out) throws ZmtpProtocolException;
+    }
+
+    /**
+     * libzmq's PLAIN mechanism (4.2.3 and later) writes ERROR as 5E "RROR" + reason: its constant
+     * "\x05ERROR" is read by C as the hex escape \x05E then "RROR". It is recognised during the
+     * handshake so that a refusal by a libzmq PLAIN server is reported as the ERROR it is.
+     */
+    private static final byte[] LIBZMQ_PLAIN_ERROR = {0x5E, 'R', 'R', 'O', 'R'};
+
+    private final ZmtpOptions options;
+    private final Listener listener;
+    /** The handshake has completed: message frames are allowed. */
+    private boolean ready;
+    private FrameCipher cipher;
+    /** What every message from this peer carries ({@link ZmtpMessage#properties()}). */
+    private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
+    private ZmtpMessage partial;
+    /** The unfinished message's bytes plus {@link ZmtpOptions#FRAME_COST} per frame after its first. */
+    private long partialBytes;
+    /** Every frame read so far: a sign of life for the heartbeat. */
+    private long framesRead;
+
+    FrameReader(ZmtpOptions options, Listener listener) {
+        this.options = options;
+        this.listener = listener;
+    }
+
+    /** The handshake completed: message frames may follow, opened with {@code cipher} if not null. */
+    void ready(ZmtpMetadata peerProperties, FrameCipher frameCipher) {
+        ready = true;
+        properties = peerProperties;
+        cipher = frameCipher;
+    }
+
+    /** Frames read so far. */
+    long framesRead() {
+        return framesRead;
+    }
+
+    /** The bytes the unfinished message holds, counted as against maxMessageSize. */
+    long partialBytes() {
+        return partialBytes;
+    }
+
+    /** Releases the unfinished message, if any (the connection is closing). */
+    void discardPartial() {
+        if (partial != null) {
+            partial.release();
+            partial = null;
+            partialBytes = 0;
+        }
+    }
+
+    /**
+     * Reads one frame from {@code in} if it holds a whole one.
+     *
+     * @return whether a frame was read
+     */
+    boolean read(ByteBuf in, List<Object> out) throws ZmtpProtocolException {
+        int avail = in.readableBytes();
+        if (avail < 2) {
+            return false;
+        }
+        int ri = in.readerIndex();
+        int flags = in.getUnsignedByte(ri);
+        if ((flags & ZmtpWire.FLAGS_RESERVED) != 0) {
+            throw new ZmtpProtocolException("frame with reserved flag bits set (flags 0x"
+                    + Integer.toHexString(flags) + ")");
+        }
+        boolean command = (flags & ZmtpWire.FLAG_COMMAND) != 0;
+        if (command && (flags & ZmtpWire.FLAG_MORE) != 0) {
+            throw new ZmtpProtocolException("command frame with the MORE flag");
+        }
+        // Once a mechanism encrypts, every frame is one of its commands (CURVE's MESSAGE). libzmq
+        // sends MESSAGE as a plain data frame (its flags travel inside the box), so the outer
+        // COMMAND bit is not required; MORE has no meaning there.
+        if (cipher != null) {
+            if ((flags & ZmtpWire.FLAG_MORE) != 0) {
+                throw new ZmtpProtocolException("MORE flag on the outside of an encrypted frame");
+            }
+            command = true;
+        }
+        long size;
+        int header;
+        if ((flags & ZmtpWire.FLAG_LONG) != 0) {
+            if (avail < 9) {
+                return false;
+            }
+            size = in.getLong(ri + 1);
+            header = 9;
+            if (size < 0) {
+                throw new ZmtpProtocolException("frame size above 2^63-1");
+            }
+        } else {
+            size = in.getUnsignedByte(ri + 1);
+            header = 2;
+        }
+        checkSize(command, size);
+        if (avail - header < size) {
+            return false;
+        }
+        in.skipBytes(header);
+        ByteBuf body = size == 0 ? Unpooled.EMPTY_BUFFER : in.readRetainedSlice((int) size);
+        framesRead++;
+        if (command) {
+            try {
+                commandFrame(body, out);
+            } finally {
+                body.release();
+            }
+        } else if (!ready) {
+            body.release();
+            throw new ZmtpProtocolException("message frame before the handshake completed");
+        } else if (cipher != null) {
+            body.release();
+            throw new ZmtpProtocolException("plaintext message frame on an encrypted connection");
+        } else {
+            messageFrame((flags & ZmtpWire.FLAG_MORE) != 0, body, out);
+        }
+        return true;
+    }
+
+    /**
+     * Checked on the frame header, before any byte of the body is buffered. Sizes are at most
+     * 2^63-1 and limits at most {@link ZmtpOptions#MAX_MESSAGE_SIZE_LIMIT}, so no sum overflows.
+     */
+    private void checkSize(boolean command, long size) throws ZmtpProtocolException {
+        if (command) {
+            long max = (ready && cipher != null ? options.maxMessageSize() : options.maxMetadataSize())
+                    + COMMAND_OVERHEAD;
+            if (size > max) {
+                throw new ZmtpProtocolException("command frame of " + size + " bytes exceeds the limit of "
+                        + max + " bytes");
+            }
+            checkBudget(size);
+        } else {
+            long cost = partial == null ? 0 : ZmtpOptions.FRAME_COST;
+            if (size > options.maxMessageSize() - partialBytes - cost) {
+                throw new ZmtpProtocolException("message of at least " + (partialBytes + size + cost)
+                        + " bytes (counting " + ZmtpOptions.FRAME_COST + " per frame after the first) exceeds"
+                        + " maxMessageSize " + options.maxMessageSize());
+            }
+            checkBudget(partialBytes + size + cost);
+        }
+    }
+
+    /** A message that alone needs more than the socket's whole inbound budget can never be read. */
+    private void checkBudget(long needed) throws ZmtpProtocolException {
+        InboundBudget budget = options.inboundBudget();
+        if (budget != null && needed > budget.limit()) {
+            throw new ZmtpProtocolException("message of at least " + needed
+                    + " bytes exceeds the socket's inbound budget of " + budget.limit() + " bytes");
+        }
+    }
+
+    private void messageFrame(boolean more, ByteBuf body, List<Object> out) throws ZmtpProtocolException {
+        if (partial == null) {
+            partial = ZmtpMessage.newMessage();
+        } else if (partial.size() >= options.maxFramesPerMessage()) {
+            body.release();
+            throw new ZmtpProtocolException("message of more than " + options.maxFramesPerMessage()
+                    + " frames (maxFramesPerMessage)");
+        }
+        partialBytes += body.readableBytes() + (partial.size() == 0 ? 0 : ZmtpOptions.FRAME_COST);
+        partial.add(body);
+        if (partialBytes > options.maxMessageSize()) {
+            throw new ZmtpProtocolException("message of " + partialBytes + " bytes (counting "
+                    + ZmtpOptions.FRAME_COST + " per frame after the first) exceeds maxMessageSize "
+                    + options.maxMessageSize());
+        }
+        if (!more) {
+            ZmtpMessage m = partial;
+            partial = null;
+            partialBytes = 0;
+            m.properties(properties);
+            out.add(m);
+        }
+    }
+
+    /** A command frame from the wire: a command, or (once encrypted) a box holding a frame. */
+    private void commandFrame(ByteBuf body, List<Object> out) throws ZmtpProtocolException {
+        if (!body.isReadable()) {
+            throw new ZmtpProtocolException("command frame without a name");
+        }
+        if (!ready && isLibzmqPlainError(body)) {
+            body.skipBytes(LIBZMQ_PLAIN_ERROR.length);
+            listener.commandRead(ZmtpWire.ERROR, body, out);
+            return;
+        }
+        String name = readCommandName(body);
+        if (cipher != null && !ZmtpWire.ERROR.equals(name)) {
+            // ERROR is always plaintext; anything else is a box.
+            boxedFrame(cipher.decrypt(name, body), out);
+            return;
+        }
+        listener.commandRead(name, body, out);
+    }
+
+    /** The frame inside a MESSAGE box: its flags octet, then its body. Releases {@code plain}. */
+    private void boxedFrame(ByteBuf plain, List<Object> out) throws ZmtpProtocolException {
+        try {
+            if (!plain.isReadable()) {
+                throw new ZmtpProtocolException("encrypted frame without flags");
+            }
+            int innerFlags = plain.readUnsignedByte();
+            if ((innerFlags & ZmtpWire.FLAG_COMMAND) != 0) {
+                if (!plain.isReadable()) {
+                    throw new ZmtpProtocolException("command frame without a name");
+                }
+                listener.commandRead(readCommandName(plain), plain, out);
+            } else {
+                checkSize(false, plain.readableBytes());
+                messageFrame((innerFlags & ZmtpWire.FLAG_MORE) != 0, plain.retain(), out);
+            }
+        } finally {
+            plain.release();
+        }
+    }
+
+    /**
+     * Reads a command's name (a length octet, then that many ASCII letters, as the ABNF of 23/37
+     * has it): the one place names are parsed, for plaintext commands and for those that arrive
+     * inside a CURVE MESSAGE box alike.
+     */
+    static String readCommandName(ByteBuf body) throws ZmtpProtocolException {
+        int nameLen = body.readUnsignedByte();
+        if (nameLen == 0 || nameLen > body.readableBytes()) {
+            throw new ZmtpProtocolException("command with a truncated or empty name");
+        }
+        for (int i = 0; i < nameLen; i++) {
+            byte c = body.getByte(body.readerIndex() + i);
+            if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
+                throw new ZmtpProtocolException("command name with a character that is not a letter");
+            }
+        }
+        return body.readCharSequence(nameLen, StandardCharsets.US_ASCII).toString();
+    }
+
+    private static boolean isLibzmqPlainError(ByteBuf body) {
+        if (body.readableBytes() < LIBZMQ_PLAIN_ERROR.length) {
+            return false;
+        }
+        for (int i = 0; i < LIBZMQ_PLAIN_ERROR.length; i++) {
+            if (body.getByte(body.readerIndex() + i) != LIBZMQ_PLAIN_ERROR[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

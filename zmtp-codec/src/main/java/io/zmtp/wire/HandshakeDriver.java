@@ -1,0 +1,167 @@
+package io.zmtp.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.EventExecutor;
+import io.zmtp.security.FrameCipher;
+import io.zmtp.security.HandshakeSession;
+import io.zmtp.security.MechanismHandshake;
+
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Runs one connection's security handshake after the greeting (event loop only): makes the
+ * mechanism's {@link MechanismHandshake}, hands it the handshake commands the
+ * {@link FrameReader} reads, and is the {@link HandshakeSession} it answers through. On
+ * {@code complete} it checks the peer's Socket-Type and identity once more, adds User-Id and
+ * Peer-Address to the peer's metadata and tells the codec; on {@code fail} the codec closes the
+ * connection.
+ */
+final class HandshakeDriver implements HandshakeSession {
+    private final ZmtpCodec codec;
+    private final ChannelHandlerContext ctx;
+    private final FrameWriter writer;
+    private final ZmtpOptions options;
+    private final ZmtpVersion version;
+    private final boolean peerAsServer;
+    private MechanismHandshake handshake;
+
+    HandshakeDriver(ZmtpCodec codec, ChannelHandlerContext ctx, FrameWriter writer, ZmtpVersion version,
+                    boolean peerAsServer) {
+        this.codec = codec;
+        this.ctx = ctx;
+        this.writer = writer;
+        this.options = codec.options();
+        this.version = version;
+        this.peerAsServer = peerAsServer;
+    }
+
+    /** Makes the mechanism's handshake and lets it send its first command. */
+    void start() throws ZmtpProtocolException {
+        handshake = options.mechanism().newHandshake(this);
+        handshake.start();
+    }
+
+    /** A command the peer sent during the handshake (ERROR aside): the mechanism's to judge. */
+    void onCommand(String name, ByteBuf data) throws ZmtpProtocolException {
+        ZmtpCommand cmd = new ZmtpCommand(name, data.retain());
+        try {
+            handshake.onCommand(cmd);
+        } finally {
+            cmd.release();
+        }
+    }
+
+    /** Releases the mechanism's state (the handshake ended either way). */
+    void close() {
+        if (handshake != null) {
+            handshake.close();
+            handshake = null;
+        }
+    }
+
+    // ---------------------------------------------------------------- HandshakeSession
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return ctx.alloc();
+    }
+
+    @Override
+    public EventExecutor executor() {
+        return ctx.executor();
+    }
+
+    @Override
+    public ZmtpVersion version() {
+        return version;
+    }
+
+    @Override
+    public boolean peerAsServer() {
+        return peerAsServer;
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return ctx.channel().remoteAddress();
+    }
+
+    @Override
+    public ZmtpMetadata localMetadata() {
+        return options.localMetadata();
+    }
+
+    @Override
+    public ZmtpMetadata decodePeerMetadata(ByteBuf data) throws ZmtpProtocolException {
+        ZmtpMetadata metadata = ZmtpMetadata.decode(data, options.maxMetadataProperties());
+        checkPeer(metadata);
+        return metadata;
+    }
+
+    @Override
+    public void sendCommand(String name, ByteBuf data) {
+        if (codec.closed()) {
+            return;
+        }
+        writer.writeCommand(name, data);
+        writer.flush();
+    }
+
+    @Override
+    public void complete(ZmtpMetadata metadata, String userId, FrameCipher frameCipher) {
+        if (!codec.handshaking()) {
+            return;
+        }
+        try {
+            checkPeer(metadata);
+        } catch (ZmtpProtocolException e) {
+            if (frameCipher != null) {
+                frameCipher.close();
+            }
+            codec.fail(ConnectionFailed.Kind.HANDSHAKE, e.getMessage(), e.errorReason(), e.isFatal());
+            return;
+        }
+        ZmtpMetadata.Builder b = metadata.toBuilder();
+        if (userId != null) {
+            b.put(ZmtpMetadata.USER_ID, userId);
+        }
+        SocketAddress remote = ctx.channel().remoteAddress();
+        if (remote != null) {
+            b.put(ZmtpMetadata.PEER_ADDRESS, remote.toString());
+        }
+        codec.handshakeSucceeded(b.build(), frameCipher);
+    }
+
+    @Override
+    public void fail(String reason, String errorReason, boolean authentication) {
+        codec.fail(authentication ? ConnectionFailed.Kind.AUTHENTICATION
+                : ConnectionFailed.Kind.HANDSHAKE, reason, errorReason);
+    }
+
+    /**
+     * Whether we can talk to a peer that announced {@code metadata}: a known Socket-Type that
+     * pairs with ours, an identity of at most 255 bytes. Mechanisms call it (through
+     * {@link #decodePeerMetadata}) before they send READY, as libzmq does, and
+     * {@link #complete} again.
+     */
+    private void checkPeer(ZmtpMetadata metadata) throws ZmtpProtocolException {
+        byte[] typeName = metadata.get(ZmtpMetadata.SOCKET_TYPE);
+        SocketType peerType = SocketType.fromWireName(typeName);
+        if (peerType == null) {
+            throw new ZmtpProtocolException(typeName == null ? "peer sent no Socket-Type"
+                    : "peer's Socket-Type " + FrameText.escape(new String(typeName, StandardCharsets.ISO_8859_1))
+                    + " is unknown", "Invalid socket type", true);
+        }
+        if (!options.socketType().isCompatibleWith(peerType)) {
+            throw new ZmtpProtocolException("socket types " + options.socketType() + " and "
+                    + peerType + " cannot talk", "Invalid socket type", true);
+        }
+        byte[] identity = metadata.get(ZmtpMetadata.IDENTITY);
+        if (identity != null && identity.length > 255) {
+            throw new ZmtpProtocolException("peer identity longer than 255 bytes");
+        }
+    }
+}
