@@ -97,10 +97,20 @@ class TitanicServerTest {
         return t;
     }
 
+    /**
+     * A worker for {@code service}; the service's first is registered with the broker when this
+     * returns: otherwise the
+     * dispatcher's mmi.service question could overtake its READY on a busy machine, and the answer
+     * "no workers" would wait for a retry interval of the manual clock that the test never moves.
+     */
     MajordomoWorker worker(String service, MajordomoHandler h) {
+        int before = broker.workerCount(service);
         MajordomoWorker w = open(new MajordomoWorker(ctx, endpoint, service, h,
                 io.zmtp.patterns.majordomo.MajordomoWorkerSettings.builder().executor(Runnable::run).build()));
         w.start();
+        if (before == 0) {
+            awaitWorkers(service, 1);
+        }
         return w;
     }
 
