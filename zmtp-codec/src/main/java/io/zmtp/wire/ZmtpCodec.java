@@ -158,6 +158,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         if (turnOver && state == State.ACTIVE) {
             // Messages that were waiting for their turn arrived before the close: deliver them.
             turnOver = false;
+            TurnRound.done();
             decodedThisTurn = Integer.MIN_VALUE;
             channelRead(ctx, Unpooled.EMPTY_BUFFER);
         }
@@ -276,13 +277,14 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
      * resubmitted itself would keep its turn and starve the poll.
      */
     private void endTurnIfDone(ByteBuf in, int decoded) {
-        int quota = options.messagesPerTurn();
-        if (quota <= 0 || decodedThisTurn < 0) {
+        int perTurn = options.messagesPerTurn();
+        if (perTurn <= 0 || decodedThisTurn < 0) {
             return;
         }
         decodedThisTurn += decoded;
-        if (decodedThisTurn >= quota && in.isReadable()) {
+        if (decodedThisTurn >= TurnRound.quota(perTurn) && in.isReadable()) {
             turnOver = true;
+            TurnRound.waiting();
             ReadGate.pause(ctx.channel(), ReadGate.TURN);
             ctx.executor().schedule(this::nextTurn, 0, TimeUnit.NANOSECONDS);
         }
@@ -294,6 +296,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             return;
         }
         turnOver = false;
+        TurnRound.done();
         decodedThisTurn = 0;
         if (state != State.ACTIVE) {
             return;

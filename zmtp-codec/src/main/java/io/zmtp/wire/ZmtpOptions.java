@@ -284,7 +284,9 @@ public final class ZmtpOptions {
          * loop (a broker's other clients and workers) would wait for that. When a connection has
          * decoded this many, it stops reading and the rest of what it read waits for its next
          * turn, after the loop has polled its other connections again; a burst larger than this
-         * costs one extra loop turn per this many messages.
+         * costs one extra loop turn per this many messages. When more than 32 connections of a
+         * loop wait for their turn at once, they share a round of 32 times this many messages,
+         * at least 8 each, so a round stays about as long however many peers flood the loop.
          */
         public Builder messagesPerTurn(int messages) {
             if (messages < 0) {

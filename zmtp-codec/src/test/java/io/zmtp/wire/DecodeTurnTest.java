@@ -143,6 +143,50 @@ class DecodeTurnTest {
     }
 
     @Test
+    void manyWaitingConnectionsShareARoundOfTheLoop() {
+        // 64 connections of one loop (here: the test thread), each with a backlog of 300 messages,
+        // read before any next turn runs: up to 32 wait with full turns of 128; beyond that they
+        // share a round of 32 x 128 messages, at least 8 each.
+        assertEquals(0, TurnRound.waitingNow(), "no wait left over by another test");
+        List<Harness> all = new ArrayList<>();
+        try {
+            for (int i = 0; i < 64; i++) {
+                Harness h = new Harness(128);
+                all.add(h);
+                h.channel.pipeline().fireChannelRead(Unpooled.wrappedBuffer(Harness.messages(0, 300)));
+                h.channel.pipeline().fireChannelReadComplete();
+            }
+            assertEquals(64, TurnRound.waitingNow());
+            assertEquals(List.of(128), all.get(0).turns, "few waiting: a full turn");
+            assertEquals(List.of(128), all.get(32).turns, "the 33rd starts while 32 wait: still full");
+            assertEquals(List.of(shared(33)), all.get(33).turns, "34th: 33 already wait, so 4096 / 33");
+            assertEquals(List.of(shared(63)), all.get(63).turns, "64th: 4096 / 63");
+            assertTrue(shared(63) < 128);
+            for (int turn = 0; turn < 100 && TurnRound.waitingNow() > 0; turn++) {
+                for (Harness h : all) {
+                    h.channel.runScheduledPendingTasks();
+                }
+            }
+            assertEquals(0, TurnRound.waitingNow(), "every connection's wait ended");
+            for (Harness h : all) {
+                assertEquals(300, h.bodies.size(), "every message delivered");
+                assertTrue(h.channel.config().isAutoRead());
+            }
+        } finally {
+            all.forEach(Harness::close);
+        }
+    }
+
+    /**
+     * A shared turn with {@code waiting} connections waiting: 4096 / waiting, rounded up to the
+     * batches of {@link ZmtpCodec#DECODE_BATCH} messages the codec hands on.
+     */
+    private static int shared(int waiting) {
+        int quota = 32 * 128 / waiting;
+        return (quota + ZmtpCodec.DECODE_BATCH - 1) / ZmtpCodec.DECODE_BATCH * ZmtpCodec.DECODE_BATCH;
+    }
+
+    @Test
     void zeroMeansNoLimit() {
         try (Harness h = new Harness(0)) {
             h.channel.writeInbound(Unpooled.wrappedBuffer(Harness.messages(0, 1000)));
