@@ -58,9 +58,7 @@ class BinaryStarInteropTest {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return io.zmtp.testing.FreePorts.next();
     }
 
     static String ep(int port) {

@@ -39,9 +39,7 @@ class BinaryStarProcessTest {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return io.zmtp.testing.FreePorts.next();
     }
 
     PeerScript zmtp(String... args) {

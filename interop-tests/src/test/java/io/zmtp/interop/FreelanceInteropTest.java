@@ -89,9 +89,7 @@ class FreelanceInteropTest {
     }
 
     static String freeEndpoint() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return "tcp://127.0.0.1:" + s.getLocalPort();
-        }
+        return io.zmtp.testing.FreePorts.loopbackEndpoint();
     }
 
     @ParameterizedTest

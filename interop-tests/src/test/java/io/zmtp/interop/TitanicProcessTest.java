@@ -65,9 +65,7 @@ class TitanicProcessTest {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return io.zmtp.testing.FreePorts.next();
     }
 
     PeerScript zmtp(String... args) {

@@ -31,9 +31,7 @@ class BinaryStarCommandsTest {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return io.zmtp.testing.FreePorts.next();
     }
 
     final class Run {

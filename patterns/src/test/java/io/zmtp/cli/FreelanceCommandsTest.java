@@ -73,9 +73,7 @@ class FreelanceCommandsTest {
     }
 
     static String freeEndpoint() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return "tcp://127.0.0.1:" + s.getLocalPort();
-        }
+        return io.zmtp.testing.FreePorts.loopbackEndpoint();
     }
 
     @ParameterizedTest

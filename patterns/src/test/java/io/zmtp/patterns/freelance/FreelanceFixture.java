@@ -61,10 +61,7 @@ abstract class FreelanceFixture {
 
     /** A loopback endpoint with a port free now (a model 3 server must know its port in advance). */
     static String freeEndpoint() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return "tcp://127.0.0.1:" + s.getLocalPort();
-        }
+        return io.zmtp.testing.FreePorts.loopbackEndpoint();
     }
 
     static Throwable failure(CompletableFuture<ZmtpMessage> f) {

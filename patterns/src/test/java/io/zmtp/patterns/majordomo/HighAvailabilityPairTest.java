@@ -54,9 +54,7 @@ class HighAvailabilityPairTest {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return io.zmtp.testing.FreePorts.next();
     }
 
     HighAvailabilityBroker broker(ZmtpContext ctx, boolean primary, int statePub, int statePeer,

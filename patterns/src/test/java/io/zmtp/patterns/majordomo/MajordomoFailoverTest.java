@@ -249,10 +249,7 @@ class MajordomoFailoverTest {
 
     @Test
     void aWorkerThatCannotReachABrokerMovesOnAfterItsLiveness() throws Exception {
-        int dead;
-        try (ServerSocket s = new ServerSocket(0)) {
-            dead = s.getLocalPort(); // nothing listens there
-        }
+        int dead = io.zmtp.testing.FreePorts.next(); // nothing listens there
         RawBroker b = rawBroker(context());
         Events events = new Events();
         worker(List.of("tcp://127.0.0.1:" + dead, b.endpoint), events);
