@@ -33,6 +33,16 @@ import java.util.concurrent.TimeUnit;
  * {@code messagesPerTurn} sets the broker socket's {@code SocketOptions.messagesPerTurn} (default:
  * the library's default; 0 turns the limit off, for comparison).
  *
+ * <p>With a fifth argument, the endpoint of a broker running in another process (ours:
+ * {@code java -jar patterns/target/zmtp.jar mdbroker -e tcp://127.0.0.1:5555}; the guide's design
+ * on libzmq: {@code /usr/bin/python3 interop-tests/src/test/resources/peers/mdp_broker.py
+ * tcp://127.0.0.1:5555 --heartbeat 1000}), the program measures that broker instead of starting
+ * one: the probe's latency only (the memory figure needs the broker in this process), with the
+ * flooders, workers and probe here and the broker's process on its own, as a deployed broker
+ * would be. The flood has ended for the figures when the flood thread has sent everything and the
+ * probe's round trips are back under 5 ms; 200 more round trips follow.
+ * {@code messagesPerTurn} is then ignored (give "-").
+ *
  * Setup, all MDP/0.2 over loopback tcp, raw DEALER sockets for every peer except the broker (so the
  * program runs unchanged against older versions of the broker): the broker on a context of its
  * own (one event loop); a worker for {@code slow} that takes one request and never answers (so
@@ -49,26 +59,37 @@ public final class BrokerFloodBenchmark {
     public static void main(String[] args) throws Exception {
         int requests = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
         int clients = args.length > 1 ? Integer.parseInt(args[1]) : 400;
-        SocketOptions brokerOptions = args.length > 2
+        SocketOptions brokerOptions = args.length > 2 && !args[2].equals("-")
                 ? SocketOptions.builder().messagesPerTurn(Integer.parseInt(args[2])).build()
                 : SocketOptions.DEFAULTS;
+        String external = args.length > 3 ? args[3] : null;
         int perClient = requests / clients;
         requests = perClient * clients;
         try (ZmtpContext brokerCtx = ZmtpContext.create(1);
              ZmtpContext peerCtx = ZmtpContext.create(1);
              ZmtpContext floodCtx = ZmtpContext.create(1)) {
-            MajordomoBroker broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder()
-                    .endpoints("tcp://127.0.0.1:0")
-                    .maxQueuedRequests(10_000_000).requestExpiry(Duration.ofMinutes(10))
-                    .socketOptions(brokerOptions).build());
-            System.out.printf("broker messagesPerTurn: %d%n", brokerOptions.messagesPerTurn());
-            broker.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
-            String endpoint = broker.endpoint();
+            MajordomoBroker broker = null;
+            String endpoint;
+            if (external == null) {
+                broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder()
+                        .endpoints("tcp://127.0.0.1:0")
+                        .maxQueuedRequests(10_000_000).requestExpiry(Duration.ofMinutes(10))
+                        .socketOptions(brokerOptions).build());
+                System.out.printf("broker messagesPerTurn: %d%n", brokerOptions.messagesPerTurn());
+                broker.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                endpoint = broker.endpoint();
+            } else {
+                endpoint = external;
+                System.out.printf("broker in another process at %s%n", external);
+            }
             SocketOptions opts = SocketOptions.builder().sendHwm(100_000).receiveHwm(100_000).build();
 
             ZmtpSocket slow = worker(peerCtx, opts, endpoint, "slow", false);
             ZmtpSocket echo = worker(peerCtx, opts, endpoint, "echo", true);
-            waitFor(() -> broker.workerCount() == 2, "workers");
+            MajordomoBroker ours = broker;
+            if (ours != null) {
+                waitFor(() -> ours.workerCount() == 2, "workers");
+            }
 
             BlockingQueue<ZmtpMessage> probeReplies = new ArrayBlockingQueue<>(16);
             ZmtpSocket probe = peerCtx.socket(SocketType.DEALER, opts);
@@ -79,7 +100,7 @@ public final class BrokerFloodBenchmark {
             latency(probe, probeReplies, 5_000, Long.MAX_VALUE);
             long[] quiet = latency(probe, probeReplies, 5_000, Long.MAX_VALUE);
 
-            long before = memory();
+            long before = ours != null ? memory() : 0;
 
             List<ZmtpSocket> flooders = new ArrayList<>();
             for (int c = 0; c < clients; c++) {
@@ -102,17 +123,20 @@ public final class BrokerFloodBenchmark {
             flood.start();
             // Probe while the flood arrives and is queued.
             long[] during = latency(probe, probeReplies, Integer.MAX_VALUE, floodStart + TimeUnit.SECONDS.toNanos(60),
-                    () -> !flood.isAlive() && queuedNow(broker) >= 0);
+                    ours != null ? () -> !flood.isAlive() && queuedNow(ours) >= 0
+                            : () -> !flood.isAlive() && lastLatency < 5_000_000L);
             long floodNanos = System.nanoTime() - floodStart;
             flood.join();
-            int queued = broker.queuedRequests("slow");
+            int queued = ours != null ? ours.queuedRequests("slow") : -1;
             Thread.sleep(1000); // the refusals, if any, are out
-            long after = memory();
+            long after = ours != null ? memory() : 0;
 
             System.out.printf("flood: %d requests of 16 B from %d clients to 'slow' queued %d in %d ms%n",
                     total, clients, queued, floodNanos / 1_000_000);
-            System.out.printf("broker memory per queued request: %.0f B (heap + direct: %d -> %d)%n",
-                    (after - before) / (double) Math.max(1, queued), before, after);
+            if (ours != null) {
+                System.out.printf("broker memory per queued request: %.0f B (heap + direct: %d -> %d)%n",
+                        (after - before) / (double) Math.max(1, queued), before, after);
+            }
             System.out.printf("probe on 'echo' quiet:        n=%d p50=%.3f ms p99=%.3f ms max=%.3f ms%n",
                     quiet.length, pct(quiet, 50), pct(quiet, 99), pct(quiet, 100));
             System.out.printf("probe on 'echo' during flood: n=%d p50=%.3f ms p99=%.3f ms max=%.3f ms%n",
@@ -124,11 +148,15 @@ public final class BrokerFloodBenchmark {
             probe.close(Duration.ZERO);
             slow.close(Duration.ZERO);
             echo.close(Duration.ZERO);
-            broker.close();
+            if (ours != null) {
+                ours.close();
+            }
         }
     }
 
     private static int lastQueued = -1;
+    /** The probe's last round trip (ns), for the end of the flood at an external broker. */
+    private static volatile long lastLatency = Long.MAX_VALUE;
 
     /** The queue length once it stopped changing between two looks (the flood has been handled). */
     private static int queuedNow(MajordomoBroker broker) {
@@ -178,6 +206,7 @@ public final class BrokerFloodBenchmark {
             }
             r.release();
             l[k++] = System.nanoTime() - t0;
+            lastLatency = l[k - 1];
             if (after < 0 && (k & 63) == 0 && done.getAsBoolean()) {
                 after = k;
             }
