@@ -87,7 +87,7 @@ final class InprocPipe extends Pipe {
         if (msg instanceof ZmtpMessage && ((ZmtpMessage) msg).refCnt() > 1) {
             // Shared with other peers (a PUB's fan-out): the reader gets a message of its own.
             ZmtpMessage shared = (ZmtpMessage) msg;
-            m = shared.retainedCopy();
+            m = shared.retainedDuplicate();
             shared.release();
         }
         peer.inbound.offer(m);

@@ -279,9 +279,10 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     /**
      * A new message with the same frames, each a retained duplicate (independent indexes, shared
-     * content): what to hand to another owner that may change its envelope.
+     * content): what to hand to another owner that may change its envelope. Named as Netty's
+     * {@code ByteBuf.retainedDuplicate()}: no bytes are copied.
      */
-    public ZmtpMessage retainedCopy() {
+    public ZmtpMessage retainedDuplicate() {
         live();
         ZmtpMessage m = newMessage();
         for (int i = head; i < tail; i++) {
@@ -290,6 +291,16 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         }
         m.properties = properties;
         return m;
+    }
+
+    /**
+     * The former name of {@link #retainedDuplicate()}, which copies no bytes.
+     *
+     * @deprecated use {@link #retainedDuplicate()}
+     */
+    @Deprecated
+    public ZmtpMessage retainedCopy() {
+        return retainedDuplicate();
     }
 
     /** A deep copy into unpooled heap buffers (for tests and for keeping data long). */

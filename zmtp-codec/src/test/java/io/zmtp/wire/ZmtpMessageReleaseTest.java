@@ -35,7 +35,7 @@ class ZmtpMessageReleaseTest {
         assertThrows(IllegalReferenceCountException.class, m::first);
         assertThrows(IllegalReferenceCountException.class, m::frames);
         assertThrows(IllegalReferenceCountException.class, m::removeFirst);
-        assertThrows(IllegalReferenceCountException.class, m::retainedCopy);
+        assertThrows(IllegalReferenceCountException.class, m::retainedDuplicate);
         assertThrows(IllegalReferenceCountException.class, m::touch);
         assertThrows(IllegalReferenceCountException.class, m::retain);
         assertThrows(IllegalReferenceCountException.class, m::release);

@@ -134,7 +134,7 @@ public final class BruteForceClient extends LoopComponent {
     }
 
     private void sendCopy(Call c) {
-        ZmtpMessage m = c.request.retainedCopy();
+        ZmtpMessage m = c.request.retainedDuplicate();
         m.addFirst(io.netty.buffer.Unpooled.wrappedBuffer(Long.toString(c.seq).getBytes(StandardCharsets.US_ASCII)));
         m.addFirst(io.netty.buffer.Unpooled.EMPTY_BUFFER);
         socket.send(m);

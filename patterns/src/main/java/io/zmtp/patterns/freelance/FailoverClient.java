@@ -90,7 +90,7 @@ public final class FailoverClient extends LoopComponent {
     private void attempt(ZmtpMessage request, int server, CompletableFuture<ZmtpMessage> result, long seq) {
         String endpoint = settings.endpoints.get(server);
         events.report(() -> new FreelanceEvent.Sent(seq, endpoint));
-        requesters.get(server).submit(request.retainedCopy()).whenComplete((reply, e) -> {
+        requesters.get(server).submit(request.retainedDuplicate()).whenComplete((reply, e) -> {
             if (e == null) {
                 request.release();
                 events.report(() -> new FreelanceEvent.Replied(seq, endpoint));

@@ -225,7 +225,7 @@ public final class FreelanceClient extends LoopComponent {
         if (s == null) {
             return;
         }
-        ZmtpMessage m = c.request.retainedCopy();
+        ZmtpMessage m = c.request.retainedDuplicate();
         m.addFirst(Unpooled.wrappedBuffer(Long.toString(c.seq).getBytes(StandardCharsets.US_ASCII)));
         m.addFirst(Unpooled.wrappedBuffer(s.id));
         socket.send(m);

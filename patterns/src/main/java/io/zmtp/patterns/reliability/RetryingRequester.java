@@ -311,7 +311,7 @@ public final class RetryingRequester<T> {
         int attempt = c.attempt;
         ZmtpSocket s = socket;
         events.report(() -> new RequestEvent.Sent(c.sequence, attempt, policy.tries(), Envelope.describe(c.request)));
-        s.send(c.request.retainedCopy()).addListener(f -> { // may fail at once, on this loop
+        s.send(c.request.retainedDuplicate()).addListener(f -> { // may fail at once, on this loop
             if (!f.isSuccess() && inFlight.contains(c) && c.attempt == attempt && socket == s
                     && !(f.cause() instanceof SocketClosedException)) {
                 fail(c, f.cause());
