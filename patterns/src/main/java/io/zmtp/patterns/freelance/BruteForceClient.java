@@ -8,10 +8,8 @@ import io.zmtp.patterns.Futures;
 import io.zmtp.patterns.LoopComponent;
 import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.time.LoopClock;
-import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketEvent;
-import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
@@ -52,7 +50,7 @@ public final class BruteForceClient extends LoopComponent {
     private long sequence;
 
     public BruteForceClient(ZmtpContext context, Settings settings, Consumer<? super FreelanceEvent> listener) {
-        super(context.group().next(), settings.clock);
+        super(context.group().next(), settings.clock());
         this.settings = Objects.requireNonNull(settings);
         this.events = new EventReporter<>(listener, log, "Freelance model 2 client");
         this.socket = context.socket(SocketType.DEALER, settings.socketOptions.toBuilder().linger(Duration.ZERO)
@@ -227,86 +225,51 @@ public final class BruteForceClient extends LoopComponent {
     }
 
     /** Model 2 settings: the servers, the global timeout (the guide's 2500 ms), pending requests. */
-    public static final class Settings {
-        final List<String> endpoints;
+    public static final class Settings extends FreelanceClientSettings {
         final Duration globalTimeout;
         final int maxPending;
-        final SocketOptions socketOptions;
-        final PatternClock clock;
 
         private Settings(Builder b) {
-            endpoints = List.copyOf(b.endpoints);
+            super(b);
             globalTimeout = b.globalTimeout;
             maxPending = b.maxPending;
-            socketOptions = b.socketOptions;
-            clock = b.clock;
         }
 
         public static Builder builder() {
             return new Builder();
         }
 
-        public List<String> endpoints() {
-            return endpoints;
-        }
-
         public Duration globalTimeout() {
             return globalTimeout;
         }
 
-        public static final class Builder {
-            private final List<String> endpoints = new ArrayList<>();
+        public static final class Builder extends FreelanceClientSettings.Builder<Builder, Settings> {
             private Duration globalTimeout = Duration.ofMillis(2500);
             private int maxPending = 1000;
-            private SocketOptions socketOptions = SocketOptions.DEFAULTS;
-            private PatternClock clock = PatternClock.system();
 
             private Builder() {
             }
 
-            public Builder endpoints(List<String> endpoints) {
-                this.endpoints.addAll(endpoints);
-                return this;
-            }
-
-            public Builder endpoint(String endpoint) {
-                this.endpoints.add(Objects.requireNonNull(endpoint));
+            @Override
+            protected Builder self() {
                 return this;
             }
 
             /** How long a request waits for its first reply (the guide's GLOBAL_TIMEOUT, 2500 ms). */
             public Builder globalTimeout(Duration timeout) {
-                if (timeout.isZero() || timeout.isNegative()) {
-                    throw new IllegalArgumentException("timeout must be positive");
-                }
-                this.globalTimeout = timeout;
+                this.globalTimeout = positive(timeout, "timeout");
                 return this;
             }
 
             /** Requests that may wait for replies at once before new ones are refused (1000). */
             public Builder maxPending(int n) {
-                if (n < 1) {
-                    throw new IllegalArgumentException("maxPending must be at least 1");
-                }
-                this.maxPending = n;
+                this.maxPending = atLeast(n, 1, "maxPending");
                 return this;
             }
 
-            /** Options of the DEALER (security, reconnect); linger is always 0. */
-            public Builder socketOptions(SocketOptions options) {
-                this.socketOptions = Objects.requireNonNull(options);
-                return this;
-            }
-
-            public Builder clock(PatternClock clock) {
-                this.clock = Objects.requireNonNull(clock);
-                return this;
-            }
-
+            @Override
             public Settings build() {
-                if (endpoints.isEmpty()) {
-                    throw new IllegalArgumentException("at least one server endpoint is needed");
-                }
+                requireEndpoints();
                 return new Settings(this);
             }
         }

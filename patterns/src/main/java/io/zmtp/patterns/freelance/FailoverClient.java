@@ -8,7 +8,6 @@ import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.reliability.RequestEvent;
 import io.zmtp.patterns.reliability.RetryPolicy;
 import io.zmtp.patterns.reliability.RetryingRequester;
-import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.SocketType;
@@ -42,7 +41,7 @@ public final class FailoverClient extends LoopComponent {
     private long sequence; // on the loop
 
     public FailoverClient(ZmtpContext context, Settings settings, Consumer<? super FreelanceEvent> listener) {
-        super(context.group().next(), settings.clock);
+        super(context.group().next(), settings.clock());
         this.settings = Objects.requireNonNull(settings);
         this.events = new EventReporter<>(listener, log, "Freelance model 1 client");
         SocketOptions options = settings.socketOptions.toBuilder().linger(Duration.ZERO).build();
@@ -126,27 +125,18 @@ public final class FailoverClient extends LoopComponent {
      * Model 1 settings: the servers (at least one), the time a server has to answer (the guide's
      * 1000 ms), the tries on a single server (the guide's 3; with several servers each gets one).
      */
-    public static final class Settings {
-        final List<String> endpoints;
+    public static final class Settings extends FreelanceClientSettings {
         final Duration timeout;
         final int retries;
-        final SocketOptions socketOptions;
-        final PatternClock clock;
 
         private Settings(Builder b) {
-            endpoints = List.copyOf(b.endpoints);
+            super(b);
             timeout = b.timeout;
             retries = b.retries;
-            socketOptions = b.socketOptions;
-            clock = b.clock;
         }
 
         public static Builder builder() {
             return new Builder();
-        }
-
-        public List<String> endpoints() {
-            return endpoints;
         }
 
         public Duration timeout() {
@@ -157,61 +147,33 @@ public final class FailoverClient extends LoopComponent {
             return retries;
         }
 
-        public static final class Builder {
-            private final List<String> endpoints = new ArrayList<>();
+        public static final class Builder extends FreelanceClientSettings.Builder<Builder, Settings> {
             private Duration timeout = Duration.ofMillis(1000);
             private int retries = 3;
-            private SocketOptions socketOptions = SocketOptions.DEFAULTS;
-            private PatternClock clock = PatternClock.system();
 
             private Builder() {
             }
 
-            /** Adds servers, tried in this order. */
-            public Builder endpoints(List<String> endpoints) {
-                this.endpoints.addAll(endpoints);
-                return this;
-            }
-
-            public Builder endpoint(String endpoint) {
-                this.endpoints.add(Objects.requireNonNull(endpoint));
+            @Override
+            protected Builder self() {
                 return this;
             }
 
             /** How long a server has to answer (the guide's REQUEST_TIMEOUT, 1000 ms). */
             public Builder timeout(Duration timeout) {
-                if (timeout.isZero() || timeout.isNegative()) {
-                    throw new IllegalArgumentException("timeout must be positive");
-                }
-                this.timeout = timeout;
+                this.timeout = positive(timeout, "timeout");
                 return this;
             }
 
             /** Tries on a single server (the guide's MAX_RETRIES, 3). */
             public Builder retries(int tries) {
-                if (tries < 1) {
-                    throw new IllegalArgumentException("retries must be at least 1");
-                }
-                this.retries = tries;
+                this.retries = atLeast(tries, 1, "retries");
                 return this;
             }
 
-            /** Options of the REQ sockets (security, reconnect); linger is always 0. */
-            public Builder socketOptions(SocketOptions options) {
-                this.socketOptions = Objects.requireNonNull(options);
-                return this;
-            }
-
-            /** Where the timeouts read the time ({@link PatternClock#system()} by default). */
-            public Builder clock(PatternClock clock) {
-                this.clock = Objects.requireNonNull(clock);
-                return this;
-            }
-
+            @Override
             public Settings build() {
-                if (endpoints.isEmpty()) {
-                    throw new IllegalArgumentException("at least one server endpoint is needed");
-                }
+                requireEndpoints();
                 return new Settings(this);
             }
         }

@@ -10,10 +10,8 @@ import io.zmtp.patterns.reliability.HeartbeatTicker;
 import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.reliability.PeerLiveness;
 import io.zmtp.patterns.time.LoopClock;
-import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketEvent;
-import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.FrameText;
@@ -75,7 +73,7 @@ public final class FreelanceClient extends LoopComponent {
     private long sequence;
 
     public FreelanceClient(ZmtpContext context, Settings settings, Consumer<? super FreelanceEvent> listener) {
-        super(context.group().next(), settings.clock);
+        super(context.group().next(), settings.clock());
         this.settings = Objects.requireNonNull(settings);
         this.events = new EventReporter<>(listener, log, "Freelance client");
         this.socket = context.socket(SocketType.ROUTER, settings.socketOptions.toBuilder().linger(Duration.ZERO)
@@ -400,31 +398,22 @@ public final class FreelanceClient extends LoopComponent {
      * Model 3 settings, the guide's defaults: PING every 2000 ms, a server silent for 6000 ms is
      * dead, a request fails after 3000 ms; at most 1000 requests pending.
      */
-    public static final class Settings {
-        final List<String> endpoints;
+    public static final class Settings extends FreelanceClientSettings {
         final Duration pingInterval;
         final Duration serverTtl;
         final Duration globalTimeout;
         final int maxPending;
-        final SocketOptions socketOptions;
-        final PatternClock clock;
 
         private Settings(Builder b) {
-            endpoints = List.copyOf(b.endpoints);
+            super(b);
             pingInterval = b.pingInterval;
             serverTtl = b.serverTtl;
             globalTimeout = b.globalTimeout;
             maxPending = b.maxPending;
-            socketOptions = b.socketOptions;
-            clock = b.clock;
         }
 
         public static Builder builder() {
             return new Builder();
-        }
-
-        public List<String> endpoints() {
-            return endpoints;
         }
 
         public Duration pingInterval() {
@@ -439,26 +428,17 @@ public final class FreelanceClient extends LoopComponent {
             return globalTimeout;
         }
 
-        public static final class Builder {
-            private final List<String> endpoints = new ArrayList<>();
+        public static final class Builder extends FreelanceClientSettings.Builder<Builder, Settings> {
             private Duration pingInterval = Duration.ofMillis(2000);
             private Duration serverTtl = Duration.ofMillis(6000);
             private Duration globalTimeout = Duration.ofMillis(3000);
             private int maxPending = 1000;
-            private SocketOptions socketOptions = SocketOptions.DEFAULTS;
-            private PatternClock clock = PatternClock.system();
 
             private Builder() {
             }
 
-            /** Servers to connect to at start (more may be added with {@link FreelanceClient#connect}). */
-            public Builder endpoints(List<String> endpoints) {
-                this.endpoints.addAll(endpoints);
-                return this;
-            }
-
-            public Builder endpoint(String endpoint) {
-                this.endpoints.add(Objects.requireNonNull(endpoint));
+            @Override
+            protected Builder self() {
                 return this;
             }
 
@@ -482,32 +462,11 @@ public final class FreelanceClient extends LoopComponent {
 
             /** Requests that may wait for replies at once before new ones are refused (1000). */
             public Builder maxPending(int n) {
-                if (n < 1) {
-                    throw new IllegalArgumentException("maxPending must be at least 1");
-                }
-                this.maxPending = n;
+                this.maxPending = atLeast(n, 1, "maxPending");
                 return this;
             }
 
-            /** Options of the ROUTER (security, reconnect); linger is always 0. */
-            public Builder socketOptions(SocketOptions options) {
-                this.socketOptions = Objects.requireNonNull(options);
-                return this;
-            }
-
-            /** Where pings, time to live and timeouts read the time ({@link PatternClock#system()}). */
-            public Builder clock(PatternClock clock) {
-                this.clock = Objects.requireNonNull(clock);
-                return this;
-            }
-
-            private static Duration positive(Duration d, String name) {
-                if (d.isZero() || d.isNegative()) {
-                    throw new IllegalArgumentException(name + " must be positive");
-                }
-                return d;
-            }
-
+            @Override
             public Settings build() {
                 if (serverTtl.compareTo(pingInterval) <= 0) {
                     throw new IllegalArgumentException("serverTtl must be longer than pingInterval");
