@@ -14,7 +14,6 @@ import io.zmtp.transport.Endpoint;
 import io.zmtp.transport.IoTransport;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.PeerFailureLog;
-import io.zmtp.wire.ZmtpCodec;
 
 import java.io.File;
 import java.io.IOException;
@@ -28,7 +27,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A bound tcp:// or ipc:// endpoint: a server channel on the socket's event loop whose accepted
- * connections get a {@link ZmtpCodec} and a {@link PeerHandler}.
+ * connections get a {@link io.zmtp.wire.ZmtpCodec} and a {@link PeerHandler} (STREAM: its raw
+ * handler, {@link ZmtpSocket#initConnection}).
  *
  * <p>Accepted connections are bounded: at most {@link SocketOptions#maxConnections()} at once
  * (handshaking or not), and for tcp:// at most {@link SocketOptions#maxConnectionsPerAddress()}
@@ -146,7 +146,7 @@ final class BindEndpoint {
             socket.context.transport().keepAlive(ch, options.tcpKeepAlive());
         }
         socket.channelOpened(ch);
-        ch.pipeline().addLast(new ZmtpCodec(socket.acceptedZmtpOptions()), new PeerHandler(socket, resolved(), null));
+        socket.initConnection(ch, true, resolved(), null);
         socket.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(remote), null, null);
     }
 

@@ -11,7 +11,8 @@ import io.zmtp.wire.ZmtpVersion;
 import java.util.ArrayDeque;
 
 /**
- * A peer reached over a Netty channel whose pipeline holds a {@link io.zmtp.wire.ZmtpCodec}.
+ * A peer reached over a Netty channel whose pipeline holds a {@link io.zmtp.wire.ZmtpCodec}
+ * (or, for STREAM, no codec: then what is written is the raw bytes, {@link StreamPeerHandler}).
  * Messages go straight into the channel while it is writable; when Netty's write buffer is full
  * they wait in a backlog of at most the send high-water mark, and drain as the channel drains.
  */
@@ -121,7 +122,11 @@ final class ChannelPipe extends Pipe {
 
     @Override
     void refuse(String reason) {
-        ((PeerHandler) ctx.handler()).refuse(reason);
+        if (ctx.handler() instanceof PeerHandler peer) {
+            peer.refuse(reason);
+        } else {
+            super.refuse(reason);   // a raw STREAM connection: logs and closes
+        }
         releaseBacklog();
     }
 

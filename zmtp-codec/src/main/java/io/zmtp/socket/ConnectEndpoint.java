@@ -10,7 +10,6 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.transport.Endpoint;
 import io.zmtp.transport.IoTransport;
 import io.zmtp.wire.ConnectionFailed;
-import io.zmtp.wire.ZmtpCodec;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -57,8 +56,7 @@ final class ConnectEndpoint {
                         if (endpoint.transport() == Endpoint.Transport.TCP) {
                             io.keepAlive(ch, socket.options().tcpKeepAlive());
                         }
-                        ch.pipeline().addLast(new ZmtpCodec(socket.zmtpOptions()),
-                                new PeerHandler(socket, endpoint.toString(), ConnectEndpoint.this));
+                        socket.initConnection(ch, false, endpoint.toString(), ConnectEndpoint.this);
                     }
                 });
         SocketAddress address;

@@ -85,6 +85,7 @@ public final class SocketOptions {
     private final Duration connectTimeout;
     private final boolean routerMandatory;
     private final boolean routerHandover;
+    private final boolean streamNotify;
     private final boolean reqRelaxed;
     private final boolean reqCorrelate;
     private final boolean xpubVerbose;
@@ -118,6 +119,7 @@ public final class SocketOptions {
         connectTimeout = b.connectTimeout;
         routerMandatory = b.routerMandatory;
         routerHandover = b.routerHandover;
+        streamNotify = b.streamNotify;
         reqRelaxed = b.reqRelaxed;
         reqCorrelate = b.reqCorrelate;
         xpubVerbose = b.xpubVerbose;
@@ -157,6 +159,7 @@ public final class SocketOptions {
         b.connectTimeout = connectTimeout;
         b.routerMandatory = routerMandatory;
         b.routerHandover = routerHandover;
+        b.streamNotify = streamNotify;
         b.reqRelaxed = reqRelaxed;
         b.reqCorrelate = reqCorrelate;
         b.xpubVerbose = xpubVerbose;
@@ -321,6 +324,11 @@ public final class SocketOptions {
         return routerHandover;
     }
 
+    /** STREAM: whether connects and disconnects are delivered as [routing id][empty frame]. */
+    public boolean streamNotify() {
+        return streamNotify;
+    }
+
     public boolean reqRelaxed() {
         return reqRelaxed;
     }
@@ -356,6 +364,7 @@ public final class SocketOptions {
         private Duration connectTimeout = Duration.ofSeconds(10);
         private boolean routerMandatory;
         private boolean routerHandover;
+        private boolean streamNotify = true;
         private boolean reqRelaxed;
         private boolean reqCorrelate;
         private boolean xpubVerbose;
@@ -603,6 +612,16 @@ public final class SocketOptions {
         /** ROUTER: a new peer with a known identity takes over from the old one (ZMQ_ROUTER_HANDOVER). */
         public Builder routerHandover(boolean on) {
             this.routerHandover = on;
+            return this;
+        }
+
+        /**
+         * STREAM: deliver a new connection and a closed one to the application as a message of
+         * two frames, its routing id and an empty frame (ZMQ_STREAM_NOTIFY; on by default). The
+         * connect notification is how the id of a connection this socket made becomes known.
+         */
+        public Builder streamNotify(boolean on) {
+            this.streamNotify = on;
             return this;
         }
 

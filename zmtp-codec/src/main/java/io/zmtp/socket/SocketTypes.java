@@ -21,6 +21,7 @@ final class SocketTypes {
             case PUSH: return new PushSocket(c, o, loop);
             case PULL: return new PullSocket(c, o, loop);
             case PAIR: return new PairSocket(c, o, loop);
+            case STREAM: return new StreamSocket(c, o, loop);
             default: throw new IllegalArgumentException("unsupported socket type " + type);
         }
     }

@@ -147,6 +147,10 @@ public abstract class ZmtpSocket implements AutoCloseable {
                 p.tryFailure(e);
                 return;
             }
+            if (ep.transport() == Endpoint.Transport.INPROC && type.isRaw()) {
+                p.tryFailure(new IllegalArgumentException(type + " sockets speak raw TCP: tcp:// and ipc:// only"));
+                return;
+            }
             if (ep.transport() == Endpoint.Transport.INPROC) {
                 try {
                     context.inproc().bind(ep.address(), this);
@@ -195,6 +199,10 @@ public abstract class ZmtpSocket implements AutoCloseable {
                 }
             } catch (IllegalArgumentException e) {
                 p.tryFailure(e);
+                return;
+            }
+            if (ep.transport() == Endpoint.Transport.INPROC && type.isRaw()) {
+                p.tryFailure(new IllegalArgumentException(type + " sockets speak raw TCP: tcp:// and ipc:// only"));
                 return;
             }
             if (ep.transport() == Endpoint.Transport.INPROC) {
@@ -281,6 +289,16 @@ public abstract class ZmtpSocket implements AutoCloseable {
      */
     public final ChannelHandler newPeerHandler() {
         return new PeerHandler(this, "channel", null);
+    }
+
+    /**
+     * Sets up one tcp:// or ipc:// connection's pipeline: accepted on a bound endpoint, or made
+     * to a connected one ({@code owner}, else null). A {@link io.zmtp.wire.ZmtpCodec} and a
+     * {@link PeerHandler}; STREAM, which speaks no ZMTP, puts its raw handler there instead.
+     */
+    void initConnection(Channel ch, boolean accepted, String endpoint, ConnectEndpoint owner) {
+        ch.pipeline().addLast(new io.zmtp.wire.ZmtpCodec(accepted ? acceptedZmtpOptions : zmtpOptions),
+                new PeerHandler(this, endpoint, owner));
     }
 
     // ------------------------------------------------------------------ receiving
