@@ -189,6 +189,53 @@ class StreamSocketTest extends ContextTest {
         }
     }
 
+    /**
+     * The gateway STREAM exists for: a plain HTTP client (the JDK's HttpClient) gets its answer
+     * from a STREAM socket that reads the request head, answers, and closes with [id][empty].
+     */
+    @Test
+    void anHttpGatewayAnswersAPlainHttpClient() throws Exception {
+        ZmtpSocket stream = ctx.socket(SocketType.STREAM);
+        java.util.Map<String, StringBuilder> requests = new java.util.HashMap<>();
+        List<String> seenRequests = new java.util.concurrent.CopyOnWriteArrayList<>();
+        stream.onMessage(m -> {
+            try {
+                byte[] id = m.frameBytes(0);
+                String key = Arrays.toString(id);
+                if (!m.frame(1).isReadable()) {
+                    requests.remove(key);   // connect or disconnect
+                    return;
+                }
+                StringBuilder head = requests.computeIfAbsent(key, k -> new StringBuilder());
+                head.append(m.frameString(1));
+                int end = head.indexOf("\r\n\r\n");
+                if (end < 0) {
+                    return;
+                }
+                String requestLine = head.substring(0, head.indexOf("\r\n"));
+                seenRequests.add(requestLine);
+                String body = "you asked for " + requestLine.split(" ")[1];
+                String response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: "
+                        + body.length() + "\r\nConnection: close\r\n\r\n" + body;
+                stream.trySend(to(id, response));
+                stream.trySend(ZmtpMessage.of(id, new byte[0]));
+            } finally {
+                m.release();
+            }
+        });
+        String ep = get(stream.bind("tcp://127.0.0.1:0"));
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                .version(java.net.http.HttpClient.Version.HTTP_1_1).connectTimeout(T).build();
+        for (String path : List.of("/a", "/b/c")) {
+            java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest
+                    .newBuilder(java.net.URI.create("http://127.0.0.1:" + RawPeer.port(ep) + path)).timeout(T).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode());
+            assertEquals("you asked for " + path, r.body());
+        }
+        assertEquals(List.of("GET /a HTTP/1.1", "GET /b/c HTTP/1.1"), seenRequests);
+    }
+
     @Test
     void withoutNotifyOnlyDataArrives() throws Exception {
         ZmtpSocket stream = ctx.socket(SocketType.STREAM, SocketOptions.builder().streamNotify(false).build());
