@@ -86,6 +86,7 @@ public final class SocketOptions {
     private final boolean routerMandatory;
     private final boolean routerHandover;
     private final boolean streamNotify;
+    private final boolean zmtp20Fallback;
     private final boolean reqRelaxed;
     private final boolean reqCorrelate;
     private final boolean xpubVerbose;
@@ -120,6 +121,7 @@ public final class SocketOptions {
         routerMandatory = b.routerMandatory;
         routerHandover = b.routerHandover;
         streamNotify = b.streamNotify;
+        zmtp20Fallback = b.zmtp20Fallback;
         reqRelaxed = b.reqRelaxed;
         reqCorrelate = b.reqCorrelate;
         xpubVerbose = b.xpubVerbose;
@@ -160,6 +162,7 @@ public final class SocketOptions {
         b.routerMandatory = routerMandatory;
         b.routerHandover = routerHandover;
         b.streamNotify = streamNotify;
+        b.zmtp20Fallback = zmtp20Fallback;
         b.reqRelaxed = reqRelaxed;
         b.reqCorrelate = reqCorrelate;
         b.xpubVerbose = xpubVerbose;
@@ -192,7 +195,8 @@ public final class SocketOptions {
                 .inboundBudget(budget)
                 .handshakeTimeout(handshakeTimeout)
                 .heartbeat(accepted ? boundHeartbeat() : connectedHeartbeat())
-                .version(version).properties(properties).identity(identity);
+                .version(version).properties(properties).identity(identity)
+                .zmtp20Fallback(zmtp20Fallback);
         if (resource != null) {
             b.resource(resource);
         }
@@ -324,6 +328,11 @@ public final class SocketOptions {
         return routerHandover;
     }
 
+    /** Whether peers announcing ZMTP 2.0 are spoken to in 2.0 (NULL security only); off by default. */
+    public boolean zmtp20Fallback() {
+        return zmtp20Fallback;
+    }
+
     /** STREAM: whether connects and disconnects are delivered as [routing id][empty frame]. */
     public boolean streamNotify() {
         return streamNotify;
@@ -365,6 +374,7 @@ public final class SocketOptions {
         private boolean routerMandatory;
         private boolean routerHandover;
         private boolean streamNotify = true;
+        private boolean zmtp20Fallback;
         private boolean reqRelaxed;
         private boolean reqCorrelate;
         private boolean xpubVerbose;
@@ -541,7 +551,10 @@ public final class SocketOptions {
 
         /** Announce ZMTP 3.0 (behave as an older peer); 3.1 by default. */
         public Builder version(ZmtpVersion v) {
-            this.version = Objects.requireNonNull(v);
+            if (Objects.requireNonNull(v).isZmtp20()) {
+                throw new IllegalArgumentException("ZMTP 2.0 is never announced; see zmtp20Fallback");
+            }
+            this.version = v;
             return this;
         }
 
@@ -622,6 +635,18 @@ public final class SocketOptions {
          */
         public Builder streamNotify(boolean on) {
             this.streamNotify = on;
+            return this;
+        }
+
+        /**
+         * Speak ZMTP 2.0 with peers that announce it (libzmq 3.x, JeroMQ 0.3.x) instead of
+         * refusing them; off by default, and only with the NULL mechanism: with PLAIN or CURVE
+         * such a peer is refused all the same, since 2.0 has no security and accepting it would
+         * let anyone who can rewrite one greeting byte downgrade the connection to plaintext.
+         * See {@link ZmtpOptions.Builder#zmtp20Fallback}.
+         */
+        public Builder zmtp20Fallback(boolean on) {
+            this.zmtp20Fallback = on;
             return this;
         }
 
