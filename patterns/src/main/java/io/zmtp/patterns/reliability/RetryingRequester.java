@@ -45,7 +45,10 @@ import java.util.concurrent.RejectedExecutionException;
  * settle wait for it. So a request is sent at most once on any socket.
  *
  * <p>Only the socket of the current try may answer it: a late reply to an earlier try could only
- * arrive on that try's closed socket. What a message on the current socket means is the owner's
+ * arrive on that try's closed socket. A request given up while it may still be answered on the
+ * current socket (its last try timed out after it went out again there, or it was cancelled) is
+ * remembered with its key until its reply comes or the socket is replaced, and that late reply is
+ * dropped: it never answers a later request with the same key. What a message on the current socket means is the owner's
  * {@link Replies} (the reply, a partial reply that restarts the timeout, or something to drop).
  *
  * <p>Tries are counted by timeouts only: a request fails after {@code tries} timeouts, never
@@ -60,6 +63,8 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class RetryingRequester<T> {
     private static final Logger log = LoggerFactory.getLogger(RetryingRequester.class);
+    /** Abandoned requests remembered per socket before it is replaced instead. */
+    static final int MAX_ABANDONED = 1024;
 
     /** Makes the socket of a try. */
     @FunctionalInterface
@@ -136,6 +141,13 @@ public final class RetryingRequester<T> {
     private final ArrayDeque<Call<T>> waiting = new ArrayDeque<>();
     /** In flight, oldest first. */
     private final ArrayDeque<Call<T>> inFlight = new ArrayDeque<>();
+    /**
+     * Requests given up (the last try timed out, or cancelled) that went out on the current socket
+     * and may still be answered there, oldest first: a late reply with their key is theirs, and is
+     * dropped, so that it cannot answer a later request with the same key. Emptied when the socket
+     * is replaced (nothing more can arrive for them).
+     */
+    private final ArrayDeque<Abandoned> abandoned = new ArrayDeque<>();
     private long sequence;
     private int endpointIndex;
     /** Between a failover and the end of its settle delay: no socket, every request in flight waits for it. */
@@ -336,8 +348,42 @@ public final class RetryingRequester<T> {
         return null;
     }
 
+    /**
+     * The abandoned request a reply naming {@code key} answers, if it is older than {@code call}
+     * (the oldest request in flight with that key, or null): requests go out on a socket in the
+     * order of their sequence, and replies with one key come back in that order.
+     */
+    private Abandoned answeredAbandoned(Object key, Call<T> call) {
+        for (Abandoned a : abandoned) {
+            if (key == null || a.key == null || key.equals(a.key)) {
+                return call == null || a.sequence < call.sequence ? a : null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@code c} is given up while it may still be answered on the current socket (a socket with
+     * correlation keys, where that answer would go to the next request with its key): remembered
+     * until its final reply comes or the socket is replaced. Too many remembered replace the socket.
+     */
+    private void abandon(Call<T> c) {
+        if (policy.window() <= 1 || socket == null || settleTimer != null) {
+            return;
+        }
+        if (abandoned.size() >= MAX_ABANDONED) {
+            timeoutReplacements++;
+            closeSocket();
+            if (!inFlight.isEmpty()) {
+                resendInFlight();
+            }
+            return;
+        }
+        abandoned.add(new Abandoned(c.key, c.sequence));
+    }
+
     private void onMessage(ZmtpSocket from, ZmtpMessage msg) {
-        if (from != socket || inFlight.isEmpty()) {
+        if (from != socket || (inFlight.isEmpty() && abandoned.isEmpty())) {
             Call<T> c = inFlight.peek();
             events.report(() -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
                     Envelope.describe(msg)));
@@ -354,6 +400,14 @@ public final class RetryingRequester<T> {
         }
         if (v instanceof Verdict.Done<T> done) {
             Call<T> c = answered(done.key());
+            Abandoned late = answeredAbandoned(done.key(), c);
+            if (late != null) {
+                abandoned.remove(late);
+                ReferenceCountUtil.release(done.reply());
+                events.report(() -> new RequestEvent.Discarded(late.sequence, 0,
+                        "a late reply to a request given up: " + detail));
+                return;
+            }
             if (c == null) {
                 ReferenceCountUtil.release(done.reply());
                 events.report(() -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
@@ -370,6 +424,13 @@ public final class RetryingRequester<T> {
             next();
         } else if (v instanceof Verdict.Partial<T> partial) {
             Call<T> c = answered(partial.key());
+            Abandoned late = answeredAbandoned(partial.key(), c);
+            if (late != null) {
+                ReferenceCountUtil.release(partial.value());
+                events.report(() -> new RequestEvent.Discarded(late.sequence, 0,
+                        "a late partial reply to a request given up: " + detail));
+                return;
+            }
             if (c == null) {
                 ReferenceCountUtil.release(partial.value());
                 events.report(() -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
@@ -391,7 +452,8 @@ public final class RetryingRequester<T> {
         } else {
             String why = ((Verdict.Discard<T>) v).reason();
             Call<T> c = inFlight.peek();
-            events.report(() -> new RequestEvent.Discarded(c.sequence, c.attempt, why + ": " + detail));
+            events.report(() -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
+                    why + ": " + detail));
         }
     }
 
@@ -416,6 +478,8 @@ public final class RetryingRequester<T> {
                 timeoutReplacements++;
                 closeSocket();
                 resendInFlight();
+            } else {
+                abandon(c); // it went out again on this socket when another request's timeout replaced it
             }
             next();
             return;
@@ -515,6 +579,8 @@ public final class RetryingRequester<T> {
             c.request.release();
             if (policy.window() == 1) {
                 closeSocket(); // a REQ would wait for a reply nobody wants
+            } else {
+                abandon(c);
             }
             next();
         } else if (waiting.remove(c)) {
@@ -541,10 +607,15 @@ public final class RetryingRequester<T> {
     }
 
     private void closeSocket() {
+        abandoned.clear();
         if (socket != null) {
             socket.close(Duration.ZERO);
             socket = null;
         }
+    }
+
+    /** A request given up that may still be answered on the current socket. */
+    private record Abandoned(Object key, long sequence) {
     }
 
     private static final class Call<T> {
