@@ -135,7 +135,7 @@ public final class MajordomoAsyncClient extends LoopComponent {
         this.requester = new RetryingRequester<>(clock(),
                 new RetryPolicy(settings.timeout(), settings.retries(), 1, true, Integer.MAX_VALUE), new Failover(brokerEndpoints, settings.failoverSettle()),
                 () -> ctx.socket(SocketType.DEALER, options, loop), this::judge,
-                new EventReporter<>(this::requestEvent, log, "Majordomo client"));
+                new EventReporter<>(this::requestEvent, log, "Majordomo client", RequestEvent::isNotable));
     }
 
     /** Opens the socket and connects (in the background, as ZeroMQ does). */

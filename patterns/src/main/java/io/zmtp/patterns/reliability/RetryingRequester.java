@@ -322,7 +322,7 @@ public final class RetryingRequester<T> {
         }
         int attempt = c.attempt;
         ZmtpSocket s = socket;
-        events.report(() -> new RequestEvent.Sent(c.sequence, attempt, policy.tries(), Envelope.describe(c.request)));
+        events.report(RequestEvent.Sent.class, () -> new RequestEvent.Sent(c.sequence, attempt, policy.tries(), Envelope.describe(c.request)));
         s.send(c.request.retainedDuplicate()).addListener(f -> { // may fail at once, on this loop
             if (!f.isSuccess() && inFlight.contains(c) && c.attempt == attempt && socket == s
                     && !(f.cause() instanceof SocketClosedException)) {
@@ -385,12 +385,13 @@ public final class RetryingRequester<T> {
     private void onMessage(ZmtpSocket from, ZmtpMessage msg) {
         if (from != socket || (inFlight.isEmpty() && abandoned.isEmpty())) {
             Call<T> c = inFlight.peek();
-            events.report(() -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
+            events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
                     Envelope.describe(msg)));
             msg.release();
             return;
         }
-        String detail = events.isActive() ? Envelope.describe(msg) : null;
+        String detail = events.isActive(RequestEvent.Replied.class) || events.isActive(RequestEvent.Progress.class)
+                || events.isActive(RequestEvent.Discarded.class) ? Envelope.describe(msg) : null;
         Verdict<T> v;
         try {
             v = replies.judge(msg);
@@ -404,19 +405,19 @@ public final class RetryingRequester<T> {
             if (late != null) {
                 abandoned.remove(late);
                 ReferenceCountUtil.release(done.reply());
-                events.report(() -> new RequestEvent.Discarded(late.sequence, 0,
+                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(late.sequence, 0,
                         "a late reply to a request given up: " + detail));
                 return;
             }
             if (c == null) {
                 ReferenceCountUtil.release(done.reply());
-                events.report(() -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
+                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
                 return;
             }
             c.cancelTimer();
             inFlight.remove(c);
             updateView();
-            events.report(() -> new RequestEvent.Replied(c.sequence, c.attempt, detail));
+            events.report(RequestEvent.Replied.class, () -> new RequestEvent.Replied(c.sequence, c.attempt, detail));
             c.request.release();
             if (!c.future.complete(done.reply())) {
                 ReferenceCountUtil.release(done.reply());
@@ -427,16 +428,16 @@ public final class RetryingRequester<T> {
             Abandoned late = answeredAbandoned(partial.key(), c);
             if (late != null) {
                 ReferenceCountUtil.release(partial.value());
-                events.report(() -> new RequestEvent.Discarded(late.sequence, 0,
+                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(late.sequence, 0,
                         "a late partial reply to a request given up: " + detail));
                 return;
             }
             if (c == null) {
                 ReferenceCountUtil.release(partial.value());
-                events.report(() -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
+                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
                 return;
             }
-            events.report(() -> new RequestEvent.Progress(c.sequence, c.attempt, detail));
+            events.report(RequestEvent.Progress.class, () -> new RequestEvent.Progress(c.sequence, c.attempt, detail));
             startTimer(c);
             if (partial.value() != null) {
                 if (c.partials == null) {
@@ -452,7 +453,7 @@ public final class RetryingRequester<T> {
         } else {
             String why = ((Verdict.Discard<T>) v).reason();
             Call<T> c = inFlight.peek();
-            events.report(() -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
+            events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
                     why + ": " + detail));
         }
     }
@@ -469,7 +470,7 @@ public final class RetryingRequester<T> {
         if (attempt >= policy.tries()) {
             inFlight.remove(c);
             updateView();
-            events.report(() -> new RequestEvent.Failed(c.sequence, attempt, reason));
+            events.report(RequestEvent.Failed.class, () -> new RequestEvent.Failed(c.sequence, attempt, reason));
             c.request.release();
             c.future.completeExceptionally(new NoReplyException(endpoint(), attempt, policy.timeout()));
             if (replace && !inFlight.isEmpty() && failover.rotates()) {
@@ -489,7 +490,7 @@ public final class RetryingRequester<T> {
             failOver(c, attempt, reason);
             return;
         }
-        events.report(() -> new RequestEvent.Retrying(c.sequence, attempt, policy.tries(), reason));
+        events.report(RequestEvent.Retrying.class, () -> new RequestEvent.Retrying(c.sequence, attempt, policy.tries(), reason));
         if (replace) {
             timeoutReplacements++;
             closeSocket();
@@ -517,7 +518,7 @@ public final class RetryingRequester<T> {
         String to = endpoint();
         long seq = c.sequence;
         settleTimer = clock.schedule(this::settled, failover.settle()); // before the event
-        events.report(() -> new RequestEvent.FailingOver(seq, attempt, policy.tries(), reason, to,
+        events.report(RequestEvent.FailingOver.class, () -> new RequestEvent.FailingOver(seq, attempt, policy.tries(), reason, to,
                 failover.settle()));
     }
 
@@ -553,7 +554,7 @@ public final class RetryingRequester<T> {
         openSocket();
         String reason = e.reason() == null ? "disconnected" : e.reason();
         for (Call<T> c : inFlight) {
-            events.report(() -> new RequestEvent.Reconnected(c.sequence, c.attempt, policy.tries(), reason));
+            events.report(RequestEvent.Reconnected.class, () -> new RequestEvent.Reconnected(c.sequence, c.attempt, policy.tries(), reason));
         }
         resendInFlight(); // the same tries: their timers keep running
     }
@@ -563,7 +564,7 @@ public final class RetryingRequester<T> {
         inFlight.remove(c);
         updateView();
         closeSocket();
-        events.report(() -> new RequestEvent.Failed(c.sequence, c.attempt, String.valueOf(cause)));
+        events.report(RequestEvent.Failed.class, () -> new RequestEvent.Failed(c.sequence, c.attempt, String.valueOf(cause)));
         c.request.release();
         c.future.completeExceptionally(cause);
         if (!inFlight.isEmpty()) {
