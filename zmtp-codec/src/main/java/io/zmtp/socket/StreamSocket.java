@@ -89,7 +89,7 @@ public final class StreamSocket extends ZmtpSocket {
         if (table.add(pipe, false) == pipe) {
             return false;   // cannot happen: ids are generated, never chosen by a raw peer
         }
-        fairQueue.attach(pipe);
+        receiveFrom(pipe);
         if (options().streamNotify()) {
             deliver(ZmtpMessage.newMessage().add(pipe.newRoutingIdFrame()).add(Unpooled.EMPTY_BUFFER));
         }
@@ -102,7 +102,7 @@ public final class StreamSocket extends ZmtpSocket {
         ByteBuf idFrame = pipe.routingId() != null && options().streamNotify() && !isClosing()
                 ? pipe.newRoutingIdFrame() : null;
         table.remove(pipe);
-        fairQueue.detach(pipe);
+        stopReceivingFrom(pipe);
         if (idFrame != null) {
             deliver(ZmtpMessage.newMessage().add(idFrame).add(Unpooled.EMPTY_BUFFER));
         }
