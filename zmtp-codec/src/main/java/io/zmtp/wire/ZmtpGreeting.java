@@ -2,7 +2,6 @@ package io.zmtp.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.zmtp.security.NullMechanism;
 
 import java.nio.charset.StandardCharsets;
 
