@@ -52,6 +52,9 @@ public final class BlockingSocket implements AutoCloseable {
     private volatile boolean inboxClosed;
     private volatile Thread receiver;
     private final CopyOnWriteArrayList<ZmtpPoller> pollers = new CopyOnWriteArrayList<>();
+    /** CONFLATE: the one message waiting for the user thread, replaced by each newer one. */
+    private final java.util.concurrent.atomic.AtomicReference<ZmtpMessage> latest =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     /** Request-reply alternation checked on the user's thread (REQ and REP). */
     private boolean awaitingReply;
@@ -70,6 +73,10 @@ public final class BlockingSocket implements AutoCloseable {
         releaseOutbox();
         inboxClosed = true;
         releaseInboxIfFree();
+        ZmtpMessage last = latest.getAndSet(null);
+        if (last != null) {
+            last.release();
+        }
     }
 
     /** On the loop (the outbox's one consumer): releases what waits to be sent. */
@@ -268,6 +275,10 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** On the loop: a message for the user thread. */
     private void onMessage(ZmtpMessage m) {
+        if (socket.conflating()) {
+            conflate(m);
+            return;
+        }
         inbox.offer(m);
         int n = inboxCount.incrementAndGet();
         if (n >= limit() && consumerPaused.compareAndSet(false, true)) {
@@ -286,6 +297,25 @@ public final class BlockingSocket implements AutoCloseable {
             for (ZmtpPoller p : pollers) {
                 p.signal();
             }
+        }
+    }
+
+    /** CONFLATE: {@code m} replaces the message the user thread has not taken yet. */
+    private void conflate(ZmtpMessage m) {
+        if (inboxClosed) {
+            m.release();
+            return;
+        }
+        ZmtpMessage old = latest.getAndSet(m);
+        if (old != null) {
+            old.release();
+        }
+        Thread r = receiver;
+        if (r != null) {
+            LockSupport.unpark(r);
+        }
+        for (ZmtpPoller p : pollers) {
+            p.signal();
         }
     }
 
@@ -364,6 +394,9 @@ public final class BlockingSocket implements AutoCloseable {
     }
 
     private ZmtpMessage take() {
+        if (socket.conflating()) {
+            return latest.getAndSet(null);
+        }
         if (!inboxBusy.compareAndSet(false, true)) {
             return null;   // the close is releasing the inbox
         }
@@ -389,7 +422,7 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** Whether a message is waiting. */
     public boolean hasMessage() {
-        return inboxCount.get() > 0;
+        return socket.conflating() ? latest.get() != null : inboxCount.get() > 0;
     }
 
     void addPoller(ZmtpPoller p) {

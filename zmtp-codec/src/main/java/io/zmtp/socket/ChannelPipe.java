@@ -24,6 +24,8 @@ final class ChannelPipe extends Pipe {
     private final ConnectionWriter direct;
     private final ArrayDeque<Object> backlog = new ArrayDeque<>();
     private final int sendHwm;
+    /** CONFLATE: the backlog keeps only the last message (subscriptions are all kept). */
+    private final boolean conflating;
     /** closeAfterFlush is waiting for the backlog to drain. */
     private boolean lingering;
 
@@ -33,6 +35,7 @@ final class ChannelPipe extends Pipe {
         this.ctx = ctx;
         this.direct = direct;
         this.sendHwm = socket.options().sendHwm();
+        this.conflating = socket.conflating();
     }
 
     private void writeToChannel(Object msg) {
@@ -49,7 +52,7 @@ final class ChannelPipe extends Pipe {
 
     @Override
     boolean hasRoom() {
-        return backlog.size() < sendHwm;
+        return conflating || backlog.size() < sendHwm;
     }
 
     @Override
@@ -64,6 +67,16 @@ final class ChannelPipe extends Pipe {
                 flush();
             }
         } else if (ctx.channel().isActive()) {
+            if (conflating && msg instanceof io.zmtp.wire.ZmtpMessage) {
+                // keep only the last message not yet in the channel
+                for (java.util.Iterator<Object> it = backlog.iterator(); it.hasNext(); ) {
+                    Object queued = it.next();
+                    if (queued instanceof io.zmtp.wire.ZmtpMessage) {
+                        it.remove();
+                        ReferenceCountUtil.release(queued);
+                    }
+                }
+            }
             backlog.add(msg);
         } else {
             ReferenceCountUtil.release(msg);

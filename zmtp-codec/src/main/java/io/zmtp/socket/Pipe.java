@@ -33,6 +33,8 @@ public abstract class Pipe {
     boolean dirty;
     /** Per-type bookkeeping of the socket (PUB: this subscriber's prefixes). */
     Object socketData;
+    /** ROUTER: the routing id given to the connect that made this pipe (ZMQ_CONNECT_ROUTING_ID), or null. */
+    byte[] connectRoutingId;
 
     protected Pipe(ZmtpSocket socket, ZmtpMetadata peerMetadata, ZmtpVersion version, String endpoint) {
         this.socket = socket;

@@ -5,15 +5,30 @@ import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpSubscription;
 
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
+
 /**
  * XPUB: a PUB that shows subscriptions to the application, as a proxy needs them. A new
  * subscription (the first subscriber of a prefix) arrives as a message of one frame, byte 1 and
  * then the prefix; when the last subscriber of a prefix cancels or goes away, byte 0 and the
  * prefix. With {@link SocketOptions.Builder#xpubVerbose verbose} every subscribe is passed on.
  * Other messages from subscribers (an XSUB may send some) are delivered as they are.
+ *
+ * <p>With {@link SocketOptions.Builder#xpubManual manual} subscriptions, every subscribe and
+ * cancel is delivered and none changes the filter: the application calls {@link #subscribe} and
+ * {@link #unsubscribe}, which apply to the peer of the subscription message it was handed last
+ * (call them from the message handler, on the loop, as libzmq's application calls setsockopt
+ * after zmq_recv). A {@link SocketOptions.Builder#xpubWelcomeMessage welcome message} goes to
+ * each peer as it connects.
  */
 public final class XPubSocket extends ZmtpSocket {
     private final Distributor out;
+    /** XPUB_MANUAL: what each peer asked for (its own subscriptions, not the filter's). */
+    private final HashMap<Pipe, HashSet<RoutingId>> requested = new HashMap<>();
+    /** XPUB_MANUAL: the peer of the last subscription delivered, which subscribe() changes. */
+    private Pipe lastSubscriber;
 
     XPubSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
         super(context, SocketType.XPUB, options, loop);
@@ -22,24 +37,53 @@ public final class XPubSocket extends ZmtpSocket {
 
     @Override
     SendResult route(ZmtpMessage msg) {
-        out.send(msg);
+        SocketOptions o = options();
+        if (o.xpubNoDrop() && !out.roomFor(msg, pipes(), o.invertMatching())) {
+            return SendResult.WOULD_BLOCK;
+        }
+        if (o.invertMatching()) {
+            out.sendInverted(msg, pipes());
+        } else {
+            out.send(msg);
+        }
         return SendResult.SENT;
     }
 
     @Override
     boolean pipeAttached(Pipe pipe) {
         fairQueue.attach(pipe);
+        byte[] welcome = options().xpubWelcomeMessage();
+        if (welcome != null) {
+            pipe.write(ZmtpMessage.of(welcome));
+        }
         return true;
     }
 
     @Override
     void pipeDetached(Pipe pipe) {
         fairQueue.detach(pipe);
+        if (options().xpubManual()) {
+            out.removeAll(pipe, null);
+            if (lastSubscriber == pipe) {
+                lastSubscriber = null;
+            }
+            HashSet<RoutingId> asked = requested.remove(pipe);
+            if (asked != null && !isClosing()) {
+                for (RoutingId prefix : asked) {
+                    deliver(ZmtpSubscription.cancel(prefix.array()).toMessageAndRelease());
+                }
+            }
+            return;
+        }
         out.removeAll(pipe, prefix -> deliver(ZmtpSubscription.cancel(prefix).toMessageAndRelease()));
     }
 
     @Override
     void subscriptionReceived(Pipe pipe, ZmtpSubscription sub) {
+        if (options().xpubManual()) {
+            manualSubscriptionReceived(pipe, sub);
+            return;
+        }
         try {
             if (sub.isSubscribe()) {
                 String refusal = out.refusal(pipe, sub.topic());
@@ -69,6 +113,84 @@ public final class XPubSocket extends ZmtpSocket {
         } else {
             deliver(msg);
         }
+    }
+
+    /**
+     * XPUB_MANUAL: a peer's subscribe or cancel goes to the application as it is, and is
+     * remembered (so that its cancels can be passed on when the peer goes), bounded by the
+     * subscription limits; the filter is not touched.
+     */
+    private void manualSubscriptionReceived(Pipe pipe, ZmtpSubscription sub) {
+        try {
+            RoutingId prefix = RoutingId.wrap(sub.topicBytes());
+            HashSet<RoutingId> asked = requested.computeIfAbsent(pipe, p -> new HashSet<>());
+            if (sub.isSubscribe()) {
+                int len = prefix.array().length;
+                String refusal = null;
+                if (len > options().maxSubscriptionSize()) {
+                    refusal = "subscription of " + len + " bytes exceeds the maximum of " + options().maxSubscriptionSize();
+                } else if (asked.size() >= options().maxSubscriptions() && !asked.contains(prefix)) {
+                    refusal = "more than " + options().maxSubscriptions() + " subscriptions from one peer";
+                }
+                if (refusal != null) {
+                    pipe.refuse(refusal);
+                    return;
+                }
+                asked.add(prefix);
+            } else {
+                asked.remove(prefix);
+            }
+            lastSubscriber = pipe;
+            deliver(sub.toMessage());
+        } finally {
+            sub.release();
+        }
+    }
+
+    /**
+     * XPUB_MANUAL: subscribes the peer whose subscription message was delivered last to
+     * {@code prefix} (libzmq: ZMQ_SUBSCRIBE set on the XPUB). Call on the loop, from the message
+     * handler of that subscription; false when that peer has gone.
+     */
+    public boolean subscribe(byte[] prefix) {
+        Pipe p = manualTarget();
+        if (p == null) {
+            return false;
+        }
+        String refusal = out.refusal(p, io.netty.buffer.Unpooled.wrappedBuffer(prefix));
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
+        out.subscribe(p, prefix.clone());
+        return true;
+    }
+
+    public boolean subscribe(String prefix) {
+        return subscribe(prefix.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** XPUB_MANUAL: removes {@code prefix} from the filter of the peer of the last subscription delivered. */
+    public boolean unsubscribe(byte[] prefix) {
+        Pipe p = manualTarget();
+        if (p == null) {
+            return false;
+        }
+        out.cancel(p, prefix.clone());
+        return true;
+    }
+
+    public boolean unsubscribe(String prefix) {
+        return unsubscribe(prefix.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private Pipe manualTarget() {
+        if (!options().xpubManual()) {
+            throw new IllegalStateException("subscribe and unsubscribe on an XPUB need xpubManual");
+        }
+        if (!eventLoop().inEventLoop()) {
+            throw new IllegalStateException("call on the socket's event loop (from its message handler)");
+        }
+        return lastSubscriber != null && lastSubscriber.attached ? lastSubscriber : null;
     }
 
     /** How many distinct prefixes subscribers have subscribed to. Call on the event loop. */
