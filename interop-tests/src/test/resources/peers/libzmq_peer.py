@@ -20,6 +20,7 @@ Reads one command per line on stdin and answers each with one line on stdout:
   sendseq ID PREFIX COUNT [SIZE] send COUNT one-frame messages PREFIX0, PREFIX1, ... (padded
                                  with zero bytes to SIZE bytes when given); "ok N"
   trysend ID FRAME...            send with ZMQ_DONTWAIT: "ok sent" or "ok again" (EAGAIN)
+  trysendseq ID PREFIX COUNT     as sendseq, each with ZMQ_DONTWAIT: "ok N" (how many were taken)
   serve ID                       echo in the background: a thread sends every message the socket
                                  receives back unchanged; the socket takes no other command
                                  until "unserve ID", which answers "ok N" (messages echoed)
@@ -250,6 +251,15 @@ def handle(words):
             body = prefix + str(i).encode()
             s.send(body + b"\0" * max(0, size - len(body)))
         return "ok %d" % count
+    if op == "trysendseq":
+        prefix, count, taken = words[2].encode(), int(words[3]), 0
+        for i in range(count):
+            try:
+                s.send(prefix + str(i).encode(), zmq.DONTWAIT)
+                taken += 1
+            except zmq.Again:
+                pass
+        return "ok %d" % taken
     if op == "trysend":
         try:
             s.send_multipart(frames_in(words[2:]), zmq.DONTWAIT)
