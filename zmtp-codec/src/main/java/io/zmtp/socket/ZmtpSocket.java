@@ -303,6 +303,11 @@ public abstract class ZmtpSocket implements AutoCloseable {
         return n;
     }
 
+    /** The channels of this socket's connections, made and accepted, still open (tests). Call on the event loop. */
+    final List<Channel> openChannels() {
+        return new ArrayList<>(channels);
+    }
+
     /** The endpoints bound so far, as resolved. Call on the event loop. */
     public final List<String> boundEndpoints() {
         List<String> l = new ArrayList<>();
