@@ -757,7 +757,8 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     /**
      * Changes the reconnect interval and its maximum (ZMQ_RECONNECT_IVL, ZMQ_RECONNECT_IVL_MAX):
-     * used from the next reconnect delay each connected endpoint computes.
+     * the maximum bounds the next delay each connected endpoint computes; the interval is where
+     * an endpoint starts again once a handshake succeeds, and for endpoints connected afterwards.
      */
     public final Future<Void> setReconnectInterval(Duration interval, Duration max) {
         SocketOptions.builder().reconnectInterval(interval).reconnectIntervalMax(max);
