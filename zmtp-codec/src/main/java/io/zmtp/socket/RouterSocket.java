@@ -57,7 +57,7 @@ public final class RouterSocket extends ZmtpSocket {
         if (displaced != null) {
             displaced.close();
         }
-        fairQueue.attach(pipe);
+        receiveFrom(pipe);
         if ((options().routerNotify() & SocketOptions.NOTIFY_CONNECT) != 0) {
             notifyApplication(pipe);
         }
@@ -70,7 +70,7 @@ public final class RouterSocket extends ZmtpSocket {
             notifyApplication(pipe);
         }
         table.remove(pipe);
-        fairQueue.detach(pipe);
+        stopReceivingFrom(pipe);
     }
 
     /** ZMQ_ROUTER_NOTIFY: the peer's routing id and an empty frame, to the application. */

@@ -1,11 +1,13 @@
 package io.zmtp.socket;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpSubscription;
 
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.HashSet;
 
@@ -51,7 +53,7 @@ public final class XPubSocket extends ZmtpSocket {
 
     @Override
     boolean pipeAttached(Pipe pipe) {
-        fairQueue.attach(pipe);
+        receiveFrom(pipe);
         byte[] welcome = options().xpubWelcomeMessage();
         if (welcome != null) {
             pipe.write(ZmtpMessage.of(welcome));
@@ -61,7 +63,7 @@ public final class XPubSocket extends ZmtpSocket {
 
     @Override
     void pipeDetached(Pipe pipe) {
-        fairQueue.detach(pipe);
+        stopReceivingFrom(pipe);
         if (options().xpubManual()) {
             out.removeAll(pipe, null);
             if (lastSubscriber == pipe) {
@@ -149,48 +151,49 @@ public final class XPubSocket extends ZmtpSocket {
 
     /**
      * XPUB_MANUAL: subscribes the peer whose subscription message was delivered last to
-     * {@code prefix} (libzmq: ZMQ_SUBSCRIBE set on the XPUB). Call on the loop, from the message
-     * handler of that subscription; false when that peer has gone.
+     * {@code prefix} (libzmq: ZMQ_SUBSCRIBE set on the XPUB). Call it from the message handler
+     * of that subscription, on the loop, where it takes effect at once; from another thread it
+     * applies to the peer of the last subscription delivered when the loop runs it. The future
+     * fails with {@link IllegalStateException} when that peer has gone, and with
+     * {@link IllegalArgumentException} past the subscription limits. Without XPUB_MANUAL an XPUB
+     * has no subscriptions of its own: the future fails as {@link ZmtpSocket#subscribe} says.
      */
-    public boolean subscribe(byte[] prefix) {
-        Pipe p = manualTarget();
-        if (p == null) {
-            return false;
-        }
-        String refusal = out.refusal(p, io.netty.buffer.Unpooled.wrappedBuffer(prefix));
-        if (refusal != null) {
-            throw new IllegalArgumentException(refusal);
-        }
-        out.subscribe(p, prefix.clone());
-        return true;
-    }
-
-    public boolean subscribe(String prefix) {
-        return subscribe(prefix.getBytes(StandardCharsets.UTF_8));
+    @Override
+    public Future<Void> subscribe(byte[] prefix) {
+        return manually(prefix, true);
     }
 
     /** XPUB_MANUAL: removes {@code prefix} from the filter of the peer of the last subscription delivered. */
-    public boolean unsubscribe(byte[] prefix) {
-        Pipe p = manualTarget();
-        if (p == null) {
-            return false;
-        }
-        out.cancel(p, prefix.clone());
-        return true;
+    @Override
+    public Future<Void> unsubscribe(byte[] prefix) {
+        return manually(prefix, false);
     }
 
-    public boolean unsubscribe(String prefix) {
-        return unsubscribe(prefix.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private Pipe manualTarget() {
+    private Future<Void> manually(byte[] prefix, boolean subscribe) {
         if (!options().xpubManual()) {
-            throw new IllegalStateException("subscribe and unsubscribe on an XPUB need xpubManual");
+            return subscribe ? super.subscribe(prefix) : super.unsubscribe(prefix);
         }
-        if (!eventLoop().inEventLoop()) {
-            throw new IllegalStateException("call on the socket's event loop (from its message handler)");
-        }
-        return lastSubscriber != null && lastSubscriber.attached ? lastSubscriber : null;
+        byte[] p = prefix.clone();
+        Promise<Void> done = eventLoop().newPromise();
+        inLoop(() -> {
+            Pipe target = lastSubscriber != null && lastSubscriber.attached ? lastSubscriber : null;
+            if (target == null) {
+                done.tryFailure(new IllegalStateException("the peer of the last subscription delivered has gone"));
+                return;
+            }
+            if (subscribe) {
+                String refusal = out.refusal(target, Unpooled.wrappedBuffer(p));
+                if (refusal != null) {
+                    done.tryFailure(new IllegalArgumentException(refusal));
+                    return;
+                }
+                out.subscribe(target, p);
+            } else {
+                out.cancel(target, p);
+            }
+            done.trySuccess(null);
+        });
+        return done;
     }
 
     /** How many distinct prefixes subscribers have subscribed to. Call on the event loop. */
