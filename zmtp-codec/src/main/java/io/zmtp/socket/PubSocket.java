@@ -40,6 +40,9 @@ public final class PubSocket extends ZmtpSocket {
     @Override
     void pipeDetached(Pipe pipe) {
         out.removeAll(pipe, null);
+        if (options().xpubNoDrop()) {
+            retryWaitingSends();   // a send may have waited for this subscriber only
+        }
     }
 
     @Override

@@ -75,9 +75,12 @@ public final class XPubSocket extends ZmtpSocket {
                     deliver(ZmtpSubscription.cancel(prefix.array()).toMessageAndRelease());
                 }
             }
-            return;
+        } else {
+            out.removeAll(pipe, prefix -> deliver(ZmtpSubscription.cancel(prefix).toMessageAndRelease()));
         }
-        out.removeAll(pipe, prefix -> deliver(ZmtpSubscription.cancel(prefix).toMessageAndRelease()));
+        if (options().xpubNoDrop()) {
+            retryWaitingSends();   // a send may have waited for this subscriber only
+        }
     }
 
     @Override

@@ -597,6 +597,16 @@ public abstract class ZmtpSocket implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends what waits, now that something other than room changed (XPUB_NODROP: the full
+     * subscriber a send waited for has gone). Call on the event loop.
+     */
+    final void retryWaitingSends() {
+        if (!blocked.isEmpty()) {
+            retryBlocked();
+        }
+    }
+
     /** The number of sends waiting at the high-water mark. Call on the event loop. */
     public final int blockedSends() {
         return blocked.size();

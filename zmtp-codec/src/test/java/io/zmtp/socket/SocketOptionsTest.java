@@ -322,4 +322,25 @@ class SocketOptionsTest extends ContextTest {
             assertEquals(List.of("m" + i), sub.receiveStrings(T), "nothing dropped");
         }
     }
+
+    /** Sends that waited for a full subscriber go on when that subscriber leaves. */
+    @Test
+    void noDropSendsGoOnWhenTheFullSubscriberLeaves() {
+        ZmtpSocket pub = ctx.socket(SocketType.XPUB, SocketOptions.builder().xpubNoDrop(true).sendHwm(2).build());
+        String ep = get(pub.bind("inproc://nodrop-leaves"));
+        BlockingSocket sub = ctx.blocking(SocketType.SUB, SocketOptions.builder().receiveHwm(2).build());
+        sub.subscribe("");
+        sub.connect(ep);
+        eventually("subscribed", () -> onLoop(pub, ((XPubSocket) pub)::subscriptionCount) == 1);
+        List<Future<Void>> sends = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            sends.add(pub.send("m" + i));
+        }
+        eventually("sends wait for the subscriber", () -> onLoop(pub, pub::blockedSends) > 0);
+        sub.close(Duration.ZERO);
+        eventually("the waiting sends went on", () -> onLoop(pub, pub::blockedSends) == 0);
+        for (Future<Void> f : sends) {
+            assertTrue(get(f) == null && f.isSuccess());
+        }
+    }
 }
