@@ -42,7 +42,14 @@ import java.util.Objects;
  *       address (libzmq: unlimited)</td></tr>
  *   <tr><td>TCP keepalive</td><td>on: first probe after 120 s idle, then every 20 s, 5 probes
  *       (libzmq: the system's default, ZMQ_TCP_KEEPALIVE -1)</td></tr>
+ *   <tr><td>CONFLATE, PROBE_ROUTER, ROUTER_NOTIFY, XPUB_MANUAL, XPUB_NODROP, INVERT_MATCHING</td>
+ *       <td>off, as in libzmq; no XPUB welcome message</td></tr>
+ *   <tr><td>SNDBUF, RCVBUF, TOS</td><td>the system's (libzmq: the same)</td></tr>
+ *   <tr><td>listen backlog</td><td>100 (ZMQ_BACKLOG)</td></tr>
  * </table>
+ *
+ * <p>The README's "Socket options" compares every setting with libzmq's; a few may change after
+ * the socket is made ({@link ZmtpSocket#setSendHwm} and the setters next to it).
  */
 public final class SocketOptions {
     /** 256 MiB: the least default inbound budget of a socket (see {@link #maxInboundBuffered()}). */
