@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -57,8 +58,7 @@ public final class BlockingSocket implements AutoCloseable {
     private volatile Thread receiver;
     private final CopyOnWriteArrayList<ZmtpPoller> pollers = new CopyOnWriteArrayList<>();
     /** CONFLATE: the one message waiting for the user thread, replaced by each newer one. */
-    private final java.util.concurrent.atomic.AtomicReference<ZmtpMessage> latest =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<ZmtpMessage> latest = new AtomicReference<>();
 
     BlockingSocket(ZmtpSocket socket) {
         this.socket = socket;

@@ -5,10 +5,12 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
 import io.zmtp.wire.ConnectionWriter;
+import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpVersion;
 
 import java.util.ArrayDeque;
+import java.util.Iterator;
 
 /**
  * A peer reached over a Netty channel whose pipeline holds a {@link io.zmtp.wire.ZmtpCodec}.
@@ -67,11 +69,11 @@ final class ChannelPipe extends Pipe {
                 flush();
             }
         } else if (ctx.channel().isActive()) {
-            if (conflating && msg instanceof io.zmtp.wire.ZmtpMessage) {
+            if (conflating && msg instanceof ZmtpMessage) {
                 // keep only the last message not yet in the channel
-                for (java.util.Iterator<Object> it = backlog.iterator(); it.hasNext(); ) {
+                for (Iterator<Object> it = backlog.iterator(); it.hasNext(); ) {
                     Object queued = it.next();
-                    if (queued instanceof io.zmtp.wire.ZmtpMessage) {
+                    if (queued instanceof ZmtpMessage) {
                         it.remove();
                         ReferenceCountUtil.release(queued);
                     }

@@ -1,5 +1,6 @@
 package io.zmtp.socket;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoop;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * A ZeroMQ socket on one Netty event loop: the reactor API every pattern is written against.
@@ -786,7 +788,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
         if (options.probeRouter() && (type == SocketType.ROUTER || type == SocketType.DEALER
                 || type == SocketType.REQ)) {
             // ZMQ_PROBE_ROUTER: an empty message first, outside the type's own sending rules
-            pipe.write(ZmtpMessage.of(io.netty.buffer.Unpooled.EMPTY_BUFFER));
+            pipe.write(ZmtpMessage.of(Unpooled.EMPTY_BUFFER));
         }
         retryBlocked();
         runRoomWaiters();
@@ -980,7 +982,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
     }
 
     /** Replaces the options on the loop with {@code change} applied (one thread writes them). */
-    private Future<Void> changeOptions(java.util.function.UnaryOperator<SocketOptions.Builder> change) {
+    private Future<Void> changeOptions(UnaryOperator<SocketOptions.Builder> change) {
         Promise<Void> p = loop.newPromise();
         inLoop(() -> {
             try {
