@@ -74,6 +74,7 @@ final class BindEndpoint {
         SocketOptions options = socket.options();
         ServerBootstrap b = new ServerBootstrap().group(socket.loop, socket.loop)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .option(ChannelOption.SO_BACKLOG, options.backlog())
                 .handler(new AcceptFailures())
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
@@ -83,6 +84,10 @@ final class BindEndpoint {
                 });
         ChannelFuture f;
         if (requested.transport() == Endpoint.Transport.TCP) {
+            if (options.receiveBuffer() > 0) {
+                // on the listening socket too, so the window scale of accepted connections fits it
+                b.option(ChannelOption.SO_RCVBUF, options.receiveBuffer());
+            }
             b.channel(io.tcpServerChannel())
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true);
@@ -144,6 +149,7 @@ final class BindEndpoint {
         ch.closeFuture().addListener(f -> released(address));
         if (requested.transport() == Endpoint.Transport.TCP) {
             socket.context.transport().keepAlive(ch, options.tcpKeepAlive());
+            TcpSocketOptions.apply(ch, options);
         }
         socket.channelOpened(ch);
         socket.initConnection(ch, true, resolved(), null);

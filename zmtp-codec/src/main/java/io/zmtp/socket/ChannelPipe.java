@@ -5,10 +5,12 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
 import io.zmtp.wire.ConnectionWriter;
+import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpVersion;
 
 import java.util.ArrayDeque;
+import java.util.Iterator;
 
 /**
  * A peer reached over a Netty channel whose pipeline holds a {@link io.zmtp.wire.ZmtpCodec}
@@ -25,6 +27,8 @@ final class ChannelPipe extends Pipe {
     private final ConnectionWriter direct;
     private final ArrayDeque<Object> backlog = new ArrayDeque<>();
     private final int sendHwm;
+    /** CONFLATE: the backlog keeps only the last message (subscriptions are all kept). */
+    private final boolean conflating;
     /** closeAfterFlush is waiting for the backlog to drain. */
     private boolean lingering;
 
@@ -34,6 +38,7 @@ final class ChannelPipe extends Pipe {
         this.ctx = ctx;
         this.direct = direct;
         this.sendHwm = socket.options().sendHwm();
+        this.conflating = socket.conflating();
     }
 
     private void writeToChannel(Object msg) {
@@ -50,7 +55,7 @@ final class ChannelPipe extends Pipe {
 
     @Override
     boolean hasRoom() {
-        return backlog.size() < sendHwm;
+        return conflating || backlog.size() < sendHwm;
     }
 
     @Override
@@ -65,6 +70,16 @@ final class ChannelPipe extends Pipe {
                 flush();
             }
         } else if (ctx.channel().isActive()) {
+            if (conflating && msg instanceof ZmtpMessage) {
+                // keep only the last message not yet in the channel
+                for (Iterator<Object> it = backlog.iterator(); it.hasNext(); ) {
+                    Object queued = it.next();
+                    if (queued instanceof ZmtpMessage) {
+                        it.remove();
+                        ReferenceCountUtil.release(queued);
+                    }
+                }
+            }
             backlog.add(msg);
         } else {
             ReferenceCountUtil.release(msg);

@@ -30,11 +30,23 @@ final class ConnectEndpoint {
     private ScheduledFuture<?> timer;
     private boolean stopped;
     private boolean suppressed;
+    /** ROUTER: the routing id the peer of this endpoint gets (ZMQ_CONNECT_ROUTING_ID), or null. */
+    private byte[] routingId;
 
     ConnectEndpoint(ZmtpSocket socket, Endpoint endpoint) {
         this.socket = socket;
         this.endpoint = endpoint;
         this.nextDelay = socket.options().reconnectInterval();
+    }
+
+    ConnectEndpoint(ZmtpSocket socket, Endpoint endpoint, byte[] routingId) {
+        this(socket, endpoint);
+        this.routingId = routingId;
+    }
+
+    /** The routing id given to this connect, or null when the peer's own identity applies. */
+    byte[] routingId() {
+        return routingId;
     }
 
     void start() {
@@ -55,6 +67,7 @@ final class ConnectEndpoint {
                     protected void initChannel(Channel ch) {
                         if (endpoint.transport() == Endpoint.Transport.TCP) {
                             io.keepAlive(ch, socket.options().tcpKeepAlive());
+                            TcpSocketOptions.apply(ch, socket.options());
                         }
                         socket.initConnection(ch, false, endpoint.toString(), ConnectEndpoint.this);
                     }
