@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SocketTypeHooksTest extends ContextTest {
 
     @Test
-    void reqRefusesASecondRequestBeforeTheReplyThroughTheReactorApi() {
+    void reqRefusesASecondRequestBeforeTheReplyThroughTheReactorApi() throws InterruptedException {
         ZmtpSocket rep = ctx.socket(SocketType.REP);
         String ep = get(rep.bind("inproc://hooks-req"));
         java.util.concurrent.Semaphore requests = new java.util.concurrent.Semaphore(0);
