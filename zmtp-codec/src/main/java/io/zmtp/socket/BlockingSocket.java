@@ -62,6 +62,7 @@ public final class BlockingSocket implements AutoCloseable {
         this.socket = socket;
         this.outbox = new SpscArrayQueue<>(Math.max(16, socket.options().sendHwm()));
         socket.onMessage(this::onMessage);
+        socket.counters.blocking = this;
         // However the socket is closed (here, or by its context), release what still waits here.
         socket.closeFuture().addListener(f -> releaseQueues());
     }
@@ -393,6 +394,16 @@ public final class BlockingSocket implements AutoCloseable {
     /** Whether a message is waiting. */
     public boolean hasMessage() {
         return inboxCount.get() > 0;
+    }
+
+    /** Messages waiting to be handed to the socket (any thread; for {@link ZmtpSocket#metrics()}). */
+    long queuedOut() {
+        return outbox.size();
+    }
+
+    /** Messages received and not yet taken (any thread; for {@link ZmtpSocket#metrics()}). */
+    long queuedIn() {
+        return inboxCount.get();
     }
 
     void addPoller(ZmtpPoller p) {

@@ -55,6 +55,7 @@ final class ChannelPipe extends Pipe {
     @Override
     void write(Object msg) {
         if (backlog.isEmpty() && ctx.channel().isWritable()) {
+            socket.counters.writing(msg);
             writeToChannel(msg);
             if (ctx.channel().isWritable()) {
                 socket.markDirty(this);
@@ -64,7 +65,9 @@ final class ChannelPipe extends Pipe {
                 flush();
             }
         } else if (ctx.channel().isActive()) {
+            socket.counters.writing(msg);
             backlog.add(msg);
+            socket.counters.backlog(1);
         } else {
             ReferenceCountUtil.release(msg);
         }
@@ -78,6 +81,7 @@ final class ChannelPipe extends Pipe {
         boolean wasFull = !hasRoom();
         Object m;
         while (ctx.channel().isWritable() && (m = backlog.poll()) != null) {
+            socket.counters.backlog(-1);
             writeToChannel(m);
         }
         socket.markDirty(this);
@@ -109,6 +113,7 @@ final class ChannelPipe extends Pipe {
     void releaseBacklog() {
         Object m;
         while ((m = backlog.poll()) != null) {
+            socket.counters.backlog(-1);
             ReferenceCountUtil.release(m);
         }
     }

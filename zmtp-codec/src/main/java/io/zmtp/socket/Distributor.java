@@ -146,6 +146,8 @@ final class Distributor {
                     p.matchEpoch = epoch;
                     if (p.hasRoom()) {
                         p.write(msg.retain());
+                    } else {
+                        p.socket.counters.hwmDrop();
                     }
                 }
             }
@@ -178,6 +180,8 @@ final class Distributor {
         for (Pipe p : pipes) {
             if (p.attached && (force || p.hasRoom())) {
                 p.write(ReferenceCountUtil.retain(msg));
+            } else if (p.attached) {
+                p.socket.counters.hwmDrop();
             }
         }
         ReferenceCountUtil.release(msg);

@@ -75,6 +75,8 @@ public abstract class ZmtpSocket implements AutoCloseable {
     private final ArrayDeque<ZmtpMessage> undelivered = new ArrayDeque<>();
     final FairQueue fairQueue = new FairQueue();
     private final CopyOnWriteArrayList<Consumer<SocketEvent>> monitors = new CopyOnWriteArrayList<>();
+    /** Traffic, drops, failures and queue depths (written on the loop, read anywhere). */
+    final SocketCounters counters = new SocketCounters();
 
     ZmtpSocket(ZmtpContext context, SocketType type, SocketOptions options, EventLoop loop) {
         this.context = context;
@@ -115,6 +117,16 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     public final ZmtpContext context() {
         return context;
+    }
+
+    /**
+     * What this socket has done and holds now: messages and bytes in and out, high-water-mark
+     * drops, reconnects, handshake failures by kind, queue depths. Callable from any thread, at
+     * no cost to the socket: the event loop keeps the counters (single writer, no locks), this
+     * reads them.
+     */
+    public final SocketMetrics metrics() {
+        return counters.snapshot();
     }
 
     /** The number of connected peers (after their handshake). Call on the event loop. */
@@ -317,6 +329,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
             return;
         }
         undelivered.add(msg);
+        counters.undelivered(undelivered.size());
         if (undelivered.size() >= (long) options.receiveHwm() * Math.max(1, fairQueue.size())) {
             fairQueue.pause(FairQueue.UNDELIVERED);
         }
@@ -331,6 +344,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
                 log.warn("{} message handler failed", this, t);
             }
         }
+        counters.undelivered(undelivered.size());
         if (undelivered.isEmpty()) {
             fairQueue.resume(FairQueue.UNDELIVERED);
         }
@@ -414,6 +428,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
         if (timeout != null) {
             ps.timer = loop.schedule(() -> {
                 if (blocked.remove(ps)) {
+                    counters.queuedSends(blocked.size());
                     ps.msg.release();
                     ps.promise.tryFailure(new SendTimeoutException("no peer could take the message within "
                             + timeout.toMillis() + " ms"));
@@ -421,6 +436,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
             }, timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
         blocked.add(ps);
+        counters.queuedSends(blocked.size());
     }
 
     /** Sends what waited, in order, as long as peers take it. */
@@ -432,10 +448,12 @@ public abstract class ZmtpSocket implements AutoCloseable {
                     return;
                 }
                 blocked.poll();
+                counters.queuedSends(blocked.size());
                 ps.done();
                 ps.promise.trySuccess(null);
             } catch (RuntimeException e) {
                 blocked.poll();
+                counters.queuedSends(blocked.size());
                 ps.done();
                 ReferenceCountUtil.safeRelease(ps.msg);
                 ps.promise.tryFailure(e);
@@ -497,6 +515,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
             return;
         }
         pipes.add(pipe);
+        counters.peers(pipes.size());
         pipe.attached = true;
         if (!pipeAttached(pipe)) {
             pipe.attached = false;
@@ -510,6 +529,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
     /** Called on the loop when a peer's connection closed. */
     final void detach(Pipe pipe) {
         boolean was = pipes.remove(pipe);
+        counters.peers(pipes.size());
         if (pipe.attached) {
             pipe.attached = false;
             pipeDetached(pipe);
@@ -614,6 +634,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
     }
 
     private void event(SocketEvent e) {
+        counters.onEvent(e);
         if (log.isDebugEnabled()) {
             log.debug("{} {}", this, e);
         }
@@ -696,6 +717,8 @@ public abstract class ZmtpSocket implements AutoCloseable {
         while ((m = undelivered.poll()) != null) {
             m.release();
         }
+        counters.queuedSends(0);
+        counters.undelivered(0);
         beforeClose();
         Set<Pipe> attachedChannels = new HashSet<>();
         for (Pipe p : new ArrayList<>(pipes)) {
