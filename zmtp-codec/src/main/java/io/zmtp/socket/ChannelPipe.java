@@ -65,7 +65,6 @@ final class ChannelPipe extends Pipe {
                 flush();
             }
         } else if (ctx.channel().isActive()) {
-            socket.counters.writing(msg);
             backlog.add(msg);
             socket.counters.backlog(1);
         } else {
@@ -82,6 +81,7 @@ final class ChannelPipe extends Pipe {
         Object m;
         while (ctx.channel().isWritable() && (m = backlog.poll()) != null) {
             socket.counters.backlog(-1);
+            socket.counters.writing(m);
             writeToChannel(m);
         }
         socket.markDirty(this);

@@ -74,6 +74,34 @@ class SocketMetricsTest {
     }
 
     @Test
+    void messagesBehindAFullConnectionCountAsQueuedOutUntilTheyAreWritten() {
+        try (ZmtpContext ctx = ZmtpContext.create(2)) {
+            ZmtpSocket pull = ctx.socket(SocketType.PULL);
+            java.util.concurrent.atomic.AtomicInteger received = new java.util.concurrent.atomic.AtomicInteger();
+            pull.onMessage(m -> {
+                m.release();
+                received.incrementAndGet();
+            });
+            pull.pauseReceiving();   // the peer reads nothing: kernel buffers fill, then Netty's, then the backlog
+            String ep = get(pull.bind("tcp://127.0.0.1:0"));
+            ZmtpSocket push = ctx.socket(SocketType.PUSH);
+            get(push.connect(ep));
+            eventually("connected", () -> push.metrics().peers() == 1);
+            int n = 400;
+            for (int i = 0; i < n; i++) {
+                push.send(ZmtpMessage.of(new byte[64 * 1024]));
+            }
+            eventually(() -> "a backlog forms: " + push.metrics(), () -> push.metrics().queuedOut() > 0);
+            assertTrue(push.metrics().messagesOut() < n, "what waits is not counted as written: " + push.metrics());
+            pull.resumeReceiving();
+            eventually(() -> "all delivered: " + push.metrics(), () -> received.get() == n);
+            eventually(() -> "the queues empty: " + push.metrics(),
+                    () -> push.metrics().queuedOut() == 0 && push.metrics().messagesOut() == n);
+            assertEquals((long) n * 64 * 1024, push.metrics().bytesOut());
+        }
+    }
+
+    @Test
     void aPublisherCountsWhatItDropsAtTheHighWaterMark() {
         // one loop for both ends: the ten sends below run in one task, so the subscriber takes
         // nothing meanwhile and the inproc pipe holds exactly PUB's send mark + SUB's receive mark
