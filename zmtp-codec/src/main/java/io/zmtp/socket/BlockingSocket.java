@@ -345,6 +345,7 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** Receives a message if one is waiting, without blocking. */
     public ZmtpMessage tryReceive() {
+        checkNoFramesReceived();
         return take();
     }
 
