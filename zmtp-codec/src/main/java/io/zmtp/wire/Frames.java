@@ -91,7 +91,8 @@ public final class Frames implements Iterable<byte[]> {
 
     /**
      * A new message holding a copy of these frames, owned by the caller (pass it to a send, which
-     * takes ownership). The frames share one pooled buffer.
+     * takes ownership). The frames share one buffer: a heap array when they hold at most 1 KiB
+     * together (the encoder copies bodies that small into its batch), else a pooled direct buffer.
      */
     public ZmtpMessage toMessage() {
         ZmtpMessage m = ZmtpMessage.newMessage();
@@ -102,6 +103,23 @@ public final class Frames implements Iterable<byte[]> {
         if (total == 0) {
             for (int i = 0; i < frames.length; i++) {
                 m.add(Unpooled.EMPTY_BUFFER);
+            }
+            return m;
+        }
+        if (total <= FrameWriter.COPY_THRESHOLD) {
+            // small: one heap array, left to the garbage collector (the encoder copies bodies
+            // this small into its batch anyway, and a pooled buffer taken on a user thread
+            // costs more than the copy)
+            byte[] all = new byte[total];
+            int at = 0;
+            for (byte[] f : frames) {
+                if (f.length == 0) {
+                    m.add(Unpooled.EMPTY_BUFFER);
+                } else {
+                    System.arraycopy(f, 0, all, at, f.length);
+                    m.add(Unpooled.wrappedBuffer(all, at, f.length));
+                    at += f.length;
+                }
             }
             return m;
         }
