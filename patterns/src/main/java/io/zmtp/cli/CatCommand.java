@@ -167,6 +167,12 @@ public final class CatCommand implements Callable<Integer> {
                     + "(default: 0, wait as long as it takes).")
     long sendTimeoutMs;
 
+    @Option(names = "--stats", arity = "0..1", fallbackValue = "0", paramLabel = "MS",
+            description = "Print the socket's counters on stderr as a line starting 'stats:' at exit, and "
+                    + "every MS milliseconds if given: messages and bytes in and out, queued messages, "
+                    + "high-water-mark drops, peers, handshakes, reconnects, handshake failures by kind.")
+    Long statsMs;
+
     @Mixin
     SecurityOptions security = new SecurityOptions();
 
@@ -248,6 +254,9 @@ public final class CatCommand implements Callable<Integer> {
         if (!subscriptions.isEmpty() && type != SocketType.SUB && type != SocketType.XSUB) {
             throw new IllegalArgumentException("--subscribe applies to SUB and XSUB only");
         }
+        if (statsMs != null && statsMs < 0) {
+            throw new IllegalArgumentException("--stats must not be negative");
+        }
         if (count < 0 || timeoutMs < 0 || heartbeatMs < 0 || lingerMs < 0 || sendTimeoutMs < 0) {
             throw new IllegalArgumentException(
                     "-n, --timeout, --heartbeat, --linger and --send-timeout must not be negative");
@@ -302,6 +311,7 @@ public final class CatCommand implements Callable<Integer> {
         writer.setDaemon(true);
         writer.start();
         socket.onMessage(this::received);
+        java.util.concurrent.ScheduledExecutorService stats = startStats();
         try {
             return runSocket();
         } finally {
@@ -311,7 +321,35 @@ public final class CatCommand implements Callable<Integer> {
             socket.inLoop(this::dropAwaiting);
             socket.close(Duration.ofMillis(lingerMs)).awaitUninterruptibly(lingerMs + 5000);
             output.close(writer);
+            if (stats != null) {
+                stats.shutdownNow();
+            }
+            if (statsMs != null) {
+                printStats();
+            }
         }
+    }
+
+    /**
+     * With {@code --stats=MS}, a daemon thread that prints the counters every MS (read off the
+     * event loop: {@link ZmtpSocket#metrics()} reads what the loop keeps, and the loop never
+     * waits on stderr). Null when there is nothing to print before the exit.
+     */
+    private java.util.concurrent.ScheduledExecutorService startStats() {
+        if (statsMs == null || statsMs <= 0) {
+            return null;
+        }
+        java.util.concurrent.ScheduledExecutorService e = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "zmtp-cat-stats");
+            t.setDaemon(true);
+            return t;
+        });
+        e.scheduleAtFixedRate(this::printStats, statsMs, statsMs, TimeUnit.MILLISECONDS);
+        return e;
+    }
+
+    private void printStats() {
+        printErr("stats: " + socket.metrics().toLine());
     }
 
     /** Binds, connects, subscribes, starts the input and timeout, and waits for the end. */

@@ -1,6 +1,7 @@
 package io.zmtp.socket;
 
 import io.netty.util.concurrent.Future;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.jctools.queues.SpscArrayQueue;
@@ -67,6 +68,7 @@ public final class BlockingSocket implements AutoCloseable {
         socket.keepStateOnUserThread();
         this.outbox = new SpscArrayQueue<>(Math.max(16, socket.options().sendHwm()));
         socket.onMessage(this::onMessage);
+        socket.counters.blocking = this;
         // However the socket is closed (here, or by its context), release what still waits here.
         socket.closeFuture().addListener(f -> releaseQueues());
     }
@@ -175,6 +177,7 @@ public final class BlockingSocket implements AutoCloseable {
      * and the caller still owns the message.
      */
     public boolean send(ZmtpMessage msg, Duration timeout) {
+        checkNoFramesToSend();
         if (msg.isEmpty()) {
             throw new IllegalArgumentException("a message has at least one frame");
         }
@@ -328,6 +331,7 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** Receives a message, or returns null after {@code timeout} (null: wait forever). */
     public ZmtpMessage receive(Duration timeout) {
+        checkNoFramesReceived();
         ZmtpMessage m = take();
         if (m != null) {
             return m;
@@ -371,6 +375,7 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** Receives a message if one is waiting, without blocking. */
     public ZmtpMessage tryReceive() {
+        checkNoFramesReceived();
         return take();
     }
 
@@ -419,12 +424,188 @@ public final class BlockingSocket implements AutoCloseable {
         return socket.conflating() ? latest.get() != null : inboxCount.get() > 0;
     }
 
+    /** Messages waiting to be handed to the socket (any thread; for {@link ZmtpSocket#metrics()}). */
+    long queuedOut() {
+        return outbox.size();
+    }
+
+    /** Messages received and not yet taken (any thread; for {@link ZmtpSocket#metrics()}). */
+    long queuedIn() {
+        return inboxCount.get();
+    }
+
     void addPoller(ZmtpPoller p) {
         pollers.addIfAbsent(p);
     }
 
     void removePoller(ZmtpPoller p) {
         pollers.remove(p);
+    }
+
+    // ------------------------------------------------------------------ byte arrays (JeroMQ's shape)
+    //
+    // The garbage-collected way in: frames as byte arrays, copied once each way, nothing to
+    // release. A message is sent frame by frame (sendMore, then send for the last frame) or whole
+    // (Frames), and received frame by frame (recv while hasReceiveMore) or whole (receiveFrames).
+
+    /** Frames given to {@link #sendMore} for the message the next {@code send} finishes. */
+    private final ArrayList<byte[]> framesToSend = new ArrayList<>();
+    /** The message {@link #recv} is reading frame by frame, and the next frame it returns. */
+    private Frames framesReceived;
+    private int nextFrameReceived;
+
+    /**
+     * Adds a frame to the message being built; the next {@link #send(byte[])} or
+     * {@link #send(String)} adds the last frame and sends it. {@code frame} is copied, so the
+     * array is the caller's again at once.
+     */
+    public BlockingSocket sendMore(byte[] frame) {
+        framesToSend.add(frame.clone());
+        return this;
+    }
+
+    /** Adds a UTF-8 frame to the message being built (see {@link #sendMore(byte[])}). */
+    public BlockingSocket sendMore(String frame) {
+        framesToSend.add(frame.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return this;
+    }
+
+    /**
+     * Sends {@code frame} as the last frame of the message started with {@link #sendMore}, or as
+     * a message of its own; waits as {@link #send(ZmtpMessage)} does. The frames are copied once,
+     * into the message's buffers; nothing needs releasing.
+     */
+    public void send(byte[] frame) {
+        send(finishFrames(frame));
+    }
+
+    /** {@link #send(byte[])} of a UTF-8 frame. */
+    public void send(String frame) {
+        send(finishFrames(frame.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    private Frames finishFrames(byte[] last) {
+        if (framesToSend.isEmpty()) {
+            return Frames.of(last);
+        }
+        framesToSend.add(last);
+        Frames f = Frames.of(framesToSend);
+        framesToSend.clear();
+        return f;
+    }
+
+    /**
+     * Sends a whole message of byte-array frames, copied once into the message's buffers; waits as
+     * {@link #send(ZmtpMessage)} does (and throws {@link SendTimeoutException} after the send
+     * timeout).
+     */
+    public void send(Frames frames) {
+        Duration t = socket.options().sendTimeout();
+        if (!send(frames, t)) {
+            throw new SendTimeoutException("send timed out at the high-water mark");
+        }
+    }
+
+    /**
+     * Sends a whole message of byte-array frames, waiting at most {@code timeout} (null: forever)
+     * for room; false on timeout (nothing to release either way).
+     */
+    public boolean send(Frames frames, Duration timeout) {
+        checkNoFramesToSend();
+        if (frames.isEmpty()) {
+            throw new IllegalArgumentException("a message has at least one frame");
+        }
+        if (socket.isClosing()) {
+            throw new SocketClosedException("socket is closed");
+        }
+        socket.startSend(); // the type's state (REQ, REP): throws SocketStateException
+        // With mandatory routing the socket owns the message from the first step; otherwise a
+        // message that timed out or met the close was never queued and is still ours to release.
+        boolean ours = !socket.options().routerMandatory();
+        ZmtpMessage m = null;
+        boolean sent = false;
+        try {
+            m = frames.toMessage();
+            sent = handOver(m, timeout);
+            return sent;
+        } finally {
+            if (!sent) {
+                socket.abandonSend();
+                if (ours && m != null) {
+                    m.release();
+                }
+            }
+        }
+    }
+
+    private void checkNoFramesToSend() {
+        if (!framesToSend.isEmpty()) {
+            throw new IllegalStateException("a message begun with sendMore waits for its last frame: "
+                    + "finish it with send(byte[]) or send(String)");
+        }
+    }
+
+    /**
+     * The next frame received, as a new array: the next frame of the message being read, or the
+     * first frame of the next message, waiting for it as long as needed. {@link #hasReceiveMore()}
+     * says whether the message has more frames.
+     */
+    public byte[] recv() {
+        return recv(null);
+    }
+
+    /** {@link #recv()}, waiting at most {@code timeout} (null: forever) for a message; null on timeout. */
+    public byte[] recv(Duration timeout) {
+        if (framesReceived == null) {
+            ZmtpMessage m = receive(timeout);
+            if (m == null) {
+                return null;
+            }
+            framesReceived = Frames.takeFrom(m);
+            nextFrameReceived = 0;
+        }
+        byte[] f = framesReceived.frame(nextFrameReceived++);
+        if (nextFrameReceived == framesReceived.size()) {
+            framesReceived = null;
+        }
+        return f;
+    }
+
+    /** {@link #recv()} decoded as UTF-8. */
+    public String recvStr() {
+        return recvStr(null);
+    }
+
+    /** {@link #recv(Duration)} decoded as UTF-8; null on timeout. */
+    public String recvStr(Duration timeout) {
+        byte[] f = recv(timeout);
+        return f == null ? null : new String(f, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Whether the message {@link #recv()} is reading has more frames. */
+    public boolean hasReceiveMore() {
+        return framesReceived != null;
+    }
+
+    /** Receives a whole message as byte-array frames (copied once; nothing to release), waiting as long as needed. */
+    public Frames receiveFrames() {
+        return receiveFrames(null);
+    }
+
+    /**
+     * Receives a whole message as byte-array frames, or returns null after {@code timeout} (null:
+     * wait forever). Each frame is copied once into a new array and the message released here.
+     */
+    public Frames receiveFrames(Duration timeout) {
+        ZmtpMessage m = receive(timeout);
+        return m == null ? null : Frames.takeFrom(m);
+    }
+
+    private void checkNoFramesReceived() {
+        if (framesReceived != null) {
+            throw new IllegalStateException("the message read with recv() has "
+                    + (framesReceived.size() - nextFrameReceived) + " frame(s) left: read them with recv()");
+        }
     }
 
     // ------------------------------------------------------------------ closing

@@ -61,6 +61,7 @@ final class ChannelPipe extends Pipe {
     @Override
     void write(Object msg) {
         if (backlog.isEmpty() && ctx.channel().isWritable()) {
+            socket.counters.writing(msg);
             writeToChannel(msg);
             if (ctx.channel().isWritable()) {
                 socket.markDirty(this);
@@ -81,6 +82,7 @@ final class ChannelPipe extends Pipe {
                 }
             }
             backlog.add(msg);
+            socket.counters.backlog(1);
         } else {
             ReferenceCountUtil.release(msg);
         }
@@ -94,6 +96,8 @@ final class ChannelPipe extends Pipe {
         boolean wasFull = !hasRoom();
         Object m;
         while (ctx.channel().isWritable() && (m = backlog.poll()) != null) {
+            socket.counters.backlog(-1);
+            socket.counters.writing(m);
             writeToChannel(m);
         }
         socket.markDirty(this);
@@ -125,6 +129,7 @@ final class ChannelPipe extends Pipe {
     void releaseBacklog() {
         Object m;
         while ((m = backlog.poll()) != null) {
+            socket.counters.backlog(-1);
             ReferenceCountUtil.release(m);
         }
     }

@@ -161,6 +161,8 @@ final class Distributor {
                     Pipe p = s.pipe;
                     if (p.hasRoom()) {
                         p.write(msg.retain());
+                    } else {
+                        p.socket.counters.hwmDrop();
                     }
                 }
             }
@@ -260,6 +262,8 @@ final class Distributor {
         for (Pipe p : pipes) {
             if (p.attached && (force || p.hasRoom())) {
                 p.write(ReferenceCountUtil.retain(msg));
+            } else if (p.attached) {
+                p.socket.counters.hwmDrop();
             }
         }
         ReferenceCountUtil.release(msg);

@@ -83,6 +83,7 @@ final class InprocPipe extends Pipe {
             ReferenceCountUtil.release(msg);
             return;
         }
+        socket.counters.writing(msg);
         Object m = msg;
         if (msg instanceof ZmtpMessage && ((ZmtpMessage) msg).refCnt() > 1) {
             // Shared with other peers (a PUB's fan-out): the reader gets a message of its own.
@@ -129,6 +130,7 @@ final class InprocPipe extends Pipe {
         if (!attached) {
             ReferenceCountUtil.release(m);
         } else if (m instanceof ZmtpMessage) {
+            socket.counters.received((ZmtpMessage) m);
             socket.received(this, ((ZmtpMessage) m).properties(peerMetadata()));
         } else if (m instanceof ZmtpSubscription) {
             socket.subscriptionReceived(this, (ZmtpSubscription) m);

@@ -10,4 +10,13 @@ import io.zmtp.wire.ZmtpMessage;
 @FunctionalInterface
 public interface MessageHandler {
     void onMessage(ZmtpMessage message);
+
+    /**
+     * A handler that gives {@code receiver} each message as byte-array {@link io.zmtp.wire.Frames}
+     * (each frame copied once) and releases the message itself: the garbage-collected form, for a
+     * receiver that should not count references. Reply with {@code socket.send(frames.toMessage())}.
+     */
+    static MessageHandler ofFrames(java.util.function.Consumer<io.zmtp.wire.Frames> receiver) {
+        return message -> receiver.accept(io.zmtp.wire.Frames.takeFrom(message));
+    }
 }

@@ -97,6 +97,7 @@ public final class PeerHandler extends ChannelDuplexHandler {
             return;
         }
         if (msg instanceof ZmtpMessage) {
+            socket.counters.received((ZmtpMessage) msg);
             socket.received(pipe, (ZmtpMessage) msg);
         } else if (msg instanceof ZmtpSubscription) {
             socket.subscriptionReceived(pipe, (ZmtpSubscription) msg);

@@ -50,6 +50,11 @@ public final class RepSocket extends ZmtpSocket {
         envelope = null;
         scheduleNext();
         if (p == null || !p.attached || !p.hasRoom()) {
+            if (p == null || !p.attached) {
+                counters.unroutableDrop();
+            } else {
+                counters.hwmDrop();
+            }
             env.release();
             reply.release();
             return SendResult.DROPPED;

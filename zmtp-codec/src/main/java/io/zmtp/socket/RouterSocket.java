@@ -30,6 +30,7 @@ public final class RouterSocket extends ZmtpSocket {
                 throw new UnroutableMessageException("no peer with routing id " + FrameText.describe(id));
             }
             msg.release();
+            counters.unroutableDrop();
             return SendResult.DROPPED;
         }
         if (!p.hasRoom()) {
@@ -37,6 +38,7 @@ public final class RouterSocket extends ZmtpSocket {
                 return SendResult.WOULD_BLOCK;
             }
             msg.release();
+            counters.hwmDrop();
             return SendResult.DROPPED;
         }
         msg.dropFirst();

@@ -87,6 +87,8 @@ public abstract class ZmtpSocket implements AutoCloseable {
     /** {@link #whenSendAllowed} futures waiting for the type's state to allow a send (on the loop). */
     private final ArrayList<Promise<Void>> sendAllowedWaiters = new ArrayList<>(1);
     private final CopyOnWriteArrayList<Consumer<SocketEvent>> monitors = new CopyOnWriteArrayList<>();
+    /** Traffic, drops, failures and queue depths (written on the loop, read anywhere). */
+    final SocketCounters counters = new SocketCounters();
 
     ZmtpSocket(ZmtpContext context, SocketType type, SocketOptions options, EventLoop loop) {
         this.context = context;
@@ -142,6 +144,16 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     public final ZmtpContext context() {
         return context;
+    }
+
+    /**
+     * What this socket has done and holds now: messages and bytes in and out, high-water-mark
+     * drops, reconnects, handshake failures by kind, queue depths. Callable from any thread, at
+     * no cost to the socket: the event loop keeps the counters (single writer, no locks), this
+     * reads them.
+     */
+    public final SocketMetrics metrics() {
+        return counters.snapshot();
     }
 
     /** The number of connected peers (after their handshake). Call on the event loop. */
@@ -427,6 +439,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
             return;
         }
         undelivered.add(msg);
+        counters.undelivered(undelivered.size());
         if (undelivered.size() >= receiveLimit()) {
             fairQueue.pause(ReadPause.UNDELIVERED);
         }
@@ -437,6 +450,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
         while (handler != null && (m = undelivered.poll()) != null) {
             handOver(m);
         }
+        counters.undelivered(undelivered.size());
         if (undelivered.isEmpty()) {
             fairQueue.resume(ReadPause.UNDELIVERED);
         }
@@ -590,12 +604,14 @@ public abstract class ZmtpSocket implements AutoCloseable {
         if (timeout != null) {
             ps.timer = loop.schedule(() -> {
                 if (blocked.remove(ps)) {
+                    counters.queuedSends(blocked.size());
                     sendFailed(ps.msg, ps.promise, new SendTimeoutException("no peer could take the message within "
                             + timeout.toMillis() + " ms"));
                 }
             }, timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
         blocked.add(ps);
+        counters.queuedSends(blocked.size());
     }
 
     /** Sends what waited, in order, as long as peers take it. */
@@ -607,10 +623,12 @@ public abstract class ZmtpSocket implements AutoCloseable {
                     return;
                 }
                 blocked.poll();
+                counters.queuedSends(blocked.size());
                 ps.done();
                 ps.promise.trySuccess(null);
             } catch (RuntimeException e) {
                 blocked.poll();
+                counters.queuedSends(blocked.size());
                 ps.done();
                 sendFailed(ps.msg, ps.promise, e);
             }
@@ -797,6 +815,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
             return;
         }
         pipes.add(pipe);
+        counters.peers(pipes.size());
         pipe.attached = true;
         if (!pipeAttached(pipe)) {
             pipe.attached = false;
@@ -815,6 +834,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
     /** Called on the loop when a peer's connection closed. */
     final void detach(Pipe pipe) {
         boolean was = pipes.remove(pipe);
+        counters.peers(pipes.size());
         if (pipe.attached) {
             pipe.attached = false;
             pipeDetached(pipe);
@@ -919,6 +939,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
     }
 
     private void event(SocketEvent e) {
+        counters.onEvent(e);
         if (log.isDebugEnabled()) {
             log.debug("{} {}", this, e);
         }
@@ -1067,6 +1088,8 @@ public abstract class ZmtpSocket implements AutoCloseable {
         while ((m = undelivered.poll()) != null) {
             m.release();
         }
+        counters.queuedSends(0);
+        counters.undelivered(0);
         beforeClose();
         Set<Pipe> attachedChannels = new HashSet<>();
         for (Pipe p : new ArrayList<>(pipes)) {
