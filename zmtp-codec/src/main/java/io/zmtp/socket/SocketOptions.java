@@ -94,6 +94,7 @@ public final class SocketOptions {
     private final int maxConnections;
     private final int maxConnectionsPerAddress;
     private final TcpKeepAlive tcpKeepAlive;
+    private final io.zmtp.transport.TlsSettings tls;
 
     private SocketOptions(Builder b) {
         identity = b.identity;
@@ -127,6 +128,7 @@ public final class SocketOptions {
         maxConnections = b.maxConnections;
         maxConnectionsPerAddress = b.maxConnectionsPerAddress;
         tcpKeepAlive = b.tcpKeepAlive;
+        tls = b.tls;
     }
 
     public static Builder builder() {
@@ -166,6 +168,7 @@ public final class SocketOptions {
         b.maxConnections = maxConnections;
         b.maxConnectionsPerAddress = maxConnectionsPerAddress;
         b.tcpKeepAlive = tcpKeepAlive;
+        b.tls = tls;
         return b;
     }
 
@@ -245,6 +248,11 @@ public final class SocketOptions {
     }
 
     /** TCP keepalive of this socket's tcp:// connections, or null when off. */
+    /** The TLS settings of tls:// and wss:// endpoints; null when none were set. */
+    public io.zmtp.transport.TlsSettings tls() {
+        return tls;
+    }
+
     public TcpKeepAlive tcpKeepAlive() {
         return tcpKeepAlive;
     }
@@ -365,6 +373,7 @@ public final class SocketOptions {
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
         private TcpKeepAlive tcpKeepAlive = TcpKeepAlive.DEFAULT;
+        private io.zmtp.transport.TlsSettings tls;
 
         private Builder() {
         }
@@ -520,6 +529,16 @@ public final class SocketOptions {
         /** TCP keepalive of tcp:// connections ({@link TcpKeepAlive#DEFAULT}); null turns it off. */
         public Builder tcpKeepAlive(TcpKeepAlive keepAlive) {
             this.tcpKeepAlive = keepAlive;
+            return this;
+        }
+
+        /**
+         * TLS for tls:// and wss:// endpoints: the server context a bind uses, the client context a
+         * connect uses (either may be absent when the socket only binds or only connects). No
+         * default: binding or connecting such an endpoint without it fails with a clear error.
+         */
+        public Builder tls(io.zmtp.transport.TlsSettings settings) {
+            this.tls = settings;
             return this;
         }
 

@@ -190,7 +190,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
             Endpoint ep;
             try {
                 ep = Endpoint.parse(endpoint);
-                if (ep.transport() == Endpoint.Transport.TCP) {
+                if (ep.transport().overTcp()) {
                     ep.connectAddress();
                 }
             } catch (IllegalArgumentException e) {

@@ -1,0 +1,108 @@
+package io.zmtp.transport;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * TLS for tls:// and wss:// endpoints (set with {@code SocketOptions.Builder.tls}): Netty
+ * {@link SslContext}s built by the application with {@code SslContextBuilder}, which is where the
+ * server's certificate and key, the client certificate, trusted certificates and client
+ * authentication ({@code clientAuth(ClientAuth.REQUIRE)} for mutual TLS) are set.
+ *
+ * <p>A client checks the server's certificate against the endpoint's host name (or
+ * {@link #withServerName}) unless {@link #withHostnameVerification(boolean) told not to}; the
+ * name is also sent as SNI. When the peer presented a certificate, its subject (RFC 2253 form)
+ * becomes the peer's User-Id in message properties on tls:// and wss://, unless the ZMTP
+ * mechanism (PLAIN, CURVE) names a user itself.
+ */
+public final class TlsSettings {
+    private final SslContext server;
+    private final SslContext client;
+    private final boolean verifyHostname;
+    private final String serverName;
+
+    private TlsSettings(SslContext server, SslContext client, boolean verifyHostname, String serverName) {
+        this.server = server;
+        this.client = client;
+        this.verifyHostname = verifyHostname;
+        this.serverName = serverName;
+    }
+
+    /** For a socket that binds: the server's context (certificate, key, client authentication). */
+    public static TlsSettings server(SslContext server) {
+        return of(Objects.requireNonNull(server, "server"), null);
+    }
+
+    /** For a socket that connects: the client's context (trust, and its certificate for mutual TLS). */
+    public static TlsSettings client(SslContext client) {
+        return of(null, Objects.requireNonNull(client, "client"));
+    }
+
+    /** Both: a socket that binds some endpoints and connects others. Either may be null. */
+    public static TlsSettings of(SslContext server, SslContext client) {
+        if (server != null && !server.isServer()) {
+            throw new IllegalArgumentException("the server context is a client context");
+        }
+        if (client != null && !client.isClient()) {
+            throw new IllegalArgumentException("the client context is a server context");
+        }
+        return new TlsSettings(server, client, true, null);
+    }
+
+    /** Whether a client checks the server certificate's name against the host (default true). */
+    public TlsSettings withHostnameVerification(boolean on) {
+        return new TlsSettings(server, client, on, serverName);
+    }
+
+    /** The name a client expects in the server's certificate and sends as SNI, instead of the endpoint's host. */
+    public TlsSettings withServerName(String name) {
+        return new TlsSettings(server, client, verifyHostname, Objects.requireNonNull(name));
+    }
+
+    public SslContext serverContext() {
+        return server;
+    }
+
+    public SslContext clientContext() {
+        return client;
+    }
+
+    /** A server-side handler; {@code handshakeTimeout} bounds the TLS handshake. */
+    public SslHandler newServerHandler(ByteBufAllocator alloc, Duration handshakeTimeout) {
+        if (server == null) {
+            throw new IllegalStateException("binding a tls:// or wss:// endpoint needs TlsSettings with a server context");
+        }
+        SslHandler h = server.newHandler(alloc);
+        h.setHandshakeTimeoutMillis(handshakeTimeout.toMillis());
+        return h;
+    }
+
+    /** A client-side handler for {@code host}:{@code port}. */
+    public SslHandler newClientHandler(ByteBufAllocator alloc, String host, int port, Duration handshakeTimeout) {
+        if (client == null) {
+            throw new IllegalStateException("connecting to a tls:// or wss:// endpoint needs TlsSettings with a client context");
+        }
+        String name = serverName != null ? serverName : host;
+        SslHandler h = client.newHandler(alloc, name, port);
+        if (verifyHostname) {
+            SSLEngine engine = h.engine();
+            SSLParameters p = engine.getSSLParameters();
+            p.setEndpointIdentificationAlgorithm("HTTPS");
+            engine.setSSLParameters(p);
+        }
+        h.setHandshakeTimeoutMillis(handshakeTimeout.toMillis());
+        return h;
+    }
+
+    @Override
+    public String toString() {
+        return "TlsSettings[server=" + (server != null) + ", client=" + (client != null)
+                + ", verifyHostname=" + verifyHostname + (serverName != null ? ", serverName=" + serverName : "") + "]";
+    }
+}
