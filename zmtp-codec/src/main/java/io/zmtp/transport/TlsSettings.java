@@ -4,8 +4,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLParameters;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -15,22 +13,20 @@ import java.util.Objects;
  * server's certificate and key, the client certificate, trusted certificates and client
  * authentication ({@code clientAuth(ClientAuth.REQUIRE)} for mutual TLS) are set.
  *
- * <p>A client checks the server's certificate against the endpoint's host name (or
- * {@link #withServerName}) unless {@link #withHostnameVerification(boolean) told not to}; the
- * name is also sent as SNI. When the peer presented a certificate, its subject (RFC 2253 form)
+ * <p>A client sends the endpoint's host name (or {@link #withServerName}) as SNI, and Netty 4.2
+ * client contexts check the server's certificate against that name by default
+ * ({@code SslContextBuilder.endpointIdentificationAlgorithm(null)} turns the check off). When the peer presented a certificate, its subject (RFC 2253 form)
  * becomes the peer's User-Id in message properties on tls:// and wss://, unless the ZMTP
  * mechanism (PLAIN, CURVE) names a user itself.
  */
 public final class TlsSettings {
     private final SslContext server;
     private final SslContext client;
-    private final boolean verifyHostname;
     private final String serverName;
 
-    private TlsSettings(SslContext server, SslContext client, boolean verifyHostname, String serverName) {
+    private TlsSettings(SslContext server, SslContext client, String serverName) {
         this.server = server;
         this.client = client;
-        this.verifyHostname = verifyHostname;
         this.serverName = serverName;
     }
 
@@ -52,17 +48,12 @@ public final class TlsSettings {
         if (client != null && !client.isClient()) {
             throw new IllegalArgumentException("the client context is a server context");
         }
-        return new TlsSettings(server, client, true, null);
-    }
-
-    /** Whether a client checks the server certificate's name against the host (default true). */
-    public TlsSettings withHostnameVerification(boolean on) {
-        return new TlsSettings(server, client, on, serverName);
+        return new TlsSettings(server, client, null);
     }
 
     /** The name a client expects in the server's certificate and sends as SNI, instead of the endpoint's host. */
     public TlsSettings withServerName(String name) {
-        return new TlsSettings(server, client, verifyHostname, Objects.requireNonNull(name));
+        return new TlsSettings(server, client, Objects.requireNonNull(name));
     }
 
     public SslContext serverContext() {
@@ -90,12 +81,6 @@ public final class TlsSettings {
         }
         String name = serverName != null ? serverName : host;
         SslHandler h = client.newHandler(alloc, name, port);
-        if (verifyHostname) {
-            SSLEngine engine = h.engine();
-            SSLParameters p = engine.getSSLParameters();
-            p.setEndpointIdentificationAlgorithm("HTTPS");
-            engine.setSSLParameters(p);
-        }
         h.setHandshakeTimeoutMillis(handshakeTimeout.toMillis());
         return h;
     }
@@ -103,6 +88,6 @@ public final class TlsSettings {
     @Override
     public String toString() {
         return "TlsSettings[server=" + (server != null) + ", client=" + (client != null)
-                + ", verifyHostname=" + verifyHostname + (serverName != null ? ", serverName=" + serverName : "") + "]";
+                + (serverName != null ? ", serverName=" + serverName : "") + "]";
     }
 }
