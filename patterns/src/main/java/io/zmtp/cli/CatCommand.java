@@ -8,7 +8,6 @@ import io.zmtp.socket.SendTimeoutException;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.SocketOptions;
-import io.zmtp.socket.SubSocket;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.HeartbeatPolicy;
@@ -176,8 +175,6 @@ public final class CatCommand implements Callable<Integer> {
 
     // State of one run. The counters are used on the socket's event loop only.
     private final CompletableFuture<Integer> exit = new CompletableFuture<>();
-    private final Semaphore replies = new Semaphore(0);
-    private final Semaphore requests = new Semaphore(0);
     private Semaphore inFlight;
     private MessageLines lines;
     private PrintWriter err;
@@ -357,15 +354,7 @@ public final class CatCommand implements Callable<Integer> {
 
     private void subscribe() {
         for (String s : subscriptions) {
-            byte[] prefix = lines.parseFrame(s);
-            if (type == SocketType.SUB) {
-                ((SubSocket) socket).subscribe(prefix);
-            } else {
-                byte[] m = new byte[prefix.length + 1];
-                m[0] = 1;
-                System.arraycopy(prefix, 0, m, 1, prefix.length);
-                socket.send(ZmtpMessage.of(m));
-            }
+            socket.subscribe(lines.parseFrame(s)); // SUB and XSUB (checked by validate)
         }
     }
 
@@ -425,10 +414,7 @@ public final class CatCommand implements Callable<Integer> {
         } else {
             m.release();
         }
-        if (type == SocketType.REQ) {
-            replies.release();
-        } else if (type == SocketType.REP && !echo) {
-            requests.release();
+        if (type == SocketType.REP && !echo) {
             return; // the count ends the run once the request is answered
         }
         if (count > 0 && received == count) {
@@ -481,9 +467,14 @@ public final class CatCommand implements Callable<Integer> {
                     hexHintGiven = true;
                     printErr("note: input frames are sent as typed; 0x... is sent as text (--0x reads it as hex)");
                 }
-                send(m);
+                if (!send(m)) {
+                    return; // the socket closed: the run is over
+                }
             }
             inFlight.acquire(hwm); // everything read has been taken by a peer (or failed)
+            if (type == SocketType.REQ && !sendAllowed()) {
+                return; // the socket closed before the reply to the last line
+            }
         } catch (InterruptedException e) {
             return; // the run is over
         } catch (IOException e) {
@@ -496,10 +487,17 @@ public final class CatCommand implements Callable<Integer> {
         }
     }
 
-    private void send(ZmtpMessage m) throws InterruptedException {
+    /**
+     * Sends one line once the socket's state allows it (a REQ has the reply to its last line, or
+     * that line failed to go; a REP has a request to answer: the socket type's rule, see
+     * {@link ZmtpSocket#whenSendAllowed}) and a slot of {@code --hwm} is free. False if the
+     * socket closed meanwhile.
+     */
+    private boolean send(ZmtpMessage m) throws InterruptedException {
         try {
-            if (type == SocketType.REP) {
-                requests.acquire();
+            if (!sendAllowed()) {
+                m.release();
+                return false;
             }
             inFlight.acquire();
         } catch (InterruptedException e) {
@@ -511,17 +509,17 @@ public final class CatCommand implements Callable<Integer> {
             inFlight.release();
             if (!f.isSuccess()) {
                 printErr("not sent: " + reason(f.cause()));
-                if (type == SocketType.REQ) {
-                    replies.release(); // no reply comes to a request not sent
-                }
             }
             if (type == SocketType.REP) {
                 answered();
             }
         });
-        if (type == SocketType.REQ) {
-            replies.acquire();
-        }
+        return true;
+    }
+
+    /** Waits until the socket's state allows a send; false if it closed first. */
+    private boolean sendAllowed() throws InterruptedException {
+        return socket.whenSendAllowed().await().isSuccess();
     }
 
     /**

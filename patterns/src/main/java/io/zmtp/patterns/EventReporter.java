@@ -3,6 +3,7 @@ package io.zmtp.patterns;
 import org.slf4j.Logger;
 
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -17,6 +18,7 @@ public final class EventReporter<E> {
     private final Consumer<? super E> listener;
     private final Logger log;
     private final String component;
+    private final Predicate<Class<?>> wanted;
 
     /**
      * @param listener the application's listener, or null
@@ -24,9 +26,20 @@ public final class EventReporter<E> {
      * @param component a name for warnings, e.g. "Paranoid Pirate queue"
      */
     public EventReporter(Consumer<? super E> listener, Logger log, String component) {
+        this(listener, log, component, type -> true);
+    }
+
+    /**
+     * A reporter whose listener sees only the event types {@code wanted} accepts (events reported
+     * with their type, {@link #report(Class, Supplier)}); the others are built only for the debug
+     * log. So a component that listens to a few kinds of events of another does not pay for
+     * describing the rest.
+     */
+    public EventReporter(Consumer<? super E> listener, Logger log, String component, Predicate<Class<?>> wanted) {
         this.listener = listener;
         this.log = log;
         this.component = component;
+        this.wanted = wanted;
     }
 
     /** Reports an event, building it only if a listener or the debug log will see it. */
@@ -49,8 +62,37 @@ public final class EventReporter<E> {
         }
     }
 
+    /**
+     * Reports an event of {@code type}, building it only if the debug log or a listener that wants
+     * that type will see it.
+     */
+    public <T extends E> void report(Class<T> type, Supplier<? extends T> event) {
+        boolean debug = log.isDebugEnabled();
+        boolean listens = listener != null && wanted.test(type);
+        if (!listens && !debug) {
+            return;
+        }
+        E e = event.get();
+        if (debug) {
+            log.debug("{}", e);
+        }
+        if (!listens) {
+            return;
+        }
+        try {
+            listener.accept(e);
+        } catch (RuntimeException ex) {
+            log.warn("{} listener failed on {}", component, e, ex);
+        }
+    }
+
     /** Whether anyone will see events (to skip work done only to describe them). */
     public boolean isActive() {
         return listener != null || log.isDebugEnabled();
+    }
+
+    /** Whether anyone will see events of {@code type}. */
+    public boolean isActive(Class<? extends E> type) {
+        return (listener != null && wanted.test(type)) || log.isDebugEnabled();
     }
 }

@@ -28,6 +28,10 @@ import java.util.concurrent.locks.LockSupport;
  * waiting, so a busy path pays no wake-up per message. Sending blocks when the outgoing queue
  * (the send high-water mark) is full because no peer can take more; receiving pauses reading
  * from peers once the receive high-water mark of messages waits unconsumed.
+ *
+ * <p>The socket type's rules apply as they do to the reactor API, checked on the user's thread
+ * when it sends: a REQ's second request before it received the reply, or a REP's send without a
+ * request, throws {@link SocketStateException}.
  */
 public final class BlockingSocket implements AutoCloseable {
     /** See {@link LookBeforePark}: a receiver spins, then yields, before it parks. */
@@ -53,12 +57,11 @@ public final class BlockingSocket implements AutoCloseable {
     private volatile Thread receiver;
     private final CopyOnWriteArrayList<ZmtpPoller> pollers = new CopyOnWriteArrayList<>();
 
-    /** Request-reply alternation checked on the user's thread (REQ and REP). */
-    private boolean awaitingReply;
-    private boolean mustReply;
-
     BlockingSocket(ZmtpSocket socket) {
         this.socket = socket;
+        // This thread is the application now: the type's send/receive state (REQ and REP
+        // alternation) advances when this facade sends and when its user takes a message.
+        socket.keepStateOnUserThread();
         this.outbox = new SpscArrayQueue<>(Math.max(16, socket.options().sendHwm()));
         socket.onMessage(this::onMessage);
         // However the socket is closed (here, or by its context), release what still waits here.
@@ -124,9 +127,11 @@ public final class BlockingSocket implements AutoCloseable {
         await(socket.disconnect(endpoint), Duration.ofSeconds(30));
     }
 
-    /** SUB only: subscribes to a prefix. */
+    /**
+     * Subscribes to a prefix (SUB, XSUB); other types throw {@link UnsupportedOperationException}.
+     */
     public BlockingSocket subscribe(byte[] prefix) {
-        await(((SubSocket) socket).subscribe(prefix), Duration.ofSeconds(30));
+        await(socket.subscribe(prefix), Duration.ofSeconds(30));
         return this;
     }
 
@@ -135,8 +140,12 @@ public final class BlockingSocket implements AutoCloseable {
     }
 
     public BlockingSocket unsubscribe(byte[] prefix) {
-        await(((SubSocket) socket).unsubscribe(prefix), Duration.ofSeconds(30));
+        await(socket.unsubscribe(prefix), Duration.ofSeconds(30));
         return this;
+    }
+
+    public BlockingSocket unsubscribe(String prefix) {
+        return unsubscribe(prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     // ------------------------------------------------------------------ sending
@@ -159,17 +168,28 @@ public final class BlockingSocket implements AutoCloseable {
      * and the caller still owns the message.
      */
     public boolean send(ZmtpMessage msg, Duration timeout) {
-        checkAlternation();
         if (msg.isEmpty()) {
             throw new IllegalArgumentException("a message has at least one frame");
         }
         if (socket.isClosing()) {
             throw new SocketClosedException("socket is closed");
         }
+        socket.startSend(); // the type's state (REQ, REP): throws SocketStateException
+        boolean sent = false;
+        try {
+            sent = handOver(msg, timeout);
+            return sent;
+        } finally {
+            if (!sent) {
+                socket.abandonSend();
+            }
+        }
+    }
+
+    private boolean handOver(ZmtpMessage msg, Duration timeout) {
         if (socket.options().routerMandatory()) {
             // Unroutable messages must fail this call, so wait for the loop's verdict.
             await(socket.send(msg), timeout == null ? Duration.ofDays(365) : timeout);
-            afterSend();
             return true;
         }
         if (!enqueue(msg)) {
@@ -190,7 +210,6 @@ public final class BlockingSocket implements AutoCloseable {
                 blockedSender = null;
             }
         }
-        afterSend();
         return true;
     }
 
@@ -203,23 +222,6 @@ public final class BlockingSocket implements AutoCloseable {
         boolean queued = outbox.offer(msg);
         scheduleDrain();
         return queued;
-    }
-
-    private void checkAlternation() {
-        if (socket.type() == SocketType.REQ && awaitingReply && !socket.options().reqRelaxed()) {
-            throw new IllegalStateException("REQ cannot send again before the reply to its last request");
-        }
-        if (socket.type() == SocketType.REP && !mustReply) {
-            throw new IllegalStateException("REP can only send a reply to the request it received");
-        }
-    }
-
-    private void afterSend() {
-        if (socket.type() == SocketType.REQ) {
-            awaitingReply = true;
-        } else if (socket.type() == SocketType.REP) {
-            mustReply = false;
-        }
     }
 
     private void scheduleDrain() {
@@ -270,12 +272,12 @@ public final class BlockingSocket implements AutoCloseable {
     private void onMessage(ZmtpMessage m) {
         inbox.offer(m);
         int n = inboxCount.incrementAndGet();
-        if (n >= limit() && consumerPaused.compareAndSet(false, true)) {
-            socket.fairQueue.pause(FairQueue.CONSUMER);
+        if (n >= socket.receiveLimit() && consumerPaused.compareAndSet(false, true)) {
+            socket.pauseReading(ReadPause.CONSUMER);
             // The consumer may have emptied the inbox before it could see the flag (then it
             // posted no resume): check again now that the flag is visible.
-            if (inboxCount.get() <= limit() / 2 && consumerPaused.compareAndSet(true, false)) {
-                socket.fairQueue.resume(FairQueue.CONSUMER);
+            if (inboxCount.get() <= socket.receiveLimit() / 2 && consumerPaused.compareAndSet(true, false)) {
+                socket.resumeReading(ReadPause.CONSUMER);
             }
         }
         Thread r = receiver;
@@ -287,10 +289,6 @@ public final class BlockingSocket implements AutoCloseable {
                 p.signal();
             }
         }
-    }
-
-    private int limit() {
-        return socket.options().receiveHwm() * Math.max(1, socket.fairQueue.size());
     }
 
     /** Receives a message, waiting for it as long as needed. */
@@ -376,14 +374,10 @@ public final class BlockingSocket implements AutoCloseable {
             return null;
         }
         int left = inboxCount.decrementAndGet();
-        if (consumerPaused.get() && left <= limit() / 2 && consumerPaused.compareAndSet(true, false)) {
-            socket.inLoop(() -> socket.fairQueue.resume(FairQueue.CONSUMER));
+        if (consumerPaused.get() && left <= socket.receiveLimit() / 2 && consumerPaused.compareAndSet(true, false)) {
+            socket.inLoop(() -> socket.resumeReading(ReadPause.CONSUMER));
         }
-        if (socket.type() == SocketType.REQ) {
-            awaitingReply = false;
-        } else if (socket.type() == SocketType.REP) {
-            mustReply = true;
-        }
+        socket.messageTaken(); // the type's state: a REQ's reply came, a REP has a request to answer
         return m;
     }
 

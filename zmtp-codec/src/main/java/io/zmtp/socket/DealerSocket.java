@@ -25,14 +25,14 @@ public final class DealerSocket extends ZmtpSocket {
     @Override
     boolean pipeAttached(Pipe pipe) {
         out.attach(pipe);
-        fairQueue.attach(pipe);
+        receiveFrom(pipe);
         return true;
     }
 
     @Override
     void pipeDetached(Pipe pipe) {
         out.detach(pipe);
-        fairQueue.detach(pipe);
+        stopReceivingFrom(pipe);
     }
 
     @Override

@@ -7,23 +7,19 @@ import java.util.ArrayList;
  * The event loop reads each ready connection in turn, at most a bounded batch per turn, so no
  * peer can starve the others. When the application falls behind (a receive high-water mark is
  * reached, or it asks to pause), reading pauses on every peer and resumes together once every
- * reason to pause has cleared; peers that attach meanwhile start paused.
+ * {@link ReadPause reason to pause} has cleared; peers that attach meanwhile start paused.
+ * Owned by its socket, which offers it to the types through {@link ZmtpSocket#receiveFrom},
+ * {@link ZmtpSocket#pauseReading} and {@link ZmtpSocket#receiveLimit}.
  */
 final class FairQueue {
-    /** The application asked to pause. */
-    static final int APPLICATION = 1;
-    /** Messages wait for a handler or a consumer. */
-    static final int UNDELIVERED = 2;
-    /** The socket type holds messages of its own (REP's waiting requests). */
-    static final int TYPE_QUEUE = 4;
-    /** A blocking socket's consumer thread is behind. */
-    static final int CONSUMER = 8;
-
     private final ArrayList<Pipe> pipes = new ArrayList<>();
+    /** The number of pipes, readable off the loop (a blocking socket's thresholds). */
+    private volatile int size;
     private int reasons;
 
     void attach(Pipe p) {
         pipes.add(p);
+        size = pipes.size();
         if (reasons != 0) {
             p.setReading(false);
         }
@@ -31,12 +27,13 @@ final class FairQueue {
 
     void detach(Pipe p) {
         pipes.remove(p);
+        size = pipes.size();
     }
 
     /** Stops reading from every peer, for {@code reason}. */
-    void pause(int reason) {
+    void pause(ReadPause reason) {
         boolean was = reasons != 0;
-        reasons |= reason;
+        reasons |= reason.bit;
         if (!was) {
             for (Pipe p : pipes) {
                 p.setReading(false);
@@ -45,11 +42,11 @@ final class FairQueue {
     }
 
     /** Clears {@code reason}; reading resumes when no reason is left. */
-    void resume(int reason) {
-        if ((reasons & reason) == 0) {
+    void resume(ReadPause reason) {
+        if ((reasons & reason.bit) == 0) {
             return;
         }
-        reasons &= ~reason;
+        reasons &= ~reason.bit;
         if (reasons == 0) {
             for (Pipe p : pipes) {
                 p.setReading(true);
@@ -57,7 +54,8 @@ final class FairQueue {
         }
     }
 
+    /** The number of peers read from; any thread. */
     int size() {
-        return pipes.size();
+        return size;
     }
 }

@@ -28,7 +28,7 @@ public final class PairSocket extends ZmtpSocket {
             return false;
         }
         peer = pipe;
-        fairQueue.attach(pipe);
+        receiveFrom(pipe);
         return true;
     }
 
@@ -37,7 +37,7 @@ public final class PairSocket extends ZmtpSocket {
         if (peer == pipe) {
             peer = null;
         }
-        fairQueue.detach(pipe);
+        stopReceivingFrom(pipe);
     }
 
     @Override

@@ -18,13 +18,13 @@ public final class PullSocket extends ZmtpSocket {
 
     @Override
     boolean pipeAttached(Pipe pipe) {
-        fairQueue.attach(pipe);
+        receiveFrom(pipe);
         return true;
     }
 
     @Override
     void pipeDetached(Pipe pipe) {
-        fairQueue.detach(pipe);
+        stopReceivingFrom(pipe);
     }
 
     @Override

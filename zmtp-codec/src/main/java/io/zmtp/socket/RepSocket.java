@@ -14,6 +14,10 @@ import java.util.Iterator;
  * empty delimiter, so a chain of DEALERs and ROUTERs in front is fine) is saved and the body
  * delivered; the reply goes back to the same peer with the envelope restored. Requests that
  * arrive while one is being answered wait, in order, until the reply is sent.
+ *
+ * <p>The application may send only a reply to the request it took ({@link #sendRefusal}); any
+ * other send fails with {@link SocketStateException}, through the reactor API and a
+ * {@link BlockingSocket} alike.
  */
 public final class RepSocket extends ZmtpSocket {
     private static final Logger log = LoggerFactory.getLogger(RepSocket.class);
@@ -23,6 +27,8 @@ public final class RepSocket extends ZmtpSocket {
     private ZmtpMessage envelope;
     private boolean answering;
     private boolean nextScheduled;
+    /** Application state (its thread): it took a request and has not sent the reply. */
+    private boolean requestTaken;
 
     RepSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
         super(context, SocketType.REP, options, loop);
@@ -49,14 +55,34 @@ public final class RepSocket extends ZmtpSocket {
     }
 
     @Override
+    String sendRefusal() {
+        return requestTaken ? null : "REP can only send a reply to the request it received";
+    }
+
+    @Override
+    void sendAccepted() {
+        requestTaken = false;
+    }
+
+    @Override
+    void sendAbandoned() {
+        requestTaken = true;
+    }
+
+    @Override
+    void messageTaken() {
+        requestTaken = true;
+    }
+
+    @Override
     boolean pipeAttached(Pipe pipe) {
-        fairQueue.attach(pipe);
+        receiveFrom(pipe);
         return true;
     }
 
     @Override
     void pipeDetached(Pipe pipe) {
-        fairQueue.detach(pipe);
+        stopReceivingFrom(pipe);
         if (pipe == replyPipe) {
             replyPipe = null;
         }
@@ -73,8 +99,8 @@ public final class RepSocket extends ZmtpSocket {
     void received(Pipe pipe, ZmtpMessage msg) {
         if (answering || !waiting.isEmpty()) {
             waiting.add(new Object[] {pipe, msg});
-            if (waiting.size() >= (long) options().receiveHwm() * Math.max(1, fairQueue.size())) {
-                fairQueue.pause(FairQueue.TYPE_QUEUE);
+            if (waiting.size() >= receiveLimit()) {
+                pauseReading(ReadPause.TYPE_QUEUE);
             }
             return;
         }
@@ -114,7 +140,7 @@ public final class RepSocket extends ZmtpSocket {
             accept((Pipe) w[0], (ZmtpMessage) w[1]);
         }
         if (waiting.isEmpty()) {
-            fairQueue.resume(FairQueue.TYPE_QUEUE);
+            resumeReading(ReadPause.TYPE_QUEUE);
         }
     }
 

@@ -17,12 +17,19 @@ import org.slf4j.LoggerFactory;
  * reply; {@link SocketOptions.Builder#reqCorrelate correlate} puts a 4-byte request id before
  * the delimiter and accepts only the reply carrying the current id (as ZMQ_REQ_RELAXED and
  * ZMQ_REQ_CORRELATE).
+ *
+ * <p>The alternation is checked where the application sends ({@link #sendRefusal}): a second
+ * request before the application took the reply to the first fails with
+ * {@link SocketStateException}, through the reactor API and a {@link BlockingSocket} alike.
  */
 public final class ReqSocket extends ZmtpSocket {
     private static final Logger log = LoggerFactory.getLogger(ReqSocket.class);
 
     private final LoadBalancer out = new LoadBalancer();
+    /** Routing state (event loop): a request went out and its reply has not been accepted. */
     private boolean expectingReply;
+    /** Application state (its thread): a request was sent and its reply not taken yet. */
+    private boolean awaitingReply;
     private Pipe replyPipe;
     private int requestId = java.util.concurrent.ThreadLocalRandom.current().nextInt();
 
@@ -32,9 +39,6 @@ public final class ReqSocket extends ZmtpSocket {
 
     @Override
     SendResult route(ZmtpMessage msg) {
-        if (expectingReply && !options().reqRelaxed()) {
-            throw new IllegalStateException("REQ cannot send again before the reply to its last request");
-        }
         Pipe p = out.select();
         if (p == null) {
             return SendResult.WOULD_BLOCK;
@@ -51,16 +55,37 @@ public final class ReqSocket extends ZmtpSocket {
     }
 
     @Override
+    String sendRefusal() {
+        return awaitingReply && !options().reqRelaxed()
+                ? "REQ cannot send again before it received the reply to its last request" : null;
+    }
+
+    @Override
+    void sendAccepted() {
+        awaitingReply = true;
+    }
+
+    @Override
+    void sendAbandoned() {
+        awaitingReply = false;
+    }
+
+    @Override
+    void messageTaken() {
+        awaitingReply = false;
+    }
+
+    @Override
     boolean pipeAttached(Pipe pipe) {
         out.attach(pipe);
-        fairQueue.attach(pipe);
+        receiveFrom(pipe);
         return true;
     }
 
     @Override
     void pipeDetached(Pipe pipe) {
         out.detach(pipe);
-        fairQueue.detach(pipe);
+        stopReceivingFrom(pipe);
         if (pipe == replyPipe) {
             // As in libzmq: the reply can no longer come; a strict REQ stays waiting for it.
             replyPipe = null;

@@ -57,14 +57,14 @@ public final class RouterSocket extends ZmtpSocket {
         if (displaced != null) {
             displaced.close();
         }
-        fairQueue.attach(pipe);
+        receiveFrom(pipe);
         return true;
     }
 
     @Override
     void pipeDetached(Pipe pipe) {
         table.remove(pipe);
-        fairQueue.detach(pipe);
+        stopReceivingFrom(pipe);
     }
 
     @Override

@@ -7,8 +7,6 @@ import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpSubscription;
 
-import java.nio.charset.StandardCharsets;
-
 /**
  * SUB: receives the messages of its publishers whose first frame starts with one of its
  * subscriptions (binary prefixes; the empty prefix matches all). Subscriptions may change at
@@ -23,6 +21,7 @@ public final class SubSocket extends ZmtpSocket {
     }
 
     /** Subscribes to messages starting with {@code prefix}. */
+    @Override
     public Future<Void> subscribe(byte[] prefix) {
         byte[] p = prefix.clone();
         Promise<Void> done = eventLoop().newPromise();
@@ -34,11 +33,8 @@ public final class SubSocket extends ZmtpSocket {
         return done;
     }
 
-    public Future<Void> subscribe(String prefix) {
-        return subscribe(prefix.getBytes(StandardCharsets.UTF_8));
-    }
-
     /** Removes one subscription to {@code prefix}. */
+    @Override
     public Future<Void> unsubscribe(byte[] prefix) {
         byte[] p = prefix.clone();
         Promise<Void> done = eventLoop().newPromise();
@@ -49,10 +45,6 @@ public final class SubSocket extends ZmtpSocket {
             done.trySuccess(null);
         });
         return done;
-    }
-
-    public Future<Void> unsubscribe(String prefix) {
-        return unsubscribe(prefix.getBytes(StandardCharsets.UTF_8));
     }
 
     /** The number of distinct prefixes subscribed to. Call on the event loop. */
@@ -67,14 +59,14 @@ public final class SubSocket extends ZmtpSocket {
 
     @Override
     boolean pipeAttached(Pipe pipe) {
-        fairQueue.attach(pipe);
+        receiveFrom(pipe);
         subscriptions.forEach(prefix -> pipe.write(ZmtpSubscription.subscribe(prefix)));
         return true;
     }
 
     @Override
     void pipeDetached(Pipe pipe) {
-        fairQueue.detach(pipe);
+        stopReceivingFrom(pipe);
     }
 
     @Override

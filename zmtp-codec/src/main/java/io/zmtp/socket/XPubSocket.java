@@ -28,13 +28,13 @@ public final class XPubSocket extends ZmtpSocket {
 
     @Override
     boolean pipeAttached(Pipe pipe) {
-        fairQueue.attach(pipe);
+        receiveFrom(pipe);
         return true;
     }
 
     @Override
     void pipeDetached(Pipe pipe) {
-        fairQueue.detach(pipe);
+        stopReceivingFrom(pipe);
         out.removeAll(pipe, prefix -> deliver(ZmtpSubscription.cancel(prefix).toMessageAndRelease()));
     }
 

@@ -73,7 +73,14 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     private MessageHandler handler;
     private final ArrayDeque<ZmtpMessage> undelivered = new ArrayDeque<>();
-    final FairQueue fairQueue = new FairQueue();
+    private final FairQueue fairQueue = new FairQueue();
+    /**
+     * Set by a {@link BlockingSocket} that wraps this socket: its thread is then the application,
+     * and it calls the send/receive state hooks itself; the reactor entry points leave them alone.
+     */
+    private volatile boolean stateKeptByBlockingSocket;
+    /** {@link #whenSendAllowed} futures waiting for the type's state to allow a send (on the loop). */
+    private final ArrayList<Promise<Void>> sendAllowedWaiters = new ArrayList<>(1);
     private final CopyOnWriteArrayList<Consumer<SocketEvent>> monitors = new CopyOnWriteArrayList<>();
 
     ZmtpSocket(ZmtpContext context, SocketType type, SocketOptions options, EventLoop loop) {
@@ -299,40 +306,83 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     /** Stops reading from every peer until {@link #resumeReceiving()} (application back-pressure). */
     public final void pauseReceiving() {
-        inLoop(() -> fairQueue.pause(FairQueue.APPLICATION));
+        inLoop(() -> fairQueue.pause(ReadPause.APPLICATION));
     }
 
     public final void resumeReceiving() {
-        inLoop(() -> fairQueue.resume(FairQueue.APPLICATION));
+        inLoop(() -> fairQueue.resume(ReadPause.APPLICATION));
+    }
+
+    /**
+     * Stops reading from every peer for {@code reason} until {@link #resumeReading} clears it;
+     * each reason is independent (the application's pause, a blocking consumer behind, a type's
+     * own queue). On the event loop.
+     */
+    final void pauseReading(ReadPause reason) {
+        fairQueue.pause(reason);
+    }
+
+    /** Clears {@code reason}; reading resumes once no reason is left. On the event loop. */
+    final void resumeReading(ReadPause reason) {
+        fairQueue.resume(reason);
+    }
+
+    /**
+     * How many received messages the socket as a whole may hold for its application before it
+     * pauses reading: the receive high-water mark per peer read from. Any thread.
+     */
+    final long receiveLimit() {
+        return (long) options.receiveHwm() * Math.max(1, fairQueue.size());
+    }
+
+    /** A type reads from {@code pipe}, fair-queued with its other peers (from {@link #pipeAttached}). */
+    final void receiveFrom(Pipe pipe) {
+        fairQueue.attach(pipe);
+    }
+
+    /** The reverse of {@link #receiveFrom} (from {@link #pipeDetached}). */
+    final void stopReceivingFrom(Pipe pipe) {
+        fairQueue.detach(pipe);
     }
 
     /** Hands a message to the application (on the loop). */
     final void deliver(ZmtpMessage msg) {
         if (handler != null && undelivered.isEmpty()) {
-            try {
-                handler.onMessage(msg);
-            } catch (Throwable t) {
-                log.warn("{} message handler failed", this, t);
-            }
+            handOver(msg);
             return;
         }
         undelivered.add(msg);
-        if (undelivered.size() >= (long) options.receiveHwm() * Math.max(1, fairQueue.size())) {
-            fairQueue.pause(FairQueue.UNDELIVERED);
+        if (undelivered.size() >= receiveLimit()) {
+            fairQueue.pause(ReadPause.UNDELIVERED);
         }
     }
 
     private void drainUndelivered() {
         ZmtpMessage m;
         while (handler != null && (m = undelivered.poll()) != null) {
-            try {
-                handler.onMessage(m);
-            } catch (Throwable t) {
-                log.warn("{} message handler failed", this, t);
-            }
+            handOver(m);
         }
         if (undelivered.isEmpty()) {
-            fairQueue.resume(FairQueue.UNDELIVERED);
+            fairQueue.resume(ReadPause.UNDELIVERED);
+        }
+    }
+
+    /**
+     * The handler takes {@code msg}. The type's state hears of it first (a REP's handler may
+     * answer at once); those waiting in {@link #whenSendAllowed} hear after the handler ran.
+     */
+    private void handOver(ZmtpMessage msg) {
+        boolean application = !stateKeptByBlockingSocket;
+        if (application) {
+            messageTaken();
+        }
+        try {
+            handler.onMessage(msg);
+        } catch (Throwable t) {
+            log.warn("{} message handler failed", this, t);
+        }
+        if (application) {
+            sendStateChanged();
         }
     }
 
@@ -342,8 +392,10 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * Sends a message; ownership passes to the socket. The future completes when the message is
      * handed to a peer (or dropped where this type drops); it waits while every peer is at its
      * high-water mark, and fails with {@link SendTimeoutException} after the send timeout, with
-     * {@link IllegalStateException} when the type's state forbids a send now (REQ, REP), or with
-     * {@link UnroutableMessageException} (ROUTER with the mandatory option).
+     * {@link SocketStateException} when the type's state forbids a send now (a REQ awaiting its
+     * reply, a REP with no request to answer: checked when the send is made, so a second request
+     * queued behind a first fails at once), or with {@link UnroutableMessageException} (ROUTER
+     * with the mandatory option).
      */
     public final Future<Void> send(ZmtpMessage msg) {
         Promise<Void> p = loop.newPromise();
@@ -378,7 +430,23 @@ public abstract class ZmtpSocket implements AutoCloseable {
         if (!blocked.isEmpty()) {
             return false;
         }
-        return route(msg) != SendResult.WOULD_BLOCK;
+        boolean application = !stateKeptByBlockingSocket;
+        if (application) {
+            startSend();
+        }
+        boolean taken;
+        try {
+            taken = route(msg) != SendResult.WOULD_BLOCK;
+        } catch (RuntimeException e) {
+            if (application) {
+                abandonSend();
+            }
+            throw e;
+        }
+        if (!taken && application) {
+            abandonSend();
+        }
+        return taken;
     }
 
     private void doSend(ZmtpMessage msg, Promise<Void> p) {
@@ -392,6 +460,15 @@ public abstract class ZmtpSocket implements AutoCloseable {
             p.tryFailure(new SocketClosedException("socket is closed"));
             return;
         }
+        if (!stateKeptByBlockingSocket) {
+            try {
+                startSend();
+            } catch (SocketStateException e) {
+                msg.release();
+                p.tryFailure(e);
+                return;
+            }
+        }
         if (!blocked.isEmpty()) {
             enqueueBlocked(msg, p);
             return;
@@ -403,9 +480,17 @@ public abstract class ZmtpSocket implements AutoCloseable {
                 p.trySuccess(null);
             }
         } catch (RuntimeException e) {
-            ReferenceCountUtil.safeRelease(msg);
-            p.tryFailure(e);
+            sendFailed(msg, p, e);
         }
+    }
+
+    /** A send accepted by {@link #startSend} did not reach a peer: the type's state is rolled back. */
+    private void sendFailed(ZmtpMessage msg, Promise<Void> p, Throwable cause) {
+        ReferenceCountUtil.safeRelease(msg);
+        if (!stateKeptByBlockingSocket) {
+            abandonSend();
+        }
+        p.tryFailure(cause);
     }
 
     private void enqueueBlocked(ZmtpMessage msg, Promise<Void> p) {
@@ -414,8 +499,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
         if (timeout != null) {
             ps.timer = loop.schedule(() -> {
                 if (blocked.remove(ps)) {
-                    ps.msg.release();
-                    ps.promise.tryFailure(new SendTimeoutException("no peer could take the message within "
+                    sendFailed(ps.msg, ps.promise, new SendTimeoutException("no peer could take the message within "
                             + timeout.toMillis() + " ms"));
                 }
             }, timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -437,8 +521,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
             } catch (RuntimeException e) {
                 blocked.poll();
                 ps.done();
-                ReferenceCountUtil.safeRelease(ps.msg);
-                ps.promise.tryFailure(e);
+                sendFailed(ps.msg, ps.promise, e);
             }
         }
     }
@@ -486,6 +569,122 @@ public abstract class ZmtpSocket implements AutoCloseable {
     /** A SUBSCRIBE or CANCEL from a peer; publishers override this. */
     void subscriptionReceived(Pipe pipe, ZmtpSubscription sub) {
         sub.release();
+    }
+
+    // ------------------------------------------------------------------ type hooks: send/receive state
+
+    /*
+     * A type whose sends depend on what it received (REQ, REP: libzmq's EFSM) keeps that state in
+     * the four hooks below. They are called by the socket's application side, one thread at a
+     * time: on the event loop by the reactor API (send, trySend, delivery to the handler), or on
+     * its user's thread by a BlockingSocket that wraps the socket (its send, its receive). Routing
+     * state (which peer the reply must come from) stays in route and received, on the loop.
+     */
+
+    /**
+     * Why the type's state forbids a send now (the message of the {@link SocketStateException}
+     * the application gets), or null when a send is allowed. The default: always allowed.
+     */
+    String sendRefusal() {
+        return null;
+    }
+
+    /** The application made a send the state allowed: advance the state (REQ: await the reply). */
+    void sendAccepted() {
+    }
+
+    /**
+     * A send accepted by {@link #sendAccepted} never reached a peer (it timed out at the
+     * high-water mark, failed to route, or the socket closed): undo what it did.
+     */
+    void sendAbandoned() {
+    }
+
+    /** The application took a received message (REQ: the reply came; REP: a request to answer). */
+    void messageTaken() {
+    }
+
+    /** Checks the type's state and accepts the send, or throws {@link SocketStateException}. */
+    final void startSend() {
+        String refusal = sendRefusal();
+        if (refusal != null) {
+            throw new SocketStateException(refusal);
+        }
+        sendAccepted();
+    }
+
+    /** Rolls an accepted send back and wakes those waiting for the state to allow a send. */
+    final void abandonSend() {
+        sendAbandoned();
+        if (!stateKeptByBlockingSocket) {
+            sendStateChanged();
+        }
+    }
+
+    /** A blocking socket keeps the send/receive state on its thread from now on. */
+    final void keepStateOnUserThread() {
+        stateKeptByBlockingSocket = true;
+    }
+
+    /**
+     * Completes (on the event loop) once the type's state lets the application send: at once for
+     * most types; for a REQ once the reply to its last request came (or that request failed to
+     * go); for a REP once a request waits for its reply. Fails with {@link SocketClosedException}
+     * if the socket closes first. For an application that paces its sends by the socket's state
+     * (one sender at a time: the future says a send is allowed, not reserved).
+     */
+    public final Future<Void> whenSendAllowed() {
+        Promise<Void> p = loop.newPromise();
+        inLoop(() -> {
+            if (state != State.OPEN) {
+                p.tryFailure(new SocketClosedException("socket is closed"));
+            } else if (sendRefusal() == null) {
+                p.trySuccess(null);
+            } else {
+                sendAllowedWaiters.add(p);
+            }
+        });
+        return p;
+    }
+
+    private void sendStateChanged() {
+        if (!sendAllowedWaiters.isEmpty() && state == State.OPEN && sendRefusal() == null) {
+            Promise<?>[] ready = sendAllowedWaiters.toArray(new Promise<?>[0]);
+            sendAllowedWaiters.clear();
+            for (Promise<?> p : ready) {
+                p.trySuccess(null);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ type hooks: subscriptions
+
+    /**
+     * Subscribes to the messages whose first frame starts with {@code prefix} (SUB, XSUB). Other
+     * types have no subscriptions: the future fails with {@link UnsupportedOperationException}.
+     */
+    public Future<Void> subscribe(byte[] prefix) {
+        return loop.newFailedFuture(noSubscriptions("subscribe"));
+    }
+
+    /** {@link #subscribe(byte[])} with the prefix's UTF-8 bytes. */
+    public final Future<Void> subscribe(String prefix) {
+        return subscribe(prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** Removes one subscription to {@code prefix} (SUB, XSUB; others fail as {@link #subscribe(byte[])}). */
+    public Future<Void> unsubscribe(byte[] prefix) {
+        return loop.newFailedFuture(noSubscriptions("unsubscribe"));
+    }
+
+    /** {@link #unsubscribe(byte[])} with the prefix's UTF-8 bytes. */
+    public final Future<Void> unsubscribe(String prefix) {
+        return unsubscribe(prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    private UnsupportedOperationException noSubscriptions(String what) {
+        return new UnsupportedOperationException("a " + type + " socket cannot " + what + ": only SUB and XSUB "
+                + "sockets have subscriptions");
     }
 
     // ------------------------------------------------------------------ pipes
@@ -689,9 +888,12 @@ public abstract class ZmtpSocket implements AutoCloseable {
         PendingSend ps;
         while ((ps = blocked.poll()) != null) {
             ps.done();
-            ps.msg.release();
-            ps.promise.tryFailure(new SocketClosedException("socket closed before the message could be sent"));
+            sendFailed(ps.msg, ps.promise, new SocketClosedException("socket closed before the message could be sent"));
         }
+        for (Promise<Void> w : sendAllowedWaiters) {
+            w.tryFailure(new SocketClosedException("socket closed"));
+        }
+        sendAllowedWaiters.clear();
         ZmtpMessage m;
         while ((m = undelivered.poll()) != null) {
             m.release();

@@ -10,9 +10,27 @@ import java.util.Set;
  * with the table of valid pairs from 23/ZMTP.
  */
 public enum SocketType {
-    PAIR, PUB, SUB, REQ, REP, DEALER, ROUTER, PULL, PUSH, XPUB, XSUB;
+    PAIR("PairSocket"), PUB("PubSocket"), SUB("SubSocket"), REQ("ReqSocket"), REP("RepSocket"),
+    DEALER("DealerSocket"), ROUTER("RouterSocket"), PULL("PullSocket"), PUSH("PushSocket"),
+    XPUB("XPubSocket"), XSUB("XSubSocket");
 
     private final byte[] wireName = name().getBytes(StandardCharsets.US_ASCII);
+    private final String socketClass;
+
+    /**
+     * @param socketClass the simple name of the class in {@code io.zmtp.socket} that implements
+     *     the type, with a constructor {@code (ZmtpContext, SocketOptions, EventLoop)}; sockets are
+     *     made through it, so a new type takes its constant here and its class there, nothing else
+     *     (named, not referenced: the wire layer does not depend on the socket layer)
+     */
+    SocketType(String socketClass) {
+        this.socketClass = socketClass;
+    }
+
+    /** The simple name of the {@code io.zmtp.socket} class that implements this type. */
+    public String socketClass() {
+        return socketClass;
+    }
 
     /** The name as it travels in the Socket-Type property. */
     public byte[] wireName() {

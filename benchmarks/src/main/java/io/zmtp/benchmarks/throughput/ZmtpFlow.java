@@ -3,7 +3,6 @@ package io.zmtp.benchmarks.throughput;
 import io.netty.buffer.ByteBuf;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
-import io.zmtp.socket.SubSocket;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
@@ -31,7 +30,7 @@ final class ZmtpFlow extends MessageFlow {
             m.release();
         });
         if (pubsub) {
-            ((SubSocket) receiver).subscribe(new byte[0]);
+            receiver.subscribe(new byte[0]);
         }
         receiver.connect(endpoint).syncUninterruptibly();
         awaitReady();

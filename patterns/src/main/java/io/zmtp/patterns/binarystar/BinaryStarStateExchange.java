@@ -7,7 +7,6 @@ import io.zmtp.patterns.reliability.Heartbeat;
 import io.zmtp.patterns.reliability.HeartbeatTicker;
 import io.zmtp.patterns.time.LoopClock;
 import io.zmtp.socket.SocketOptions;
-import io.zmtp.socket.SubSocket;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.FrameText;
@@ -51,7 +50,7 @@ public final class BinaryStarStateExchange {
     private final Heartbeat heartbeat;
     private final EventReporter<BinaryStarEvent> events;
     private final ZmtpSocket statePub;
-    private final SubSocket stateSub;
+    private final ZmtpSocket stateSub;
     private final BinaryStarFsm fsm;
     private final HeartbeatTicker ticker;
     private Runnable onActive = () -> { };
@@ -85,7 +84,7 @@ public final class BinaryStarStateExchange {
         this.events = Objects.requireNonNull(events);
         SocketOptions stateOptions = socketOptions.toBuilder().linger(Duration.ZERO).build();
         this.statePub = context.socket(SocketType.PUB, stateOptions, loop);
-        this.stateSub = (SubSocket) context.socket(SocketType.SUB, stateOptions, loop);
+        this.stateSub = context.socket(SocketType.SUB, stateOptions, loop);
         this.fsm = new BinaryStarFsm(primary, heartbeat.expiry(), clock::nanoTime);
         this.state = fsm.state();
         this.ticker = new HeartbeatTicker(clock, heartbeat.interval(), this::tick);

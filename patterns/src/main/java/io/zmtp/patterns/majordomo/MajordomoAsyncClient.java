@@ -60,7 +60,10 @@ import java.util.function.Consumer;
  * a reply for service S answers the oldest outstanding request to S. That is exact when replies of
  * one service come back in order (one worker per service, or one request per service in flight);
  * with several workers the reply of a later request can complete an earlier one, and PARTIAL
- * streams of requests served at once interleave. The guide notes that exact matching needs a
+ * streams of requests served at once interleave. A request that failed (its last try timed out)
+ * or was cancelled while it could still be answered on the current connection is remembered
+ * until its reply comes or the connection is replaced: that late reply is dropped, and never
+ * answers the next request to the same service. The guide notes that exact matching needs a
  * protocol change (numbered requests and replies); this client stays on the wire protocol.
  *
  * <h2>Surviving the broker</h2>
@@ -132,7 +135,7 @@ public final class MajordomoAsyncClient extends LoopComponent {
         this.requester = new RetryingRequester<>(clock(),
                 new RetryPolicy(settings.timeout(), settings.retries(), 1, true, Integer.MAX_VALUE), new Failover(brokerEndpoints, settings.failoverSettle()),
                 () -> ctx.socket(SocketType.DEALER, options, loop), this::judge,
-                new EventReporter<>(this::requestEvent, log, "Majordomo client"));
+                new EventReporter<>(this::requestEvent, log, "Majordomo client", RequestEvent::isNotable));
     }
 
     /** Opens the socket and connects (in the background, as ZeroMQ does). */

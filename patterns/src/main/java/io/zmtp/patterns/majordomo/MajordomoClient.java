@@ -107,7 +107,7 @@ public final class MajordomoClient extends LoopComponent {
         this.requester = new RetryingRequester<>(clock(),
                 new RetryPolicy(settings.timeout(), settings.retries(), 1, false), new Failover(brokerEndpoints, settings.failoverSettle()),
                 () -> ctx.socket(type, options, loop), this::judge,
-                new EventReporter<>(this::requestEvent, log, "Majordomo client"));
+                new EventReporter<>(this::requestEvent, log, "Majordomo client", RequestEvent::isNotable));
     }
 
     /** Opens the socket and connects (in the background, as ZeroMQ does). */

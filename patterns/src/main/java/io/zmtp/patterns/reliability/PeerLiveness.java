@@ -29,7 +29,8 @@ public final class PeerLiveness<P> {
 
     private final LoopClock clock;
     private final long expiryNanos;
-    private final LinkedHashMap<P, Long> deadlines = new LinkedHashMap<>();
+    /** In access order: {@link #heard}'s lookup moves a peer to the end, with no allocation. */
+    private final LinkedHashMap<P, Deadline> deadlines = new LinkedHashMap<>(16, 0.75f, true);
     private boolean expiring;
 
     /** @param expiry how long a peer may stay silent (interval x liveness) */
@@ -40,9 +41,14 @@ public final class PeerLiveness<P> {
 
     /** The peer sent something: alive until expiry from now. True if the peer was new. */
     public boolean heard(P peer) {
-        boolean isNew = deadlines.remove(peer) == null;
-        deadlines.put(peer, clock.nanoTime() + expiryNanos);
-        return isNew;
+        long at = clock.nanoTime() + expiryNanos;
+        Deadline d = deadlines.get(peer);
+        if (d != null) {
+            d.at = at;
+            return false;
+        }
+        deadlines.put(peer, new Deadline(at));
+        return true;
     }
 
     /** Forgets the peer (it left, or was removed otherwise); false if it was not known. */
@@ -78,11 +84,11 @@ public final class PeerLiveness<P> {
      */
     public boolean expire(int max, Consumer<? super P> expired) {
         long now = clock.nanoTime();
-        Iterator<Map.Entry<P, Long>> oldestFirst = deadlines.entrySet().iterator();
+        Iterator<Map.Entry<P, Deadline>> oldestFirst = deadlines.entrySet().iterator();
         int n = 0;
         while (oldestFirst.hasNext()) {
-            Map.Entry<P, Long> e = oldestFirst.next();
-            if (e.getValue() - now > 0) {
+            Map.Entry<P, Deadline> e = oldestFirst.next();
+            if (e.getValue().at - now > 0) {
                 return false; // the rest were heard from more recently
             }
             if (n == max) {
@@ -124,6 +130,15 @@ public final class PeerLiveness<P> {
         } else {
             expiring = false;
             done.run();
+        }
+    }
+
+    /** When a peer's silence runs out (changed in place when it is heard from again). */
+    private static final class Deadline {
+        long at;
+
+        Deadline(long at) {
+            this.at = at;
         }
     }
 }

@@ -6,6 +6,16 @@ package io.zmtp.patterns.reliability;
  * the first), {@code attempt} which try (1-based), {@code tries} the budget.
  */
 public sealed interface RequestEvent {
+    /**
+     * Whether events of {@code type} change a request's course (a retry, a failover, a reconnect,
+     * a failure), as opposed to its routine (sent, progress, replied, discarded), which only a
+     * trace wants.
+     */
+    static boolean isNotable(Class<?> type) {
+        return type == Retrying.class || type == FailingOver.class || type == Reconnected.class
+                || type == Failed.class;
+    }
+
     long request();
 
     int attempt();

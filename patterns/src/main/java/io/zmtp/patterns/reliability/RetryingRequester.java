@@ -45,7 +45,10 @@ import java.util.concurrent.RejectedExecutionException;
  * settle wait for it. So a request is sent at most once on any socket.
  *
  * <p>Only the socket of the current try may answer it: a late reply to an earlier try could only
- * arrive on that try's closed socket. What a message on the current socket means is the owner's
+ * arrive on that try's closed socket. A request given up while it may still be answered on the
+ * current socket (its last try timed out after it went out again there, or it was cancelled) is
+ * remembered with its key until its reply comes or the socket is replaced, and that late reply is
+ * dropped: it never answers a later request with the same key. What a message on the current socket means is the owner's
  * {@link Replies} (the reply, a partial reply that restarts the timeout, or something to drop).
  *
  * <p>Tries are counted by timeouts only: a request fails after {@code tries} timeouts, never
@@ -60,6 +63,8 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class RetryingRequester<T> {
     private static final Logger log = LoggerFactory.getLogger(RetryingRequester.class);
+    /** Abandoned requests remembered per socket before it is replaced instead. */
+    static final int MAX_ABANDONED = 1024;
 
     /** Makes the socket of a try. */
     @FunctionalInterface
@@ -136,6 +141,13 @@ public final class RetryingRequester<T> {
     private final ArrayDeque<Call<T>> waiting = new ArrayDeque<>();
     /** In flight, oldest first. */
     private final ArrayDeque<Call<T>> inFlight = new ArrayDeque<>();
+    /**
+     * Requests given up (the last try timed out, or cancelled) that went out on the current socket
+     * and may still be answered there, oldest first: a late reply with their key is theirs, and is
+     * dropped, so that it cannot answer a later request with the same key. Emptied when the socket
+     * is replaced (nothing more can arrive for them).
+     */
+    private final ArrayDeque<Abandoned> abandoned = new ArrayDeque<>();
     private long sequence;
     private int endpointIndex;
     /** Between a failover and the end of its settle delay: no socket, every request in flight waits for it. */
@@ -310,7 +322,7 @@ public final class RetryingRequester<T> {
         }
         int attempt = c.attempt;
         ZmtpSocket s = socket;
-        events.report(() -> new RequestEvent.Sent(c.sequence, attempt, policy.tries(), Envelope.describe(c.request)));
+        events.report(RequestEvent.Sent.class, () -> new RequestEvent.Sent(c.sequence, attempt, policy.tries(), Envelope.describe(c.request)));
         s.send(c.request.retainedDuplicate()).addListener(f -> { // may fail at once, on this loop
             if (!f.isSuccess() && inFlight.contains(c) && c.attempt == attempt && socket == s
                     && !(f.cause() instanceof SocketClosedException)) {
@@ -336,15 +348,50 @@ public final class RetryingRequester<T> {
         return null;
     }
 
+    /**
+     * The abandoned request a reply naming {@code key} answers, if it is older than {@code call}
+     * (the oldest request in flight with that key, or null): requests go out on a socket in the
+     * order of their sequence, and replies with one key come back in that order.
+     */
+    private Abandoned answeredAbandoned(Object key, Call<T> call) {
+        for (Abandoned a : abandoned) {
+            if (key == null || a.key == null || key.equals(a.key)) {
+                return call == null || a.sequence < call.sequence ? a : null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@code c} is given up while it may still be answered on the current socket (a socket with
+     * correlation keys, where that answer would go to the next request with its key): remembered
+     * until its final reply comes or the socket is replaced. Too many remembered replace the socket.
+     */
+    private void abandon(Call<T> c) {
+        if (policy.window() <= 1 || socket == null || settleTimer != null) {
+            return;
+        }
+        if (abandoned.size() >= MAX_ABANDONED) {
+            timeoutReplacements++;
+            closeSocket();
+            if (!inFlight.isEmpty()) {
+                resendInFlight();
+            }
+            return;
+        }
+        abandoned.add(new Abandoned(c.key, c.sequence));
+    }
+
     private void onMessage(ZmtpSocket from, ZmtpMessage msg) {
-        if (from != socket || inFlight.isEmpty()) {
+        if (from != socket || (inFlight.isEmpty() && abandoned.isEmpty())) {
             Call<T> c = inFlight.peek();
-            events.report(() -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
+            events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
                     Envelope.describe(msg)));
             msg.release();
             return;
         }
-        String detail = events.isActive() ? Envelope.describe(msg) : null;
+        String detail = events.isActive(RequestEvent.Replied.class) || events.isActive(RequestEvent.Progress.class)
+                || events.isActive(RequestEvent.Discarded.class) ? Envelope.describe(msg) : null;
         Verdict<T> v;
         try {
             v = replies.judge(msg);
@@ -354,15 +401,23 @@ public final class RetryingRequester<T> {
         }
         if (v instanceof Verdict.Done<T> done) {
             Call<T> c = answered(done.key());
+            Abandoned late = answeredAbandoned(done.key(), c);
+            if (late != null) {
+                abandoned.remove(late);
+                ReferenceCountUtil.release(done.reply());
+                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(late.sequence, 0,
+                        "a late reply to a request given up: " + detail));
+                return;
+            }
             if (c == null) {
                 ReferenceCountUtil.release(done.reply());
-                events.report(() -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
+                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
                 return;
             }
             c.cancelTimer();
             inFlight.remove(c);
             updateView();
-            events.report(() -> new RequestEvent.Replied(c.sequence, c.attempt, detail));
+            events.report(RequestEvent.Replied.class, () -> new RequestEvent.Replied(c.sequence, c.attempt, detail));
             c.request.release();
             if (!c.future.complete(done.reply())) {
                 ReferenceCountUtil.release(done.reply());
@@ -370,12 +425,19 @@ public final class RetryingRequester<T> {
             next();
         } else if (v instanceof Verdict.Partial<T> partial) {
             Call<T> c = answered(partial.key());
-            if (c == null) {
+            Abandoned late = answeredAbandoned(partial.key(), c);
+            if (late != null) {
                 ReferenceCountUtil.release(partial.value());
-                events.report(() -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
+                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(late.sequence, 0,
+                        "a late partial reply to a request given up: " + detail));
                 return;
             }
-            events.report(() -> new RequestEvent.Progress(c.sequence, c.attempt, detail));
+            if (c == null) {
+                ReferenceCountUtil.release(partial.value());
+                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
+                return;
+            }
+            events.report(RequestEvent.Progress.class, () -> new RequestEvent.Progress(c.sequence, c.attempt, detail));
             startTimer(c);
             if (partial.value() != null) {
                 if (c.partials == null) {
@@ -391,7 +453,8 @@ public final class RetryingRequester<T> {
         } else {
             String why = ((Verdict.Discard<T>) v).reason();
             Call<T> c = inFlight.peek();
-            events.report(() -> new RequestEvent.Discarded(c.sequence, c.attempt, why + ": " + detail));
+            events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
+                    why + ": " + detail));
         }
     }
 
@@ -407,7 +470,7 @@ public final class RetryingRequester<T> {
         if (attempt >= policy.tries()) {
             inFlight.remove(c);
             updateView();
-            events.report(() -> new RequestEvent.Failed(c.sequence, attempt, reason));
+            events.report(RequestEvent.Failed.class, () -> new RequestEvent.Failed(c.sequence, attempt, reason));
             c.request.release();
             c.future.completeExceptionally(new NoReplyException(endpoint(), attempt, policy.timeout()));
             if (replace && !inFlight.isEmpty() && failover.rotates()) {
@@ -416,6 +479,8 @@ public final class RetryingRequester<T> {
                 timeoutReplacements++;
                 closeSocket();
                 resendInFlight();
+            } else {
+                abandon(c); // it went out again on this socket when another request's timeout replaced it
             }
             next();
             return;
@@ -425,7 +490,7 @@ public final class RetryingRequester<T> {
             failOver(c, attempt, reason);
             return;
         }
-        events.report(() -> new RequestEvent.Retrying(c.sequence, attempt, policy.tries(), reason));
+        events.report(RequestEvent.Retrying.class, () -> new RequestEvent.Retrying(c.sequence, attempt, policy.tries(), reason));
         if (replace) {
             timeoutReplacements++;
             closeSocket();
@@ -453,7 +518,7 @@ public final class RetryingRequester<T> {
         String to = endpoint();
         long seq = c.sequence;
         settleTimer = clock.schedule(this::settled, failover.settle()); // before the event
-        events.report(() -> new RequestEvent.FailingOver(seq, attempt, policy.tries(), reason, to,
+        events.report(RequestEvent.FailingOver.class, () -> new RequestEvent.FailingOver(seq, attempt, policy.tries(), reason, to,
                 failover.settle()));
     }
 
@@ -489,7 +554,7 @@ public final class RetryingRequester<T> {
         openSocket();
         String reason = e.reason() == null ? "disconnected" : e.reason();
         for (Call<T> c : inFlight) {
-            events.report(() -> new RequestEvent.Reconnected(c.sequence, c.attempt, policy.tries(), reason));
+            events.report(RequestEvent.Reconnected.class, () -> new RequestEvent.Reconnected(c.sequence, c.attempt, policy.tries(), reason));
         }
         resendInFlight(); // the same tries: their timers keep running
     }
@@ -499,7 +564,7 @@ public final class RetryingRequester<T> {
         inFlight.remove(c);
         updateView();
         closeSocket();
-        events.report(() -> new RequestEvent.Failed(c.sequence, c.attempt, String.valueOf(cause)));
+        events.report(RequestEvent.Failed.class, () -> new RequestEvent.Failed(c.sequence, c.attempt, String.valueOf(cause)));
         c.request.release();
         c.future.completeExceptionally(cause);
         if (!inFlight.isEmpty()) {
@@ -515,6 +580,8 @@ public final class RetryingRequester<T> {
             c.request.release();
             if (policy.window() == 1) {
                 closeSocket(); // a REQ would wait for a reply nobody wants
+            } else {
+                abandon(c);
             }
             next();
         } else if (waiting.remove(c)) {
@@ -541,10 +608,15 @@ public final class RetryingRequester<T> {
     }
 
     private void closeSocket() {
+        abandoned.clear();
         if (socket != null) {
             socket.close(Duration.ZERO);
             socket = null;
         }
+    }
+
+    /** A request given up that may still be answered on the current socket. */
+    private record Abandoned(Object key, long sequence) {
     }
 
     private static final class Call<T> {

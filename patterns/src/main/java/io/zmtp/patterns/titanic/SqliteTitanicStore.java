@@ -145,7 +145,11 @@ public final class SqliteTitanicStore implements TitanicStore {
             if (lock == null) {
                 throw new IllegalStateException("the Titanic store in " + dir + " is open elsewhere");
             }
-            connection = DriverManager.getConnection("jdbc:sqlite:" + settings.databaseFile());
+            // No generated keys: the store never asks for them, and the driver would otherwise
+            // inspect every insert's SQL text for them (a pattern match per statement).
+            org.sqlite.SQLiteConfig config = new org.sqlite.SQLiteConfig();
+            config.setGetGeneratedKeys(false);
+            connection = DriverManager.getConnection("jdbc:sqlite:" + settings.databaseFile(), config.toProperties());
             configure(connection, settings.durability());
             SqliteTitanicStore store = new SqliteTitanicStore(settings, connection, channel);
             LOG.debug("opened {}: {} requests, {} bytes", settings, store.entries, store.bytes);

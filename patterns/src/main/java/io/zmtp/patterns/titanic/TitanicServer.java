@@ -53,8 +53,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * service); while the answer is "no workers" the service's requests wait. A request goes out on
  * one of {@link TitanicSettings#dispatchLanes()} Majordomo asynchronous clients, each with at
  * most one request per service in flight, so a reply answers exactly the request it belongs to
- * (MDP has no request id), and a lane whose request failed is replaced by a new client (a late
- * reply to the failed request could otherwise answer the lane's next request to that service); at
+ * (MDP has no request id; a late reply to a request given up is dropped by the client, see
+ * {@link io.zmtp.patterns.reliability.RetryingRequester}, so it never answers the next); at
  * most {@link TitanicSettings#maxDispatches()} are in flight. The reply
  * is stored with {@link TitanicStore#putReply} (the first stays) and the request leaves the queue;
  * a dispatch without a reply within {@link TitanicSettings#dispatchTimeout()} (a dead worker, a
@@ -84,8 +84,8 @@ public final class TitanicServer extends LoopComponent {
     private final boolean trace;
     private final List<MajordomoWorker> workers = new ArrayList<>();
     private final MajordomoAsyncClient[] lanes;
-    /** Asks mmi.service; replaced after a failure, as a lane is. */
-    private MajordomoAsyncClient mmi;
+    /** Asks mmi.service. */
+    private final MajordomoAsyncClient mmi;
     private final AtomicLong stored = new AtomicLong();
     private final AtomicLong replied = new AtomicLong();
     private final AtomicLong dispatches = new AtomicLong();
@@ -149,19 +149,6 @@ public final class TitanicServer extends LoopComponent {
 
     private MajordomoAsyncClient newClient() {
         return new MajordomoAsyncClient(ctx, settings.broker(), settings.clientSettings());
-    }
-
-    /**
-     * A request failed on {@code old} (no reply in time, or its connection lost): its send may still
-     * be answered later on that client's socket, where the reply would be taken for the next
-     * request to the same service (MDP has no request id). So the client is closed (what else it
-     * has in flight fails, and goes again after the retry interval) and a new one takes its place.
-     */
-    private MajordomoAsyncClient replace(MajordomoAsyncClient old) {
-        MajordomoAsyncClient fresh = newClient();
-        fresh.start();
-        old.closeAsync();
-        return fresh;
     }
 
     /**
@@ -457,16 +444,12 @@ public final class TitanicServer extends LoopComponent {
             return;
         }
         checking = true;
-        MajordomoAsyncClient client = mmi;
-        client.request(MMI_SERVICE, s.name.getBytes(StandardCharsets.UTF_8))
-                .whenComplete((r, error) -> inLoop(() -> checked(s, client, r, error)));
+        mmi.request(MMI_SERVICE, s.name.getBytes(StandardCharsets.UTF_8))
+                .whenComplete((r, error) -> inLoop(() -> checked(s, r, error)));
     }
 
-    private void checked(ServiceQueue s, MajordomoAsyncClient client, MajordomoReply r, Throwable error) {
+    private void checked(ServiceQueue s, MajordomoReply r, Throwable error) {
         checking = false;
-        if (error != null && client == mmi && !stopped) {
-            mmi = replace(client);
-        }
         s.checking = false;
         s.everChecked = true;
         s.checkedAt = clock.nanoTime();
@@ -545,15 +528,11 @@ public final class TitanicServer extends LoopComponent {
         if (trace) {
             events.report(() -> new TitanicEvent.Dispatched(e.uuid, s.name));
         }
-        MajordomoAsyncClient client = lanes[lane];
-        client.request(s.name, null, body).whenComplete((r, error) -> inLoop(() -> answered(s, e, lane, client, r, error)));
+        lanes[lane].request(s.name, null, body).whenComplete((r, error) -> inLoop(() -> answered(s, e, lane, r, error)));
     }
 
-    private void answered(ServiceQueue s, Entry e, int lane, MajordomoAsyncClient client, MajordomoReply r,
+    private void answered(ServiceQueue s, Entry e, int lane, MajordomoReply r,
                           Throwable error) {
-        if (error != null && client == lanes[lane] && !stopped) {
-            lanes[lane] = replace(client); // before the lane takes another request
-        }
         done(s, lane);
         if (stopped) {
             return;

@@ -202,4 +202,45 @@ class RetryingRequesterTest {
         assertEquals(2, assertInstanceOf(NoReplyException.class, e.getCause()).tries());
         x2.release();
     }
+
+    @Test
+    void aLateReplyToARequestGivenUpIsDroppedAndNeverAnswersTheNextWithItsKey() throws Exception {
+        requester(server(), RetryPolicy.DEFAULT.withTimeout(TIMEOUT).withTries(1).withWindow(3),
+                RetryingRequesterTest::keyed, SocketType.DEALER);
+        CompletableFuture<ZmtpMessage> x = requester.submit(ZmtpMessage.ofStrings("x", "1"), "x", null);
+        take().release();
+        clock.advance(TIMEOUT.dividedBy(2));
+        CompletableFuture<ZmtpMessage> y = requester.submit(ZmtpMessage.ofStrings("y", "2"), "y", null);
+        take().release();
+        clock.advance(TIMEOUT.dividedBy(2)); // x gives up: a new socket, y goes out again on it
+        assertInstanceOf(NoReplyException.class, assertThrows(ExecutionException.class,
+                () -> x.get(10, TimeUnit.SECONDS)).getCause());
+        ZmtpMessage yAgain = take();
+        clock.advance(TIMEOUT.dividedBy(2)); // y's only try is over; it went out on the current socket
+        assertInstanceOf(NoReplyException.class, assertThrows(ExecutionException.class,
+                () -> y.get(10, TimeUnit.SECONDS)).getCause());
+        CompletableFuture<ZmtpMessage> next = requester.submit(ZmtpMessage.ofStrings("y", "3"), "y", null);
+        ZmtpMessage nextAtServer = take();
+        assertEquals(RoutingId.of(yAgain.frame(0)), RoutingId.of(nextAtServer.frame(0)), "the same socket");
+        answer(yAgain, "late: for the request given up");
+        events.await("the late reply dropped", ev -> ev instanceof RequestEvent.Discarded);
+        assertFalse(next.isDone(), "the late reply did not answer the next request to y");
+        answer(nextAtServer, "its own");
+        assertEquals(java.util.List.of("y", "its own"), PatternTesting.strings(PatternTesting.get(next)));
+    }
+
+    @Test
+    void aCancelledRequestsLateReplyIsDroppedToo() throws Exception {
+        requester(server(), RetryPolicy.DEFAULT.withTimeout(TIMEOUT).withWindow(3), RetryingRequesterTest::keyed,
+                SocketType.DEALER);
+        CompletableFuture<ZmtpMessage> first = requester.submit(ZmtpMessage.ofStrings("a", "1"), "a", null);
+        ZmtpMessage firstAtServer = take();
+        first.cancel(false);
+        eventually("cancelled on the loop", () -> requester.pending() == 0);
+        CompletableFuture<ZmtpMessage> second = requester.submit(ZmtpMessage.ofStrings("a", "2"), "a", null);
+        ZmtpMessage secondAtServer = take();
+        answer(firstAtServer, "for the cancelled one");
+        answer(secondAtServer, "for the second");
+        assertEquals(java.util.List.of("a", "for the second"), PatternTesting.strings(PatternTesting.get(second)));
+    }
 }
