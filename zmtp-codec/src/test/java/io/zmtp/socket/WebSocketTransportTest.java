@@ -244,6 +244,110 @@ class WebSocketTransportTest {
         assertNull(pull.receiveStrings(Duration.ofMillis(100)), "nothing of the oversized message arrived");
     }
 
+    /** A WebSocket client of the JDK, collecting binary messages and noting its close. */
+    static final class RawZws implements java.net.http.WebSocket.Listener {
+        final java.util.concurrent.BlockingQueue<byte[]> received = new java.util.concurrent.LinkedBlockingQueue<>();
+        final java.util.concurrent.CompletableFuture<Integer> closed = new java.util.concurrent.CompletableFuture<>();
+        private final java.io.ByteArrayOutputStream partial = new java.io.ByteArrayOutputStream();
+        java.net.http.WebSocket ws;
+
+        static RawZws open(String endpoint, String subprotocol) throws Exception {
+            RawZws l = new RawZws();
+            l.ws = java.net.http.HttpClient.newHttpClient().newWebSocketBuilder().subprotocols(subprotocol)
+                    .buildAsync(URI.create(endpoint), l).get(T.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            return l;
+        }
+
+        void sendFrame(int flags, String body) throws Exception {
+            byte[] b = body.getBytes(StandardCharsets.UTF_8);
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(1 + b.length).put((byte) flags).put(b).flip();
+            ws.sendBinary(buf, true).get(T.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+
+        byte[] next() throws InterruptedException {
+            return received.poll(T.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<?> onBinary(java.net.http.WebSocket w, java.nio.ByteBuffer data, boolean last) {
+            byte[] b = new byte[data.remaining()];
+            data.get(b);
+            partial.writeBytes(b);
+            if (last) {
+                received.add(partial.toByteArray());
+                partial.reset();
+            }
+            w.request(1);
+            return null;
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<?> onClose(java.net.http.WebSocket w, int status, String reason) {
+            closed.complete(status);
+            return null;
+        }
+
+        @Override
+        public void onError(java.net.http.WebSocket w, Throwable error) {
+            closed.complete(-1);
+        }
+    }
+
+    static String text(byte[] zwsFrame) {
+        return zwsFrame[0] + ":" + new String(zwsFrame, 1, zwsFrame.length - 1, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The raw ZWS2.0 subprotocol (jszmq's): no mechanism, no commands, each side's first message
+     * is its routing id; the peer's id becomes its identity at our ROUTER.
+     */
+    @Test
+    void rawZws20SubprotocolExchangesRoutingIdsThenMessages() throws Exception {
+        BlockingSocket router = ctx.blocking(SocketType.ROUTER, SocketOptions.builder().identity("R").build());
+        String ep = router.bind("ws://127.0.0.1:0/raw");
+        RawZws peer = RawZws.open(ep, "ZWS2.0");
+        assertEquals("ZWS2.0", peer.ws.getSubprotocol());
+        peer.sendFrame(0, "browser-1");                 // our routing id
+        peer.sendFrame(1, "");                          // a request: delimiter, then body
+        peer.sendFrame(0, "hello");
+        assertEquals("0:R", text(peer.next()), "the ROUTER's routing id comes first");
+        assertEquals(List.of("browser-1", "", "hello"), router.receiveStrings(T));
+        router.send("browser-1", "", "world");
+        assertEquals("1:", text(peer.next()));
+        assertEquals("0:world", text(peer.next()));
+    }
+
+    /** Text, fragmented and empty WebSocket messages are not ZWS frames: that peer is closed, others served. */
+    @ParameterizedTest
+    @ValueSource(strings = {"text", "fragment", "empty", "command-on-raw"})
+    void badWebSocketMessagesCloseThatPeerOnly(String kind) throws Exception {
+        BlockingSocket pull = ctx.blocking(SocketType.PULL);
+        String ep = pull.bind("ws://127.0.0.1:0/bad");
+        BlockingSocket good = ctx.blocking(SocketType.PUSH);
+        good.connect(ep);
+        RawZws bad = RawZws.open(ep, "ZWS2.0");
+        bad.sendFrame(0, "");                           // routing id
+        switch (kind) {
+            case "text":
+                bad.ws.sendText("hello", true).get();
+                break;
+            case "fragment":
+                bad.ws.sendBinary(java.nio.ByteBuffer.wrap(new byte[] {0, 'a'}), false).get();
+                bad.ws.sendBinary(java.nio.ByteBuffer.wrap(new byte[] {'b'}), true).get();
+                break;
+            case "empty":
+                bad.ws.sendBinary(java.nio.ByteBuffer.allocate(0), true).get();
+                break;
+            default:
+                bad.sendFrame(2, "\u0005READY");       // a command where the raw subprotocol has none
+                break;
+        }
+        bad.closed.get(T.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        good.send("still served");
+        assertEquals(List.of("still served"), pull.receiveStrings(T));
+        assertNull(pull.receiveStrings(Duration.ofMillis(100)), "nothing from the bad peer");
+    }
+
     /** The status line a plain HTTP GET of {@code path} gets. */
     static String httpStatus(int port, String path) throws Exception {
         try (Socket s = new Socket("127.0.0.1", port)) {
