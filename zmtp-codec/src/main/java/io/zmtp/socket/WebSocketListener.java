@@ -41,7 +41,9 @@ import java.util.concurrent.TimeUnit;
  * or of several sockets made on the same loop. An accepted connection reads its HTTP upgrade
  * request, is routed by the request's path to the endpoint bound there (a path bound nowhere is
  * answered 404 and closed; a connection that sends no request within the first binder's
- * handshake timeout is closed), and from then on belongs to that endpoint's socket.
+ * handshake timeout is closed; at most the first binder's {@code maxConnections} may be waiting
+ * so at once, later ones are closed on accept), and from then on belongs to that endpoint's
+ * socket, counted against its limits.
  *
  * <p>Sockets on other event loops cannot share the port (a connection stays on the loop that
  * accepted it, and a socket's connections run on its loop): their bind fails, as a second bind
@@ -62,13 +64,17 @@ final class WebSocketListener {
     private final Map<String, BindEndpoint> paths = new HashMap<>();
     private final Duration requestTimeout;
     private final TlsSettings tls;
+    /** Connections that have not named a path yet, at most {@link #maxUnrouted} (the first binder's maxConnections). */
+    private int unrouted;
+    private final int maxUnrouted;
     private Channel server;
     private Promise<InetSocketAddress> bound;
 
-    private WebSocketListener(Key key, Duration requestTimeout, TlsSettings tls) {
+    private WebSocketListener(Key key, Duration requestTimeout, TlsSettings tls, int maxUnrouted) {
         this.key = key;
         this.requestTimeout = requestTimeout;
         this.tls = tls;
+        this.maxUnrouted = maxUnrouted;
     }
 
     /** Binds {@code endpoint}'s path for {@code b}: on a listener of this loop and address, or a new one. */
@@ -84,7 +90,8 @@ final class WebSocketListener {
                         "binding " + endpoint + " needs SocketOptions.tls with a server context"));
                 return p;
             }
-            l = new WebSocketListener(key, socket.options().handshakeTimeout(), socket.options().tls());
+            l = new WebSocketListener(key, socket.options().handshakeTimeout(), socket.options().tls(),
+                    socket.options().maxConnections());
             l.start(socket);
             if (address.getPort() != 0) {
                 l.registeredKey = key;
@@ -143,6 +150,13 @@ final class WebSocketListener {
     }
 
     private void accepted(Channel ch) {
+        if (unrouted >= maxUnrouted) {
+            ch.config().setOption(ChannelOption.SO_LINGER, 0);
+            ch.close();
+            log.warn("{} refused a connection from {}: {} connections have not sent their upgrade request yet",
+                    server, ch.remoteAddress(), unrouted);
+            return;
+        }
         if (tls != null && key.secure) {
             ch.pipeline().addLast(tls.newServerHandler(ch.alloc(), requestTimeout), new TlsPeerIdentity());
         }
@@ -154,8 +168,12 @@ final class WebSocketListener {
     private final class Router extends ChannelInboundHandlerAdapter {
         private io.netty.util.concurrent.ScheduledFuture<?> timer;
 
+        private boolean counted;
+
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
+            counted = true;
+            unrouted++;
             timer = ctx.executor().schedule(() -> {
                 if (ctx.channel().isOpen() && ctx.pipeline().context(this) != null) {
                     log.debug("{} sent no WebSocket upgrade request within {} ms, closing", ctx.channel(),
@@ -167,6 +185,10 @@ final class WebSocketListener {
 
         @Override
         public void handlerRemoved(ChannelHandlerContext ctx) {
+            if (counted) {
+                counted = false;
+                unrouted--;
+            }
             if (timer != null) {
                 timer.cancel(false);
             }

@@ -244,6 +244,26 @@ class WebSocketTransportTest {
         assertNull(pull.receiveStrings(Duration.ofMillis(100)), "nothing of the oversized message arrived");
     }
 
+    @Test
+    void connectionsPastMaxConnectionsAreRefusedAfterTheirUpgradeRequest() throws Exception {
+        List<SocketEvent> events = new CopyOnWriteArrayList<>();
+        BlockingSocket pull = ctx.blocking(SocketType.PULL, SocketOptions.builder().maxConnections(1).build());
+        pull.socket().monitor(events::add);
+        String ep = pull.bind("ws://127.0.0.1:0/few");
+        BlockingSocket first = ctx.blocking(SocketType.PUSH);
+        first.connect(ep);
+        first.send("first");
+        assertEquals(List.of("first"), pull.receiveStrings(T));
+        BlockingSocket second = ctx.blocking(SocketType.PUSH);
+        second.connect(ep);
+        second.send("second");
+        Await.until("the second connection was refused", () -> events.stream()
+                .anyMatch(e -> e.type() == SocketEvent.Type.REFUSED));
+        first.send("first again");
+        assertEquals(List.of("first again"), pull.receiveStrings(T));
+        assertNull(pull.receiveStrings(Duration.ofMillis(200)), "the refused connection delivered nothing");
+    }
+
     /** A WebSocket client of the JDK, collecting binary messages and noting its close. */
     static final class RawZws implements java.net.http.WebSocket.Listener {
         final java.util.concurrent.BlockingQueue<byte[]> received = new java.util.concurrent.LinkedBlockingQueue<>();
