@@ -3,7 +3,7 @@ package io.zmtp.interop;
 import io.zmtp.security.Authenticator;
 import io.zmtp.security.CurveKeyPair;
 import io.zmtp.security.CurveMechanism;
-import io.zmtp.security.Mechanism;
+import io.zmtp.wire.Mechanism;
 import io.zmtp.security.PlainMechanism;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.SocketOptions;

@@ -5,21 +5,38 @@ import java.util.Objects;
 /**
  * An {@link Authenticator}'s answer: allow, with the user id messages from the client will carry,
  * or deny, with a ZAP status code (27/ZAP: "300" temporary failure, "400" authentication failure,
- * "500" internal error) that the client receives in a ZMTP ERROR command.
+ * "500" internal error) that the client receives in a ZMTP ERROR command. An immutable value,
+ * made with {@link #allow}, {@link #deny}; the constructor checks the same rules.
+ *
+ * @param allowed whether the client is let in
+ * @param userId the user id of an allowed client (its messages' User-Id), or null
+ * @param statusCode "200" when allowed, else the denial's status code: three ASCII digits, not
+ *     starting with 2
+ * @param reason why a client was denied (for our log; the client only receives the status code);
+ *     "OK" when allowed
  */
-public final class AuthResult {
+public record AuthResult(boolean allowed, String userId, String statusCode, String reason) {
     private static final AuthResult ALLOW_ANONYMOUS = new AuthResult(true, null, "200", "OK");
 
-    private final boolean allowed;
-    private final String userId;
-    private final String statusCode;
-    private final String reason;
-
-    private AuthResult(boolean allowed, String userId, String statusCode, String reason) {
-        this.allowed = allowed;
-        this.userId = userId;
-        this.statusCode = statusCode;
-        this.reason = reason;
+    public AuthResult {
+        Objects.requireNonNull(statusCode, "statusCode");
+        if (allowed) {
+            if (!statusCode.equals("200")) {
+                throw new IllegalArgumentException("an allowed client's status code is 200, not " + statusCode);
+            }
+        } else {
+            if (statusCode.length() != 3 || !statusCode.chars().allMatch(c -> c >= '0' && c <= '9')
+                    || statusCode.charAt(0) == '2') {
+                throw new IllegalArgumentException("a denial's status code is 3 digits not starting with 2: "
+                        + statusCode);
+            }
+            if (userId != null) {
+                throw new IllegalArgumentException("a denied client has no user id");
+            }
+        }
+        if (reason == null) {
+            reason = "";
+        }
     }
 
     /** Allow; messages carry {@code userId} (may be null: no User-Id property) as their User-Id. */
@@ -43,32 +60,12 @@ public final class AuthResult {
      * @param reason why, for our log (the client only receives the status code)
      */
     public static AuthResult deny(String statusCode, String reason) {
-        Objects.requireNonNull(statusCode, "statusCode");
-        if (statusCode.length() != 3 || !statusCode.chars().allMatch(c -> c >= '0' && c <= '9')
-                || statusCode.charAt(0) == '2') {
-            throw new IllegalArgumentException("a denial's status code is 3 digits not starting with 2: "
-                    + statusCode);
-        }
-        return new AuthResult(false, null, statusCode, reason == null ? "" : reason);
+        return new AuthResult(false, null, statusCode, reason);
     }
 
+    /** Same as {@link #allowed()}. */
     public boolean isAllowed() {
         return allowed;
-    }
-
-    /** The user id of an allowed client, or null. */
-    public String userId() {
-        return userId;
-    }
-
-    /** "200" when allowed, else the denial's status code. */
-    public String statusCode() {
-        return statusCode;
-    }
-
-    /** Why a client was denied (for the log). */
-    public String reason() {
-        return reason;
     }
 
     @Override

@@ -9,6 +9,8 @@ import io.zmtp.wire.ZmtpWire;
 import org.bouncycastle.math.ec.rfc7748.X25519;
 
 import java.util.Arrays;
+import io.zmtp.wire.HandshakeSession;
+import io.zmtp.wire.MechanismHandshake;
 
 import static io.zmtp.security.CurveMechanism.COOKIE_SIZE;
 import static io.zmtp.security.CurveMechanism.HELLO;

@@ -6,6 +6,7 @@ import io.zmtp.wire.ZmtpProtocolException;
 import io.zmtp.wire.ZmtpWire;
 
 import java.util.Arrays;
+import io.zmtp.wire.FrameCipher;
 
 /**
  * CURVE MESSAGE commands after the handshake: one per ZMTP frame, {@code 07 "MESSAGE"}, the

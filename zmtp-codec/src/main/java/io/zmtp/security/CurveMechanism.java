@@ -4,6 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Objects;
 import java.util.function.LongSupplier;
+import io.zmtp.wire.HandshakeSession;
+import io.zmtp.wire.Mechanism;
+import io.zmtp.wire.MechanismHandshake;
 
 /**
  * The CURVE mechanism (25/ZMTP-CURVE, 26/CURVEZMQ): the client authenticates the server by its

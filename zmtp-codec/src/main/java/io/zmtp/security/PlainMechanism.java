@@ -10,6 +10,9 @@ import io.zmtp.wire.ZmtpWire;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
+import io.zmtp.wire.HandshakeSession;
+import io.zmtp.wire.Mechanism;
+import io.zmtp.wire.MechanismHandshake;
 
 /**
  * The PLAIN mechanism (24/ZMTP-PLAIN): a user name and password, sent in clear text, checked by

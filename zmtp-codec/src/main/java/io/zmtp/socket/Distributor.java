@@ -23,16 +23,26 @@ import java.util.function.Consumer;
  * {@link #refusal} says when a SUBSCRIBE passes them, and the socket then closes that peer.
  */
 final class Distributor {
-    private final PrefixTrie<ArrayList<Pipe>> index = new PrefixTrie<>();
+    private final PrefixTrie<ArrayList<Subscriber>> index = new PrefixTrie<>();
     private final int maxSize;
     private final int maxCount;
     private final long maxBytes;
     private long epoch;
 
-    /** One subscriber's prefixes and what they add up to. */
-    private static final class Subscriptions {
+    /**
+     * One peer as a subscriber: its prefixes, what they add up to, and the last send it was
+     * picked for (so that a message goes to it once however many of its prefixes match). Kept
+     * on its pipe ({@link Pipe#subscriber}) from its first SUBSCRIBE until it leaves.
+     */
+    static final class Subscriber {
+        final Pipe pipe;
         final HashSet<RoutingId> prefixes = new HashSet<>();
         long bytes;
+        long matchEpoch;
+
+        private Subscriber(Pipe pipe) {
+            this.pipe = pipe;
+        }
     }
 
     Distributor(SocketOptions options) {
@@ -50,7 +60,7 @@ final class Distributor {
         if (len > maxSize) {
             return "subscription of " + len + " bytes exceeds the maximum of " + maxSize;
         }
-        Subscriptions mine = (Subscriptions) pipe.socketData;
+        Subscriber mine = pipe.subscriber;
         if (mine == null) {
             return null;
         }
@@ -68,38 +78,42 @@ final class Distributor {
 
     /** Adds a subscription; true when no peer had subscribed to {@code prefix} before. */
     boolean subscribe(Pipe pipe, byte[] prefix) {
-        Subscriptions mine = subscriptions(pipe);
+        Subscriber mine = pipe.subscriber;
+        if (mine == null) {
+            mine = new Subscriber(pipe);
+            pipe.subscriber = mine;
+        }
         if (!mine.prefixes.add(RoutingId.wrap(prefix))) {
-            ArrayList<Pipe> subs = index.get(prefix);
+            ArrayList<Subscriber> subs = index.get(prefix);
             return subs == null || subs.isEmpty();
         }
         mine.bytes += prefix.length;
-        ArrayList<Pipe> subs = index.get(prefix);
+        ArrayList<Subscriber> subs = index.get(prefix);
         boolean first = subs == null;
         if (first) {
             subs = new ArrayList<>(2);
             index.put(prefix, subs);
         }
-        subs.add(pipe);
+        subs.add(mine);
         return first;
     }
 
     /** Removes a subscription; true when no peer is subscribed to {@code prefix} any more. */
     boolean cancel(Pipe pipe, byte[] prefix) {
-        Subscriptions mine = (Subscriptions) pipe.socketData;
+        Subscriber mine = pipe.subscriber;
         if (mine == null || !mine.prefixes.remove(RoutingId.wrap(prefix))) {
             return false;
         }
         mine.bytes -= prefix.length;
-        return removeFromIndex(pipe, prefix);
+        return removeFromIndex(mine, prefix);
     }
 
-    private boolean removeFromIndex(Pipe pipe, byte[] prefix) {
-        ArrayList<Pipe> subs = index.get(prefix);
+    private boolean removeFromIndex(Subscriber subscriber, byte[] prefix) {
+        ArrayList<Subscriber> subs = index.get(prefix);
         if (subs == null) {
             return false;
         }
-        subs.remove(pipe);
+        subs.remove(subscriber);
         if (subs.isEmpty()) {
             index.remove(prefix);
             return true;
@@ -109,13 +123,13 @@ final class Distributor {
 
     /** Forgets a departed peer; {@code lastGone} hears each prefix no peer subscribes to now. */
     void removeAll(Pipe pipe, Consumer<byte[]> lastGone) {
-        Subscriptions mine = (Subscriptions) pipe.socketData;
+        Subscriber mine = pipe.subscriber;
         if (mine == null) {
             return;
         }
-        pipe.socketData = null;
+        pipe.subscriber = null;
         for (RoutingId k : mine.prefixes) {
-            if (removeFromIndex(pipe, k.array()) && lastGone != null) {
+            if (removeFromIndex(mine, k.array()) && lastGone != null) {
                 lastGone.accept(k.array());
             }
         }
@@ -134,16 +148,17 @@ final class Distributor {
     }
 
     /** Writes one message to the subscribers of each matched prefix, once per peer; reused for every send. */
-    private static final class Fanout implements Consumer<ArrayList<Pipe>> {
+    private static final class Fanout implements Consumer<ArrayList<Subscriber>> {
         ZmtpMessage msg;
         long epoch;
 
         @Override
-        public void accept(ArrayList<Pipe> subs) {
+        public void accept(ArrayList<Subscriber> subs) {
             for (int i = 0, n = subs.size(); i < n; i++) {
-                Pipe p = subs.get(i);
-                if (p.matchEpoch != epoch) {
-                    p.matchEpoch = epoch;
+                Subscriber s = subs.get(i);
+                if (s.matchEpoch != epoch) {
+                    s.matchEpoch = epoch;
+                    Pipe p = s.pipe;
                     if (p.hasRoom()) {
                         p.write(msg.retain());
                     }
@@ -181,12 +196,5 @@ final class Distributor {
             }
         }
         ReferenceCountUtil.release(msg);
-    }
-
-    private static Subscriptions subscriptions(Pipe pipe) {
-        if (pipe.socketData == null) {
-            pipe.socketData = new Subscriptions();
-        }
-        return (Subscriptions) pipe.socketData;
     }
 }

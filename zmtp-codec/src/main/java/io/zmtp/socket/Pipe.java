@@ -25,14 +25,17 @@ public abstract class Pipe {
     private RoutingId routingId;
     /** The routing id as a pooled frame, shared by duplicates put in front of received messages. */
     private ByteBuf routingIdFrame;
-    /** Set by distribution: the last send this pipe was picked for (to send each message once). */
-    long matchEpoch;
     /** Whether the socket counts this pipe among its peers. */
     boolean attached;
     /** Whether the pipe waits in the socket's flush list. */
     boolean dirty;
-    /** Per-type bookkeeping of the socket (PUB: this subscriber's prefixes). */
-    Object socketData;
+    /*
+     * Per-type state of the socket about this peer lives in typed fields, each owned by one
+     * strategy: the routing id above (ROUTER's RoutingTable), the subscriber below (PUB and
+     * XPUB's Distributor). A type with state of its own about each peer adds a field here.
+     */
+    /** Set by distribution (PUB, XPUB) at this peer's first SUBSCRIBE: its prefixes and fan-out mark. */
+    Distributor.Subscriber subscriber;
 
     protected Pipe(ZmtpSocket socket, ZmtpMetadata peerMetadata, ZmtpVersion version, String endpoint) {
         this.socket = socket;

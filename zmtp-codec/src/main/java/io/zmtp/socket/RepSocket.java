@@ -22,7 +22,11 @@ import java.util.Iterator;
 public final class RepSocket extends ZmtpSocket {
     private static final Logger log = LoggerFactory.getLogger(RepSocket.class);
 
-    private final ArrayDeque<Object[]> waiting = new ArrayDeque<>();
+    /** A request that arrived while another was being answered, and the peer it came from. */
+    private record WaitingRequest(Pipe pipe, ZmtpMessage msg) {
+    }
+
+    private final ArrayDeque<WaitingRequest> waiting = new ArrayDeque<>();
     private Pipe replyPipe;
     private ZmtpMessage envelope;
     private boolean answering;
@@ -86,10 +90,10 @@ public final class RepSocket extends ZmtpSocket {
         if (pipe == replyPipe) {
             replyPipe = null;
         }
-        for (Iterator<Object[]> it = waiting.iterator(); it.hasNext(); ) {
-            Object[] w = it.next();
-            if (w[0] == pipe) {
-                ((ZmtpMessage) w[1]).release();
+        for (Iterator<WaitingRequest> it = waiting.iterator(); it.hasNext(); ) {
+            WaitingRequest w = it.next();
+            if (w.pipe() == pipe) {
+                w.msg().release();
                 it.remove();
             }
         }
@@ -98,7 +102,7 @@ public final class RepSocket extends ZmtpSocket {
     @Override
     void received(Pipe pipe, ZmtpMessage msg) {
         if (answering || !waiting.isEmpty()) {
-            waiting.add(new Object[] {pipe, msg});
+            waiting.add(new WaitingRequest(pipe, msg));
             if (waiting.size() >= receiveLimit()) {
                 pauseReading(ReadPause.TYPE_QUEUE);
             }
@@ -135,9 +139,9 @@ public final class RepSocket extends ZmtpSocket {
 
     private void next() {
         nextScheduled = false;
-        Object[] w;
+        WaitingRequest w;
         while (!answering && !isClosing() && (w = waiting.poll()) != null) {
-            accept((Pipe) w[0], (ZmtpMessage) w[1]);
+            accept(w.pipe(), w.msg());
         }
         if (waiting.isEmpty()) {
             resumeReading(ReadPause.TYPE_QUEUE);
@@ -146,9 +150,9 @@ public final class RepSocket extends ZmtpSocket {
 
     @Override
     void beforeClose() {
-        Object[] w;
+        WaitingRequest w;
         while ((w = waiting.poll()) != null) {
-            ((ZmtpMessage) w[1]).release();
+            w.msg().release();
         }
         if (envelope != null) {
             envelope.release();

@@ -5,9 +5,24 @@ import java.time.Duration;
 
 /**
  * Something that happened to one of a socket's endpoints or connections, for monitors
- * (as libzmq's zmq_socket_monitor events).
+ * (as libzmq's zmq_socket_monitor events). An immutable value.
+ *
+ * @param type what happened
+ * @param endpoint the endpoint (bound or connected) the event concerns, or null
+ * @param peer the remote address of the connection, or null
+ * @param reason why a connection failed or closed, or null
+ * @param delay the reconnect delay of RECONNECT_SCHEDULED, or null
+ * @param failure what the codec found wrong, when it ended the connection (HANDSHAKE_FAILED, or
+ *     DISCONNECTED after a protocol error, an ERROR from the peer or a heartbeat timeout); null
+ *     when the peer hung up, the socket closed the connection, or for other events; {@code reason}
+ *     has the words
+ * @param routingId the peer's routing id on a socket that keeps them (ROUTER: the Identity it
+ *     announced or the id generated for it), for HANDSHAKE_SUCCEEDED (set once the peer is
+ *     attached) and DISCONNECTED; null otherwise. What a ROUTER application needs to forget a
+ *     peer that left
  */
-public final class SocketEvent {
+public record SocketEvent(Type type, String endpoint, String peer, String reason, Duration delay,
+                          ConnectionFailed.Kind failure, RoutingId routingId) {
 
     public enum Type {
         /** A bind succeeded; {@link #endpoint()} is the resolved endpoint. */
@@ -41,70 +56,13 @@ public final class SocketEvent {
         CLOSED
     }
 
-    private final Type type;
-    private final String endpoint;
-    private final String peer;
-    private final String reason;
-    private final Duration delay;
-    private final ConnectionFailed.Kind failure;
-    private final RoutingId routingId;
+    public SocketEvent {
+        java.util.Objects.requireNonNull(type, "type");
+    }
 
+    /** An event about an endpoint or the socket, not about one peer. */
     SocketEvent(Type type, String endpoint, String peer, String reason, Duration delay) {
         this(type, endpoint, peer, reason, delay, null, null);
-    }
-
-    SocketEvent(Type type, String endpoint, String peer, String reason, Duration delay,
-                ConnectionFailed.Kind failure, RoutingId routingId) {
-        this.type = type;
-        this.endpoint = endpoint;
-        this.peer = peer;
-        this.reason = reason;
-        this.delay = delay;
-        this.failure = failure;
-        this.routingId = routingId;
-    }
-
-    public Type type() {
-        return type;
-    }
-
-    /** The endpoint (bound or connected) the event concerns, or null. */
-    public String endpoint() {
-        return endpoint;
-    }
-
-    /** The remote address of the connection, or null. */
-    public String peer() {
-        return peer;
-    }
-
-    /** Why a connection failed or closed, or null. */
-    public String reason() {
-        return reason;
-    }
-
-    /**
-     * What the codec found wrong, when it ended the connection (HANDSHAKE_FAILED, or DISCONNECTED
-     * after a protocol error, an ERROR from the peer or a heartbeat timeout); null when the peer
-     * hung up, the socket closed the connection, or for other events. {@link #reason()} has the
-     * words.
-     */
-    public ConnectionFailed.Kind failure() {
-        return failure;
-    }
-
-    /**
-     * The peer's routing id on a socket that keeps them (ROUTER: the Identity it announced or the
-     * id generated for it), for HANDSHAKE_SUCCEEDED (set once the peer is attached) and
-     * DISCONNECTED; null otherwise. What a ROUTER application needs to forget a peer that left.
-     */
-    public RoutingId routingId() {
-        return routingId;
-    }
-
-    /** The reconnect delay of RECONNECT_SCHEDULED, or null. */
-    public Duration delay() {
-        return delay;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.zmtp.socket;
 
-import io.zmtp.security.Mechanism;
-import io.zmtp.security.NullMechanism;
+import io.zmtp.wire.Mechanism;
+import io.zmtp.wire.NullMechanism;
 import io.zmtp.transport.TcpKeepAlive;
 import io.zmtp.wire.HeartbeatPolicy;
 import io.zmtp.wire.InboundBudget;

@@ -4,9 +4,15 @@ package io.zmtp.wire;
  * User event fired by {@link ZmtpCodec} just before it closes a connection for a reason of its
  * own, and when the peer closes the connection during the security handshake (kind
  * {@link Kind#HANDSHAKE}: a libzmq CURVE server does so to a client with the wrong server key).
- * Any other disconnect fires only channelInactive.
+ * Any other disconnect fires only channelInactive. An immutable value.
+ *
+ * @param kind what went wrong
+ * @param reason why, in words, for the log and the monitor event
+ * @param beforeHandshake true when the handshake had not completed: a "handshake failed" monitor event
+ * @param fatal true when reconnecting with the same settings cannot succeed (the socket types
+ *        cannot talk), in addition to the kinds that are always fatal ({@link #suppressesReconnect})
  */
-public final class ConnectionFailed {
+public record ConnectionFailed(Kind kind, String reason, boolean beforeHandshake, boolean fatal) {
 
     /** Why the connection is being closed. */
     public enum Kind {
@@ -27,37 +33,9 @@ public final class ConnectionFailed {
         HEARTBEAT_TIMEOUT
     }
 
-    private final Kind kind;
-    private final String reason;
-    private final boolean beforeHandshake;
-    private final boolean fatal;
-
+    /** A failure that is fatal only if its kind is. */
     public ConnectionFailed(Kind kind, String reason, boolean beforeHandshake) {
         this(kind, reason, beforeHandshake, false);
-    }
-
-    /**
-     * @param fatal true when reconnecting with the same settings cannot succeed (the socket
-     *        types cannot talk), in addition to the kinds that are always fatal
-     */
-    public ConnectionFailed(Kind kind, String reason, boolean beforeHandshake, boolean fatal) {
-        this.kind = kind;
-        this.reason = reason;
-        this.beforeHandshake = beforeHandshake;
-        this.fatal = fatal;
-    }
-
-    public Kind kind() {
-        return kind;
-    }
-
-    public String reason() {
-        return reason;
-    }
-
-    /** True when the handshake had not completed: a "handshake failed" monitor event. */
-    public boolean beforeHandshake() {
-        return beforeHandshake;
     }
 
     /**

@@ -2,7 +2,6 @@ package io.zmtp.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.zmtp.security.FrameCipher;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;

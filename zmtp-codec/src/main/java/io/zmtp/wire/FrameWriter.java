@@ -5,7 +5,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.PromiseNotifier;
-import io.zmtp.security.FrameCipher;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -4,9 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.EventExecutor;
-import io.zmtp.security.FrameCipher;
-import io.zmtp.security.HandshakeSession;
-import io.zmtp.security.MechanismHandshake;
 
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;

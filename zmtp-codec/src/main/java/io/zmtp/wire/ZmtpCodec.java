@@ -10,7 +10,6 @@ import io.netty.channel.PendingWriteQueue;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.zmtp.security.FrameCipher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

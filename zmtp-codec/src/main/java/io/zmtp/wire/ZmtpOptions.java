@@ -1,7 +1,5 @@
 package io.zmtp.wire;
 
-import io.zmtp.security.Mechanism;
-import io.zmtp.security.NullMechanism;
 
 import java.time.Duration;
 import java.util.Objects;

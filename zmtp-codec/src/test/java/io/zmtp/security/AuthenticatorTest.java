@@ -78,6 +78,12 @@ class AuthenticatorTest {
         assertThrows(IllegalArgumentException.class, () -> AuthResult.deny("40", "no"));
         assertEquals("300", AuthResult.deny("300", "later").statusCode());
         assertNull(AuthResult.allow().userId());
+        // a value: equal by content, and its constructor keeps the factories' rules
+        assertEquals(AuthResult.allow("bob"), AuthResult.allow("bob"));
+        assertEquals(AuthResult.deny("500", "down"), new AuthResult(false, null, "500", "down"));
+        assertThrows(IllegalArgumentException.class, () -> new AuthResult(true, "bob", "400", "?"));
+        assertThrows(IllegalArgumentException.class, () -> new AuthResult(false, "bob", "400", "?"));
+        assertEquals("", AuthResult.deny(null).reason());
         AuthRequest r = plain("alice", "hunter2");
         assertFalse(r.toString().contains("hunter2"), "the password never shows");
         assertEquals("hunter2", r.passwordString());

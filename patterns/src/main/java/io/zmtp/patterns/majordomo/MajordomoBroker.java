@@ -104,11 +104,11 @@ import static io.zmtp.patterns.majordomo.MdpProtocol.constant;
  * A queued request is one compact heap copy of its body plus a small node (no pooled buffer is
  * held, so a flood cannot pin direct memory); it is counted as its body bytes plus
  * {@value #REQUEST_OVERHEAD} bytes. A request that finds an idle worker is forwarded at once
- * without a copy. When a connection closes (the ROUTER's {@code DISCONNECTED} monitor event), the
- * broker sweeps its clients and workers, in batches of {@value #SWEEP_BATCH} per loop task, and
- * drops the queued requests of every client whose connection is gone (event {@code CLIENT_GONE})
- * and every worker whose connection is gone; the same check is made before a request is sent to a
- * worker. Requests of services without a worker expire in batches of
+ * without a copy. When a connection closes (the ROUTER's {@code DISCONNECTED} monitor event, which
+ * names the peer's routing id), the broker drops the queued requests of that client (event
+ * {@code CLIENT_GONE}), or forgets that worker, at once; the same check is made before a request
+ * is sent to a worker. (An event without an id, which a ROUTER does not send, makes the broker
+ * sweep all its clients and workers, in batches of {@value #SWEEP_BATCH} per loop task.) Requests of services without a worker expire in batches of
  * {@link MajordomoBrokerSettings#expiryBatch()} per loop task.
  *
  * <h2>Scale</h2>
@@ -206,7 +206,11 @@ public final class MajordomoBroker extends LoopComponent {
         socket.onMessage(this::onMessage);
         socket.monitor(e -> {
             if (e.type() == SocketEvent.Type.DISCONNECTED) {
-                peerGone();
+                if (e.routingId() != null) {
+                    peerGone(e.routingId());
+                } else {
+                    peerGone();
+                }
             }
         });
         // If the socket closes under the broker (its context closed first), let go of what it holds.
@@ -715,6 +719,25 @@ public final class MajordomoBroker extends LoopComponent {
     // ------------------------------------------------------------------ peers gone
 
     /** A connection of the ROUTER closed: check every client and worker, in batches. */
+    /**
+     * The connection of the peer {@code id} closed: the client or worker it was is gone, unless a
+     * new connection took the id over meanwhile.
+     */
+    private void peerGone(RoutingId id) {
+        if (closed || socket.hasPeer(id)) {
+            return;
+        }
+        Client c = clients.get(id);
+        if (c != null) {
+            goneClient(c);
+        }
+        Worker w = workers.get(id);
+        if (w != null) {
+            goneWorker(w);
+        }
+    }
+
+    /** A connection closed without a routing id to say whose: every client and worker is checked. */
     private void peerGone() {
         if (closed) {
             return;

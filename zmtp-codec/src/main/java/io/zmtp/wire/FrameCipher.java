@@ -1,7 +1,6 @@
-package io.zmtp.security;
+package io.zmtp.wire;
 
 import io.netty.buffer.ByteBuf;
-import io.zmtp.wire.ZmtpProtocolException;
 
 /**
  * How a mechanism that encrypts (CURVE) carries frames after its handshake: every ZMTP frame,

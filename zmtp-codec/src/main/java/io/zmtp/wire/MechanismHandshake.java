@@ -1,7 +1,5 @@
-package io.zmtp.security;
+package io.zmtp.wire;
 
-import io.zmtp.wire.ZmtpCommand;
-import io.zmtp.wire.ZmtpProtocolException;
 
 /**
  * The mechanism's side of one connection's handshake. All calls happen on the connection's event

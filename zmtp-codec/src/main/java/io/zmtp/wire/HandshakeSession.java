@@ -1,11 +1,8 @@
-package io.zmtp.security;
+package io.zmtp.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
-import io.zmtp.wire.ZmtpMetadata;
-import io.zmtp.wire.ZmtpProtocolException;
-import io.zmtp.wire.ZmtpVersion;
 
 import java.net.SocketAddress;
 

@@ -1,4 +1,4 @@
-package io.zmtp.security;
+package io.zmtp.wire;
 
 /**
  * A ZMTP security mechanism as configured for one socket (NULL, PLAIN client or server, CURVE

@@ -1,10 +1,6 @@
-package io.zmtp.security;
+package io.zmtp.wire;
 
 import io.netty.buffer.ByteBuf;
-import io.zmtp.wire.ZmtpCommand;
-import io.zmtp.wire.ZmtpMetadata;
-import io.zmtp.wire.ZmtpProtocolException;
-import io.zmtp.wire.ZmtpWire;
 
 /**
  * The NULL mechanism: no security. Each peer sends READY with its properties as soon as the
