@@ -244,6 +244,45 @@ class WebSocketTransportTest {
         assertNull(pull.receiveStrings(Duration.ofMillis(100)), "nothing of the oversized message arrived");
     }
 
+    /**
+     * High-water marks hold over ws:// as over tcp://: a receiver that does not consume makes the
+     * sender's sends wait (none lost, none failed), and once it consumes every message arrives in
+     * order.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"ws://127.0.0.1:0/hwm", "tcp://127.0.0.1:0"})
+    void sendsWaitAtTheHighWaterMarkThenAllArriveInOrder(String bindAt) throws Exception {
+        // PUSH binds: the WebSocket server sends unmasked frames. (A client masks every byte, which
+        // Netty's paranoid leak detector, on in tests, makes about fifty times slower.)
+        ZmtpSocket push = ctx.socket(SocketType.PUSH, SocketOptions.builder().sendHwm(4).build());
+        String ep = SocketTesting.get(push.bind(bindAt));
+        ZmtpSocket pull = ctx.socket(SocketType.PULL, SocketOptions.builder().receiveHwm(4).build());
+        SocketTesting.get(pull.connect(ep));
+        int n = 400;
+        byte[] body = new byte[64 * 1024];
+        List<io.netty.util.concurrent.Future<Void>> sends = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            body[0] = (byte) i;
+            body[1] = (byte) (i >> 8);
+            sends.add(push.send(ZmtpMessage.of(body.clone())));
+        }
+        Await.until("sends wait at the mark", () -> SocketTesting.onLoop(push, push::blockedSends) > 0);
+        assertTrue(sends.stream().noneMatch(f -> f.isDone() && !f.isSuccess()), "no send failed while waiting");
+        java.util.concurrent.BlockingQueue<Integer> order = new java.util.concurrent.LinkedBlockingQueue<>();
+        pull.onMessage(m -> {
+            try {
+                io.netty.buffer.ByteBuf f = m.frame(0);
+                order.add(f.getUnsignedByte(f.readerIndex()) | f.getUnsignedByte(f.readerIndex() + 1) << 8);
+            } finally {
+                m.release();
+            }
+        });
+        for (int i = 0; i < n; i++) {
+            assertEquals(i, order.poll(T.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS), "message " + i + " in order");
+        }
+        Await.until("every send completed", () -> sends.stream().allMatch(io.netty.util.concurrent.Future::isSuccess));
+    }
+
     @Test
     void connectionsPastMaxConnectionsAreRefusedAfterTheirUpgradeRequest() throws Exception {
         List<SocketEvent> events = new CopyOnWriteArrayList<>();
