@@ -4,7 +4,7 @@ import io.zmtp.security.Authenticator;
 import io.zmtp.security.CurveAllowList;
 import io.zmtp.security.CurveKeyPair;
 import io.zmtp.security.CurveMechanism;
-import io.zmtp.security.Mechanism;
+import io.zmtp.wire.Mechanism;
 import io.zmtp.security.PlainMechanism;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.wire.SocketType;

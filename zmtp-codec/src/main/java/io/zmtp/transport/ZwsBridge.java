@@ -60,6 +60,7 @@ public final class ZwsBridge extends ChannelDuplexHandler {
     /** Bodies up to this size are copied with their headers into one buffer per read. */
     static final int COPY_THRESHOLD = 1024;
     private static final int IN_BATCH = 8192;
+    private static final int OUT_BATCH = 8192;
     private static final int ZWS_MORE = 0x01;
     private static final int ZWS_COMMAND = 0x02;
 
@@ -87,6 +88,10 @@ public final class ZwsBridge extends ChannelDuplexHandler {
     private boolean ourRoutingIdSent;
     private final List<ChannelPromise> waiting = new ArrayList<>(2);
     private final List<Object> out = new ArrayList<>(8);
+    /** WebSocket messages encoded by this write, not yet handed on. */
+    private ByteBuf outBatch;
+    /** Whether we are the WebSocket client, who must mask what it sends. */
+    private boolean mask;
 
     public ZwsBridge(ZmtpOptions options) {
         this.options = options;
@@ -110,6 +115,7 @@ public final class ZwsBridge extends ChannelDuplexHandler {
         if (evt == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
             ctx.fireUserEventTriggered(evt);
             WebSocketClientProtocolHandler h = ctx.pipeline().get(WebSocketClientProtocolHandler.class);
+            mask = true;
             upgrade(ctx, h == null ? null : h.handshaker().actualSubprotocol());
             return;
         }
@@ -327,6 +333,10 @@ public final class ZwsBridge extends ChannelDuplexHandler {
             ReferenceCountUtil.release(o);
         }
         out.clear();
+        if (outBatch != null) {
+            outBatch.release();
+            outBatch = null;
+        }
     }
 
     @Override
@@ -361,6 +371,7 @@ public final class ZwsBridge extends ChannelDuplexHandler {
         ByteBuf in = (ByteBuf) msg;
         try {
             cut(ctx, in);
+            emitOutBatch();
         } catch (RuntimeException e) {
             releaseAll();
             promise.tryFailure(e);
@@ -489,14 +500,79 @@ public final class ZwsBridge extends ChannelDuplexHandler {
                     ourRoutingIdSent = true;
                     byte[] id = options.identity();
                     ByteBuf r = ctx.alloc().buffer(1 + id.length).writeByte(0).writeBytes(id);
-                    out.add(new BinaryWebSocketFrame(r));
+                    encodeFrame(ctx, r);
                 }
             } finally {
                 content.release();
             }
             return;
         }
-        out.add(new BinaryWebSocketFrame(content));
+        encodeFrame(ctx, content);
+    }
+
+    /**
+     * Writes one binary WebSocket message whose payload is {@code content} (taken): its header
+     * and, up to {@link #COPY_THRESHOLD}, its payload go into the batch buffer, so a batch of
+     * small frames leaves as one buffer, as on tcp://; a larger payload follows the batch as it
+     * is (no copy). A client masks its payload as RFC 6455 requires, which copies it.
+     */
+    private void encodeFrame(ChannelHandlerContext ctx, ByteBuf content) {
+        int n = content.readableBytes();
+        int header = 2 + (n <= 125 ? 0 : n <= 0xFFFF ? 2 : 8) + (mask ? 4 : 0);
+        boolean copy = mask || n <= COPY_THRESHOLD + 1;
+        ByteBuf b = outRoom(ctx, header + (copy ? n : 0));
+        b.writeByte(0x82);                                        // FIN, binary
+        int maskBit = mask ? 0x80 : 0;
+        if (n <= 125) {
+            b.writeByte(maskBit | n);
+        } else if (n <= 0xFFFF) {
+            b.writeByte(maskBit | 126);
+            b.writeShort(n);
+        } else {
+            b.writeByte(maskBit | 127);
+            b.writeLong(n);
+        }
+        if (!copy) {
+            emitOutBatch();
+            out.add(content);
+            return;
+        }
+        try {
+            int ri = content.readerIndex();
+            if (!mask) {
+                b.writeBytes(content, ri, n);
+                return;
+            }
+            int key = java.util.concurrent.ThreadLocalRandom.current().nextInt();
+            b.writeInt(key);
+            int i = 0;
+            for (; i + 4 <= n; i += 4) {
+                b.writeInt(content.getInt(ri + i) ^ key);
+            }
+            for (; i < n; i++) {
+                b.writeByte(content.getByte(ri + i) ^ (key >>> (24 - 8 * (i & 3))));
+            }
+        } finally {
+            content.release();
+        }
+    }
+
+    private ByteBuf outRoom(ChannelHandlerContext ctx, int bytes) {
+        if (outBatch != null && outBatch.writableBytes() < bytes) {
+            emitOutBatch();
+        }
+        if (outBatch == null) {
+            outBatch = ctx.alloc().directBuffer(Math.max(OUT_BATCH, bytes));
+        }
+        return outBatch;
+    }
+
+    private void emitOutBatch() {
+        ByteBuf b = outBatch;
+        outBatch = null;
+        if (b != null) {
+            out.add(b);
+        }
     }
 
     private static boolean isReady(ByteBuf content) {
