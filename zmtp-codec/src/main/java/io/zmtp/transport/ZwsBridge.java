@@ -39,8 +39,12 @@ import java.util.List;
  *   ZMTP frame (flags moved to ZMTP's bits, a length header); bodies up to 1 KiB are copied with
  *   their headers into one buffer per read, larger ones are passed as a slice of Netty's read
  *   buffer behind a header (no copy). Outbound, the codec's byte stream is cut into its frames
- *   again; a frame whose header and body lie in one buffer becomes a slice of it, its last length
- *   byte overwritten by the ZWS flags (no copy).</li>
+ *   again (a frame whose header and body lie in one buffer becomes a slice of it, its last length
+ *   byte overwritten by the ZWS flags) and the bridge writes the WebSocket messages itself:
+ *   headers and payloads up to 1 KiB into one buffer per write, as the codec batches tcp://
+ *   frames; a larger payload after it as it is (no copy), except that a client masks, and so
+ *   copies, everything it sends (RFC 6455). Netty's WebSocket encoder passes these buffers on;
+ *   it still encodes the protocol handler's own pongs and closes.</li>
  *   <li>Subprotocol {@code ZWS2.0} alone (jszmq and libzmq's fallback) has no mechanism and no
  *   commands at all: each side's first message is its routing id. The bridge turns the codec's
  *   READY into our routing id frame and the peer's routing id frame into the READY the codec
