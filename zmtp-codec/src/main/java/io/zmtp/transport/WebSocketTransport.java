@@ -69,7 +69,7 @@ public final class WebSocketTransport {
 
     /**
      * The server side for one path: adds the HTTP codec and {@link #addUpgradeHandlers}. A request
-     * for another path is passed on (answer it, or close, in a handler after the codec).
+     * for another path, or one that is not an upgrade, is answered 404 by the bridge.
      */
     public static void addServerHandlers(ChannelPipeline p, String path, ZmtpOptions options) {
         p.addLast(new HttpServerCodec(4096, MAX_HTTP_MESSAGE, MAX_HTTP_MESSAGE),

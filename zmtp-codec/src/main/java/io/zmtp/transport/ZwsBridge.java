@@ -52,6 +52,8 @@ import java.util.List;
  *   its own (libzmq does not check either), and the routing id as Identity when it is a valid
  *   one. Other commands are not sent on such a connection.</li>
  * </ul>
+ * An HTTP request that reaches the bridge before the upgrade (another path, or not an upgrade:
+ * the WebSocket handler passes those on) is answered 404 and the connection closed.
  * WebSocket fragments (continuation frames), text frames and empty binary frames are refused
  * (the connection is closed with a logged reason), as libzmq refuses them. Pings and closes are
  * Netty's protocol handler's job.
@@ -182,6 +184,18 @@ public final class ZwsBridge extends ChannelDuplexHandler {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         if (!(msg instanceof WebSocketFrame)) {
+            if (msg instanceof io.netty.handler.codec.http.HttpRequest && !upgraded) {
+                // A request the WebSocket handler passed on (another path, not an upgrade): in a
+                // pipeline of the application's own, nothing after us would answer it.
+                ReferenceCountUtil.release(msg);
+                io.netty.handler.codec.http.DefaultFullHttpResponse res = new io.netty.handler.codec.http.DefaultFullHttpResponse(
+                        io.netty.handler.codec.http.HttpVersion.HTTP_1_1, io.netty.handler.codec.http.HttpResponseStatus.NOT_FOUND);
+                res.headers().set(io.netty.handler.codec.http.HttpHeaderNames.CONTENT_LENGTH, 0);
+                res.headers().set(io.netty.handler.codec.http.HttpHeaderNames.CONNECTION, "close");
+                failed = true;
+                ctx.writeAndFlush(res).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                return;
+            }
             ctx.fireChannelRead(msg);
             return;
         }

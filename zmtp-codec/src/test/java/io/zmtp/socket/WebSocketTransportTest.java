@@ -195,6 +195,33 @@ class WebSocketTransportTest {
         assertTrue(httpStatus(port, "/b").startsWith("HTTP/1.1 404"), "an unbound path is not found");
     }
 
+    /** docs/NETTY.md: ZMTP on WebSocket in a server pipeline of one's own, with the public helpers. */
+    @Test
+    void webSocketHandlersInAnApplicationsOwnPipeline() throws Exception {
+        ZmtpSocket router = ctx.socket(SocketType.ROUTER);
+        io.netty.channel.Channel server = new io.netty.bootstrap.ServerBootstrap()
+                .group(router.eventLoop(), router.eventLoop())
+                .channel(ctx.transport().tcpServerChannel())
+                .childHandler(new io.netty.channel.ChannelInitializer<io.netty.channel.Channel>() {
+                    @Override
+                    protected void initChannel(io.netty.channel.Channel ch) {
+                        io.zmtp.transport.WebSocketTransport.addServerHandlers(ch.pipeline(), "/zmq", router.zmtpOptions());
+                        ch.pipeline().addLast(new io.zmtp.wire.ZmtpCodec(router.zmtpOptions()), router.newPeerHandler());
+                    }
+                }).bind(new java.net.InetSocketAddress("127.0.0.1", 0)).sync().channel();
+        try {
+            int port = ((java.net.InetSocketAddress) server.localAddress()).getPort();
+            BlockingSocket r = BlockingSocket.wrap(router);
+            BlockingSocket dealer = ctx.blocking(SocketType.DEALER, SocketOptions.builder().identity("D").build());
+            dealer.connect("ws://127.0.0.1:" + port + "/zmq");
+            dealer.send("over my own pipeline");
+            assertEquals(List.of("D", "over my own pipeline"), r.receiveStrings(T));
+            assertTrue(httpStatus(port, "/other").startsWith("HTTP/1.1 404"), "another path is not found");
+        } finally {
+            server.close().sync();
+        }
+    }
+
     @Test
     void aPathBoundNowhereIsAnswered404() throws Exception {
         BlockingSocket pull = ctx.blocking(SocketType.PULL);
