@@ -17,6 +17,10 @@ Reads one command per line on stdin and answers each with one line on stdout:
   subscribe ID HEX / unsubscribe ID HEX   (SUB sockets; "-" is the empty prefix)
   echo ID COUNT TIMEOUT_MS       receive COUNT messages, send each back unchanged, answer "ok N"
   drain ID TIMEOUT_MS            receive until TIMEOUT_MS of silence, answer "ok N"
+  sendseq ID PREFIX COUNT [SIZE] send COUNT one-frame messages PREFIX0, PREFIX1, ... (padded
+                                 with zero bytes to SIZE bytes when given); "ok N"
+  trysend ID FRAME...            send with ZMQ_DONTWAIT: "ok sent" or "ok again" (EAGAIN)
+  trysendseq ID PREFIX COUNT     as sendseq, each with ZMQ_DONTWAIT: "ok N" (how many were taken)
   serve ID                       echo in the background: a thread sends every message the socket
                                  receives back unchanged; the socket takes no other command
                                  until "unserve ID", which answers "ok N" (messages echoed)
@@ -240,6 +244,28 @@ def handle(words):
             s.recv_multipart()
             n += 1
         return "ok %d" % n
+    if op == "sendseq":
+        prefix, count = words[2].encode(), int(words[3])
+        size = int(words[4]) if len(words) > 4 else 0
+        for i in range(count):
+            body = prefix + str(i).encode()
+            s.send(body + b"\0" * max(0, size - len(body)))
+        return "ok %d" % count
+    if op == "trysendseq":
+        prefix, count, taken = words[2].encode(), int(words[3]), 0
+        for i in range(count):
+            try:
+                s.send(prefix + str(i).encode(), zmq.DONTWAIT)
+                taken += 1
+            except zmq.Again:
+                pass
+        return "ok %d" % taken
+    if op == "trysend":
+        try:
+            s.send_multipart(frames_in(words[2:]), zmq.DONTWAIT)
+            return "ok sent"
+        except zmq.Again:
+            return "ok again"
     if op == "serve":
         servers[sid] = Server(s)
         return "ok"

@@ -170,6 +170,9 @@ public final class CatCommand implements Callable<Integer> {
     @Mixin
     SecurityOptions security = new SecurityOptions();
 
+    @Mixin
+    LibzmqSocketOptions libzmqOptions = new LibzmqSocketOptions();
+
     private InputStream input = System.in;
     private PrintWriter stdout;
 
@@ -283,6 +286,7 @@ public final class CatCommand implements Callable<Integer> {
             // a full peer makes the line wait (not dropped); a peer not connected yet: see sendWhenPeer
             b.routerMandatory(true);
         }
+        libzmqOptions.apply(b);
         return security.apply(b).build();
     }
 

@@ -462,4 +462,25 @@ class CatCommandTest {
             throw new AssertionError(e);
         }
     }
+
+    @Test
+    void routerNotifyPrintsPeersComingAndGoing() {
+        CatRun router = cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0", "--router-notify", "-n", "3");
+        BlockingSocket dealer = socket(SocketType.DEALER, "d1").connect(router.bound());
+        assertEquals("d1\t", router.line(), "connected: the routing id and an empty frame");
+        dealer.send("hello");
+        assertEquals("d1\thello", router.line());
+        dealer.close(java.time.Duration.ZERO);
+        assertEquals("d1\t", router.line(), "disconnected");
+        assertEquals(0, router.exitCode());
+    }
+
+    @Test
+    void xpubWelcomeGreetsEachSubscriber() {
+        CatRun xpub = cat("-t", "XPUB", "-b", "tcp://127.0.0.1:0", "--xpub-welcome", "hello subscriber", "-q");
+        BlockingSocket sub = socket(SocketType.SUB, null);
+        sub.subscribe("hello");
+        sub.connect(xpub.bound());
+        assertEquals(List.of("hello subscriber"), sub.receiveStrings(T));
+    }
 }

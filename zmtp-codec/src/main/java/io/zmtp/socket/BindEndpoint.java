@@ -14,7 +14,6 @@ import io.zmtp.transport.Endpoint;
 import io.zmtp.transport.IoTransport;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.PeerFailureLog;
-import io.zmtp.wire.ZmtpCodec;
 
 import java.io.File;
 import java.io.IOException;
@@ -28,7 +27,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A bound tcp:// or ipc:// endpoint: a server channel on the socket's event loop whose accepted
- * connections get a {@link ZmtpCodec} and a {@link PeerHandler}.
+ * connections get a {@link io.zmtp.wire.ZmtpCodec} and a {@link PeerHandler} (STREAM: its raw
+ * handler, {@link ZmtpSocket#initConnection}).
  *
  * <p>Accepted connections are bounded: at most {@link SocketOptions#maxConnections()} at once
  * (handshaking or not), and for tcp:// at most {@link SocketOptions#maxConnectionsPerAddress()}
@@ -99,6 +99,7 @@ final class BindEndpoint {
         }
         ServerBootstrap b = new ServerBootstrap().group(socket.loop, socket.loop)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                .option(ChannelOption.SO_BACKLOG, options.backlog())
                 .handler(new AcceptFailures())
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
@@ -108,6 +109,10 @@ final class BindEndpoint {
                 });
         ChannelFuture f;
         if (requested.transport().overTcp()) {
+            if (options.receiveBuffer() > 0) {
+                // on the listening socket too, so the window scale of accepted connections fits it
+                b.option(ChannelOption.SO_RCVBUF, options.receiveBuffer());
+            }
             b.channel(io.tcpServerChannel())
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true);
@@ -157,7 +162,7 @@ final class BindEndpoint {
         io.zmtp.wire.ZmtpOptions zo = socket.acceptedZmtpOptions();
         io.zmtp.transport.WebSocketTransport.addUpgradeHandlers(ch.pipeline(), requested.path(), zo);
         socket.channelOpened(ch);
-        ch.pipeline().addLast(new ZmtpCodec(zo), new PeerHandler(socket, resolved(), null));
+        socket.initConnection(ch, true, resolved(), null);
         socket.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
         return true;
     }
@@ -173,7 +178,7 @@ final class BindEndpoint {
             ch.pipeline().addLast(options.tls().newServerHandler(ch.alloc(), options.handshakeTimeout()),
                     new io.zmtp.transport.TlsPeerIdentity());
         }
-        ch.pipeline().addLast(new ZmtpCodec(socket.acceptedZmtpOptions()), new PeerHandler(socket, resolved(), null));
+        socket.initConnection(ch, true, resolved(), null);
         socket.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
     }
 
@@ -205,6 +210,7 @@ final class BindEndpoint {
         ch.closeFuture().addListener(f -> released(address));
         if (requested.transport().overTcp()) {
             socket.context.transport().keepAlive(ch, options.tcpKeepAlive());
+            TcpSocketOptions.apply(ch, options);
         }
         return true;
     }

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -56,6 +57,8 @@ public final class BlockingSocket implements AutoCloseable {
     private volatile boolean inboxClosed;
     private volatile Thread receiver;
     private final CopyOnWriteArrayList<ZmtpPoller> pollers = new CopyOnWriteArrayList<>();
+    /** CONFLATE: the one message waiting for the user thread, replaced by each newer one. */
+    private final AtomicReference<ZmtpMessage> latest = new AtomicReference<>();
 
     BlockingSocket(ZmtpSocket socket) {
         this.socket = socket;
@@ -73,6 +76,10 @@ public final class BlockingSocket implements AutoCloseable {
         releaseOutbox();
         inboxClosed = true;
         releaseInboxIfFree();
+        ZmtpMessage last = latest.getAndSet(null);
+        if (last != null) {
+            last.release();
+        }
     }
 
     /** On the loop (the outbox's one consumer): releases what waits to be sent. */
@@ -270,6 +277,10 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** On the loop: a message for the user thread. */
     private void onMessage(ZmtpMessage m) {
+        if (socket.conflating()) {
+            conflate(m);
+            return;
+        }
         inbox.offer(m);
         int n = inboxCount.incrementAndGet();
         if (n >= socket.receiveLimit() && consumerPaused.compareAndSet(false, true)) {
@@ -288,6 +299,25 @@ public final class BlockingSocket implements AutoCloseable {
             for (ZmtpPoller p : pollers) {
                 p.signal();
             }
+        }
+    }
+
+    /** CONFLATE: {@code m} replaces the message the user thread has not taken yet. */
+    private void conflate(ZmtpMessage m) {
+        if (inboxClosed) {
+            m.release();
+            return;
+        }
+        ZmtpMessage old = latest.getAndSet(m);
+        if (old != null) {
+            old.release();
+        }
+        Thread r = receiver;
+        if (r != null) {
+            LockSupport.unpark(r);
+        }
+        for (ZmtpPoller p : pollers) {
+            p.signal();
         }
     }
 
@@ -362,6 +392,9 @@ public final class BlockingSocket implements AutoCloseable {
     }
 
     private ZmtpMessage take() {
+        if (socket.conflating()) {
+            return latest.getAndSet(null);
+        }
         if (!inboxBusy.compareAndSet(false, true)) {
             return null;   // the close is releasing the inbox
         }
@@ -383,7 +416,7 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** Whether a message is waiting. */
     public boolean hasMessage() {
-        return inboxCount.get() > 0;
+        return socket.conflating() ? latest.get() != null : inboxCount.get() > 0;
     }
 
     void addPoller(ZmtpPoller p) {

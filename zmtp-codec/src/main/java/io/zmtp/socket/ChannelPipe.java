@@ -5,13 +5,16 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
 import io.zmtp.wire.ConnectionWriter;
+import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpVersion;
 
 import java.util.ArrayDeque;
+import java.util.Iterator;
 
 /**
- * A peer reached over a Netty channel whose pipeline holds a {@link io.zmtp.wire.ZmtpCodec}.
+ * A peer reached over a Netty channel whose pipeline holds a {@link io.zmtp.wire.ZmtpCodec}
+ * (or, for STREAM, no codec: then what is written is the raw bytes, {@link StreamPeerHandler}).
  * Messages go straight into the channel while it is writable; when Netty's write buffer is full
  * they wait in a backlog of at most the send high-water mark, and drain as the channel drains.
  */
@@ -24,6 +27,8 @@ final class ChannelPipe extends Pipe {
     private final ConnectionWriter direct;
     private final ArrayDeque<Object> backlog = new ArrayDeque<>();
     private final int sendHwm;
+    /** CONFLATE: the backlog keeps only the last message (subscriptions are all kept). */
+    private final boolean conflating;
     /** closeAfterFlush is waiting for the backlog to drain. */
     private boolean lingering;
 
@@ -33,6 +38,7 @@ final class ChannelPipe extends Pipe {
         this.ctx = ctx;
         this.direct = direct;
         this.sendHwm = socket.options().sendHwm();
+        this.conflating = socket.conflating();
     }
 
     private void writeToChannel(Object msg) {
@@ -49,7 +55,7 @@ final class ChannelPipe extends Pipe {
 
     @Override
     boolean hasRoom() {
-        return backlog.size() < sendHwm;
+        return conflating || backlog.size() < sendHwm;
     }
 
     @Override
@@ -64,6 +70,16 @@ final class ChannelPipe extends Pipe {
                 flush();
             }
         } else if (ctx.channel().isActive()) {
+            if (conflating && msg instanceof ZmtpMessage) {
+                // keep only the last message not yet in the channel
+                for (Iterator<Object> it = backlog.iterator(); it.hasNext(); ) {
+                    Object queued = it.next();
+                    if (queued instanceof ZmtpMessage) {
+                        it.remove();
+                        ReferenceCountUtil.release(queued);
+                    }
+                }
+            }
             backlog.add(msg);
         } else {
             ReferenceCountUtil.release(msg);
@@ -121,7 +137,11 @@ final class ChannelPipe extends Pipe {
 
     @Override
     void refuse(String reason) {
-        ((PeerHandler) ctx.handler()).refuse(reason);
+        if (ctx.handler() instanceof PeerHandler peer) {
+            peer.refuse(reason);
+        } else {
+            super.refuse(reason);   // a raw STREAM connection: logs and closes
+        }
         releaseBacklog();
     }
 

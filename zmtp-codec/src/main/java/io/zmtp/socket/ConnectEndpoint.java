@@ -13,7 +13,6 @@ import io.zmtp.transport.TlsPeerIdentity;
 import io.zmtp.transport.WebSocketTransport;
 import io.zmtp.wire.ZmtpOptions;
 import io.zmtp.wire.ConnectionFailed;
-import io.zmtp.wire.ZmtpCodec;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -34,11 +33,23 @@ final class ConnectEndpoint {
     private ScheduledFuture<?> timer;
     private boolean stopped;
     private boolean suppressed;
+    /** ROUTER: the routing id the peer of this endpoint gets (ZMQ_CONNECT_ROUTING_ID), or null. */
+    private byte[] routingId;
 
     ConnectEndpoint(ZmtpSocket socket, Endpoint endpoint) {
         this.socket = socket;
         this.endpoint = endpoint;
         this.nextDelay = socket.options().reconnectInterval();
+    }
+
+    ConnectEndpoint(ZmtpSocket socket, Endpoint endpoint, byte[] routingId) {
+        this(socket, endpoint);
+        this.routingId = routingId;
+    }
+
+    /** The routing id given to this connect, or null when the peer's own identity applies. */
+    byte[] routingId() {
+        return routingId;
     }
 
     void start() {
@@ -60,6 +71,7 @@ final class ConnectEndpoint {
                         SocketOptions o = socket.options();
                         if (endpoint.transport().overTcp()) {
                             io.keepAlive(ch, o.tcpKeepAlive());
+                            TcpSocketOptions.apply(ch, o);
                         }
                         ZmtpOptions zo = socket.zmtpOptions();
                         if (endpoint.transport().secure()) {
@@ -71,8 +83,7 @@ final class ConnectEndpoint {
                                     java.net.URI.create((endpoint.transport() == Endpoint.Transport.WSS ? "wss://" : "ws://")
                                             + endpoint.address()), zo);
                         }
-                        ch.pipeline().addLast(new ZmtpCodec(zo),
-                                new PeerHandler(socket, endpoint.toString(), ConnectEndpoint.this));
+                        socket.initConnection(ch, false, endpoint.toString(), ConnectEndpoint.this);
                     }
                 });
         SocketAddress address;

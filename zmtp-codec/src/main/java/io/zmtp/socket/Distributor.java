@@ -169,6 +169,73 @@ final class Distributor {
 
     private final Fanout fanout = new Fanout();
 
+    /** Marks the subscribers of each matched prefix with the current epoch; notes one without room. */
+    private static final class Marker implements Consumer<ArrayList<Subscriber>> {
+        long epoch;
+        boolean full;
+
+        @Override
+        public void accept(ArrayList<Subscriber> subs) {
+            for (int i = 0, n = subs.size(); i < n; i++) {
+                Subscriber s = subs.get(i);
+                s.matchEpoch = epoch;
+                if (!s.pipe.hasRoom()) {
+                    full = true;
+                }
+            }
+        }
+    }
+
+    /** Whether {@link #markMatches} marked {@code p} in the current epoch. */
+    private boolean marked(Pipe p) {
+        return p.subscriber != null && p.subscriber.matchEpoch == epoch;
+    }
+
+    private final Marker marker = new Marker();
+
+    /** Marks every subscriber with a prefix of {@code msg}'s first frame; true if one of them is full. */
+    private boolean markMatches(ZmtpMessage msg) {
+        marker.epoch = ++epoch;
+        marker.full = false;
+        index.matchPrefixes(msg.frame(0), marker);
+        return marker.full;
+    }
+
+    /**
+     * Whether every peer {@code msg} would go to has room below its send high-water mark
+     * (ZMQ_XPUB_NODROP): the subscribers with a matching prefix, or with {@code inverted} the
+     * peers of {@code all} without one.
+     */
+    boolean roomFor(ZmtpMessage msg, Collection<Pipe> all, boolean inverted) {
+        boolean matchFull = markMatches(msg);
+        if (!inverted) {
+            return !matchFull;
+        }
+        for (Pipe p : all) {
+            if (p.attached && !marked(p) && !p.hasRoom()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * ZMQ_INVERT_MATCHING: sends {@code msg} to every peer of {@code all} that has no prefix of
+     * its first frame (subscribed to nothing included) and room below its mark; consumes it.
+     */
+    void sendInverted(ZmtpMessage msg, Collection<Pipe> all) {
+        try {
+            markMatches(msg);
+            for (Pipe p : all) {
+                if (p.attached && !marked(p) && p.hasRoom()) {
+                    p.write(msg.retain());
+                }
+            }
+        } finally {
+            msg.release();
+        }
+    }
+
     /** The number of distinct prefixes subscribed to. */
     int prefixCount() {
         return index.size();

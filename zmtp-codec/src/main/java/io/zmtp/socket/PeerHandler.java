@@ -69,6 +69,9 @@ public final class PeerHandler extends ChannelDuplexHandler {
                 return;
             }
             pipe = new ChannelPipe(socket, ctx, hc.writer(), hc.peerMetadata(), hc.version(), endpoint);
+            if (owner != null) {
+                pipe.connectRoutingId = owner.routingId();
+            }
             socket.attach(pipe);
             // After attaching, so the event carries the routing id a ROUTER gave the peer.
             socket.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null,

@@ -36,6 +36,8 @@ public abstract class Pipe {
      */
     /** Set by distribution (PUB, XPUB) at this peer's first SUBSCRIBE: its prefixes and fan-out mark. */
     Distributor.Subscriber subscriber;
+    /** ROUTER: the routing id given to the connect that made this pipe (ZMQ_CONNECT_ROUTING_ID), or null. */
+    byte[] connectRoutingId;
 
     protected Pipe(ZmtpSocket socket, ZmtpMetadata peerMetadata, ZmtpVersion version, String endpoint) {
         this.socket = socket;

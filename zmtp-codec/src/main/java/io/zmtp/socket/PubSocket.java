@@ -20,7 +20,15 @@ public final class PubSocket extends ZmtpSocket {
 
     @Override
     SendResult route(ZmtpMessage msg) {
-        out.send(msg);
+        SocketOptions o = options();
+        if (o.xpubNoDrop() && !out.roomFor(msg, pipes(), o.invertMatching())) {
+            return SendResult.WOULD_BLOCK;
+        }
+        if (o.invertMatching()) {
+            out.sendInverted(msg, pipes());
+        } else {
+            out.send(msg);
+        }
         return SendResult.SENT;
     }
 
@@ -32,6 +40,9 @@ public final class PubSocket extends ZmtpSocket {
     @Override
     void pipeDetached(Pipe pipe) {
         out.removeAll(pipe, null);
+        if (options().xpubNoDrop()) {
+            retryWaitingSends();   // a send may have waited for this subscriber only
+        }
     }
 
     @Override

@@ -58,13 +58,29 @@ public final class RouterSocket extends ZmtpSocket {
             displaced.close();
         }
         receiveFrom(pipe);
+        if ((options().routerNotify() & SocketOptions.NOTIFY_CONNECT) != 0) {
+            notifyApplication(pipe);
+        }
         return true;
     }
 
     @Override
     void pipeDetached(Pipe pipe) {
+        if ((options().routerNotify() & SocketOptions.NOTIFY_DISCONNECT) != 0 && pipe.routingId() != null) {
+            notifyApplication(pipe);
+        }
         table.remove(pipe);
         stopReceivingFrom(pipe);
+    }
+
+    /** ZMQ_ROUTER_NOTIFY: the peer's routing id and an empty frame, to the application. */
+    private void notifyApplication(Pipe pipe) {
+        if (isClosing()) {
+            return;
+        }
+        ZmtpMessage m = ZmtpMessage.of(pipe.newRoutingIdFrame());
+        m.addEmpty();
+        deliver(m);
     }
 
     @Override

@@ -43,7 +43,7 @@ final class RoutingTable {
      * handover is off: the new peer then gets no id and is ignored, as in libzmq.
      */
     Pipe add(Pipe pipe, boolean handover) {
-        byte[] id = pipe.peerMetadata().identity();
+        byte[] id = pipe.connectRoutingId != null ? pipe.connectRoutingId : pipe.peerMetadata().identity();
         RoutingId key = id.length == 0 ? generate() : RoutingId.wrap(id);
         Pipe old = byId.get(key);
         if (old != null && !handover) {

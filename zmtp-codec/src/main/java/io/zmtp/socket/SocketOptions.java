@@ -42,7 +42,14 @@ import java.util.Objects;
  *       address (libzmq: unlimited)</td></tr>
  *   <tr><td>TCP keepalive</td><td>on: first probe after 120 s idle, then every 20 s, 5 probes
  *       (libzmq: the system's default, ZMQ_TCP_KEEPALIVE -1)</td></tr>
+ *   <tr><td>CONFLATE, PROBE_ROUTER, ROUTER_NOTIFY, XPUB_MANUAL, XPUB_NODROP, INVERT_MATCHING</td>
+ *       <td>off, as in libzmq; no XPUB welcome message</td></tr>
+ *   <tr><td>SNDBUF, RCVBUF, TOS</td><td>the system's (libzmq: the same)</td></tr>
+ *   <tr><td>listen backlog</td><td>100 (ZMQ_BACKLOG)</td></tr>
  * </table>
+ *
+ * <p>The README's "Socket options" compares every setting with libzmq's; a few may change after
+ * the socket is made ({@link ZmtpSocket#setSendHwm} and the setters next to it).
  */
 public final class SocketOptions {
     /** 256 MiB: the least default inbound budget of a socket (see {@link #maxInboundBuffered()}). */
@@ -60,6 +67,12 @@ public final class SocketOptions {
     public static final long DEFAULT_MAX_SUBSCRIPTION_BYTES = 1 << 20;
     public static final int DEFAULT_MAX_CONNECTIONS = 4096;
     public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1024;
+    /** ZMQ_BACKLOG's default: connections a bound endpoint's kernel queue holds before they are accepted. */
+    public static final int DEFAULT_BACKLOG = 100;
+    /** {@link Builder#routerNotify}: tell the application when a peer connects (ZMQ_NOTIFY_CONNECT). */
+    public static final int NOTIFY_CONNECT = 1;
+    /** {@link Builder#routerNotify}: tell the application when a peer disconnects (ZMQ_NOTIFY_DISCONNECT). */
+    public static final int NOTIFY_DISCONNECT = 2;
 
     public static final SocketOptions DEFAULTS = builder().build();
 
@@ -85,6 +98,8 @@ public final class SocketOptions {
     private final Duration connectTimeout;
     private final boolean routerMandatory;
     private final boolean routerHandover;
+    private final boolean streamNotify;
+    private final boolean zmtp20Fallback;
     private final boolean reqRelaxed;
     private final boolean reqCorrelate;
     private final boolean xpubVerbose;
@@ -95,6 +110,17 @@ public final class SocketOptions {
     private final int maxConnectionsPerAddress;
     private final TcpKeepAlive tcpKeepAlive;
     private final io.zmtp.transport.TlsSettings tls;
+    private final boolean conflate;
+    private final boolean probeRouter;
+    private final int routerNotify;
+    private final boolean xpubManual;
+    private final byte[] xpubWelcomeMessage;
+    private final boolean xpubNoDrop;
+    private final boolean invertMatching;
+    private final int sendBuffer;
+    private final int receiveBuffer;
+    private final int backlog;
+    private final int typeOfService;
 
     private SocketOptions(Builder b) {
         identity = b.identity;
@@ -119,6 +145,8 @@ public final class SocketOptions {
         connectTimeout = b.connectTimeout;
         routerMandatory = b.routerMandatory;
         routerHandover = b.routerHandover;
+        streamNotify = b.streamNotify;
+        zmtp20Fallback = b.zmtp20Fallback;
         reqRelaxed = b.reqRelaxed;
         reqCorrelate = b.reqCorrelate;
         xpubVerbose = b.xpubVerbose;
@@ -129,6 +157,17 @@ public final class SocketOptions {
         maxConnectionsPerAddress = b.maxConnectionsPerAddress;
         tcpKeepAlive = b.tcpKeepAlive;
         tls = b.tls;
+        conflate = b.conflate;
+        probeRouter = b.probeRouter;
+        routerNotify = b.routerNotify;
+        xpubManual = b.xpubManual;
+        xpubWelcomeMessage = b.xpubWelcomeMessage;
+        xpubNoDrop = b.xpubNoDrop;
+        invertMatching = b.invertMatching;
+        sendBuffer = b.sendBuffer;
+        receiveBuffer = b.receiveBuffer;
+        backlog = b.backlog;
+        typeOfService = b.typeOfService;
     }
 
     public static Builder builder() {
@@ -159,6 +198,8 @@ public final class SocketOptions {
         b.connectTimeout = connectTimeout;
         b.routerMandatory = routerMandatory;
         b.routerHandover = routerHandover;
+        b.streamNotify = streamNotify;
+        b.zmtp20Fallback = zmtp20Fallback;
         b.reqRelaxed = reqRelaxed;
         b.reqCorrelate = reqCorrelate;
         b.xpubVerbose = xpubVerbose;
@@ -169,6 +210,17 @@ public final class SocketOptions {
         b.maxConnectionsPerAddress = maxConnectionsPerAddress;
         b.tcpKeepAlive = tcpKeepAlive;
         b.tls = tls;
+        b.conflate = conflate;
+        b.probeRouter = probeRouter;
+        b.routerNotify = routerNotify;
+        b.xpubManual = xpubManual;
+        b.xpubWelcomeMessage = xpubWelcomeMessage;
+        b.xpubNoDrop = xpubNoDrop;
+        b.invertMatching = invertMatching;
+        b.sendBuffer = sendBuffer;
+        b.receiveBuffer = receiveBuffer;
+        b.backlog = backlog;
+        b.typeOfService = typeOfService;
         return b;
     }
 
@@ -192,7 +244,8 @@ public final class SocketOptions {
                 .inboundBudget(budget)
                 .handshakeTimeout(handshakeTimeout)
                 .heartbeat(accepted ? boundHeartbeat() : connectedHeartbeat())
-                .version(version).properties(properties).identity(identity);
+                .version(version).properties(properties).identity(identity)
+                .zmtp20Fallback(zmtp20Fallback);
         if (resource != null) {
             b.resource(resource);
         }
@@ -329,6 +382,16 @@ public final class SocketOptions {
         return routerHandover;
     }
 
+    /** Whether peers announcing ZMTP 2.0 are spoken to in 2.0 (NULL security only); off by default. */
+    public boolean zmtp20Fallback() {
+        return zmtp20Fallback;
+    }
+
+    /** STREAM: whether connects and disconnects are delivered as [routing id][empty frame]. */
+    public boolean streamNotify() {
+        return streamNotify;
+    }
+
     public boolean reqRelaxed() {
         return reqRelaxed;
     }
@@ -339,6 +402,64 @@ public final class SocketOptions {
 
     public boolean xpubVerbose() {
         return xpubVerbose;
+    }
+
+    /**
+     * Whether a socket keeps only the last message in each queue (ZMQ_CONFLATE); effective on
+     * PUB, SUB, PUSH, PULL and DEALER only, as in libzmq ({@link ZmtpSocket#conflating()}).
+     */
+    public boolean conflate() {
+        return conflate;
+    }
+
+    /** ROUTER, DEALER, REQ: send an empty message to each new peer (ZMQ_PROBE_ROUTER). */
+    public boolean probeRouter() {
+        return probeRouter;
+    }
+
+    /** ROUTER: which peer events reach the application as [routing id, empty] (ZMQ_ROUTER_NOTIFY). */
+    public int routerNotify() {
+        return routerNotify;
+    }
+
+    /** XPUB: subscriptions pass to the application, which alone changes the filter (ZMQ_XPUB_MANUAL). */
+    public boolean xpubManual() {
+        return xpubManual;
+    }
+
+    /** XPUB: the message sent to each new subscriber, or null (ZMQ_XPUB_WELCOME_MSG). */
+    public byte[] xpubWelcomeMessage() {
+        return xpubWelcomeMessage == null ? null : xpubWelcomeMessage.clone();
+    }
+
+    /** PUB, XPUB: a send waits while a matching subscriber is at its mark, instead of dropping (ZMQ_XPUB_NODROP). */
+    public boolean xpubNoDrop() {
+        return xpubNoDrop;
+    }
+
+    /** PUB, XPUB, SUB: match messages that do not start with a subscription (ZMQ_INVERT_MATCHING). */
+    public boolean invertMatching() {
+        return invertMatching;
+    }
+
+    /** SO_SNDBUF of tcp:// connections in bytes, or 0 for the system's default (ZMQ_SNDBUF). */
+    public int sendBuffer() {
+        return sendBuffer;
+    }
+
+    /** SO_RCVBUF of tcp:// connections in bytes, or 0 for the system's default (ZMQ_RCVBUF). */
+    public int receiveBuffer() {
+        return receiveBuffer;
+    }
+
+    /** The listen backlog of bound tcp:// and ipc:// endpoints (ZMQ_BACKLOG, 100). */
+    public int backlog() {
+        return backlog;
+    }
+
+    /** IP_TOS of tcp:// connections (ZMQ_TOS, 0: the system's default). */
+    public int typeOfService() {
+        return typeOfService;
     }
 
     public static final class Builder {
@@ -364,6 +485,8 @@ public final class SocketOptions {
         private Duration connectTimeout = Duration.ofSeconds(10);
         private boolean routerMandatory;
         private boolean routerHandover;
+        private boolean streamNotify = true;
+        private boolean zmtp20Fallback;
         private boolean reqRelaxed;
         private boolean reqCorrelate;
         private boolean xpubVerbose;
@@ -374,6 +497,17 @@ public final class SocketOptions {
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
         private TcpKeepAlive tcpKeepAlive = TcpKeepAlive.DEFAULT;
         private io.zmtp.transport.TlsSettings tls;
+        private boolean conflate;
+        private boolean probeRouter;
+        private int routerNotify;
+        private boolean xpubManual;
+        private byte[] xpubWelcomeMessage;
+        private boolean xpubNoDrop;
+        private boolean invertMatching;
+        private int sendBuffer;
+        private int receiveBuffer;
+        private int backlog = DEFAULT_BACKLOG;
+        private int typeOfService;
 
         private Builder() {
         }
@@ -551,7 +685,10 @@ public final class SocketOptions {
 
         /** Announce ZMTP 3.0 (behave as an older peer); 3.1 by default. */
         public Builder version(ZmtpVersion v) {
-            this.version = Objects.requireNonNull(v);
+            if (Objects.requireNonNull(v).isZmtp20()) {
+                throw new IllegalArgumentException("ZMTP 2.0 is never announced; see zmtp20Fallback");
+            }
+            this.version = v;
             return this;
         }
 
@@ -625,6 +762,28 @@ public final class SocketOptions {
             return this;
         }
 
+        /**
+         * STREAM: deliver a new connection and a closed one to the application as a message of
+         * two frames, its routing id and an empty frame (ZMQ_STREAM_NOTIFY; on by default). The
+         * connect notification is how the id of a connection this socket made becomes known.
+         */
+        public Builder streamNotify(boolean on) {
+            this.streamNotify = on;
+            return this;
+        }
+
+        /**
+         * Speak ZMTP 2.0 with peers that announce it (libzmq 3.x, JeroMQ 0.3.x) instead of
+         * refusing them; off by default, and only with the NULL mechanism: with PLAIN or CURVE
+         * such a peer is refused all the same, since 2.0 has no security and accepting it would
+         * let anyone who can rewrite one greeting byte downgrade the connection to plaintext.
+         * See {@link ZmtpOptions.Builder#zmtp20Fallback}.
+         */
+        public Builder zmtp20Fallback(boolean on) {
+            this.zmtp20Fallback = on;
+            return this;
+        }
+
         /** REQ: allow a new request before the reply to the last one (ZMQ_REQ_RELAXED). */
         public Builder reqRelaxed(boolean on) {
             this.reqRelaxed = on;
@@ -641,6 +800,122 @@ public final class SocketOptions {
         public Builder xpubVerbose(boolean on) {
             this.xpubVerbose = on;
             return this;
+        }
+
+        /**
+         * Keep only the last message (ZMQ_CONFLATE): a received message replaces the one the
+         * application has not taken yet, a sent one replaces the one not yet written to a peer,
+         * and the high-water marks no longer apply. For last-value consumers (a SUB that wants the
+         * latest state, not the history). As in libzmq it applies to PUB, SUB, PUSH, PULL and
+         * DEALER and is ignored by other types; unlike libzmq, multi-frame messages are kept whole.
+         */
+        public Builder conflate(boolean on) {
+            this.conflate = on;
+            return this;
+        }
+
+        /**
+         * ROUTER, DEALER, REQ: send an empty one-frame message to every peer as its connection
+         * completes, made or accepted (ZMQ_PROBE_ROUTER), so that a ROUTER peer learns our routing
+         * id before we have anything to say. The probe bypasses REQ's request-reply alternation.
+         */
+        public Builder probeRouter(boolean on) {
+            this.probeRouter = on;
+            return this;
+        }
+
+        /**
+         * ROUTER: tell the application when a peer comes ({@link #NOTIFY_CONNECT}) or goes
+         * ({@link #NOTIFY_DISCONNECT}), each as a message of the peer's routing id and an empty
+         * frame (ZMQ_ROUTER_NOTIFY; 0, the default, tells nothing). Flags may be combined.
+         */
+        public Builder routerNotify(int flags) {
+            if ((flags & ~(NOTIFY_CONNECT | NOTIFY_DISCONNECT)) != 0) {
+                throw new IllegalArgumentException("routerNotify takes NOTIFY_CONNECT | NOTIFY_DISCONNECT, not " + flags);
+            }
+            this.routerNotify = flags;
+            return this;
+        }
+
+        /**
+         * XPUB: manual subscriptions (ZMQ_XPUB_MANUAL). Every SUBSCRIBE and CANCEL from a peer is
+         * passed to the application and none changes what the peer receives: the application
+         * decides with {@link XPubSocket#subscribe} and {@link XPubSocket#unsubscribe}, which
+         * apply to the peer whose subscription message it was last handed. When a peer goes, a
+         * cancel is passed on for each prefix it had asked for.
+         */
+        public Builder xpubManual(boolean on) {
+            this.xpubManual = on;
+            return this;
+        }
+
+        /**
+         * XPUB: a one-frame message sent to every subscriber as its connection completes
+         * (ZMQ_XPUB_WELCOME_MSG); null or empty, the default, sends none. A SUB delivers it only
+         * when it subscribes to a prefix of it.
+         */
+        public Builder xpubWelcomeMessage(byte[] message) {
+            this.xpubWelcomeMessage = message == null || message.length == 0 ? null : message.clone();
+            return this;
+        }
+
+        public Builder xpubWelcomeMessage(String message) {
+            return xpubWelcomeMessage(message == null ? null : message.getBytes(StandardCharsets.UTF_8));
+        }
+
+        /**
+         * PUB, XPUB: when a subscriber the message is for is at its send high-water mark, the
+         * send waits (fails after the send timeout; {@code trySend} answers false) instead of
+         * dropping the message for that subscriber (ZMQ_XPUB_NODROP). A slow subscriber then
+         * slows the publisher down.
+         */
+        public Builder xpubNoDrop(boolean on) {
+            this.xpubNoDrop = on;
+            return this;
+        }
+
+        /**
+         * PUB, XPUB: send each message to the subscribers with no matching prefix; SUB: deliver
+         * the messages that match none of its subscriptions (ZMQ_INVERT_MATCHING). A SUB with it
+         * needs publishers with it too.
+         */
+        public Builder invertMatching(boolean on) {
+            this.invertMatching = on;
+            return this;
+        }
+
+        /** SO_SNDBUF of tcp:// connections in bytes (ZMQ_SNDBUF); 0 (default) or -1 keeps the system's. */
+        public Builder sendBuffer(int bytes) {
+            this.sendBuffer = bufferSize(bytes, "sendBuffer");
+            return this;
+        }
+
+        /** SO_RCVBUF of tcp:// connections in bytes (ZMQ_RCVBUF); 0 (default) or -1 keeps the system's. */
+        public Builder receiveBuffer(int bytes) {
+            this.receiveBuffer = bufferSize(bytes, "receiveBuffer");
+            return this;
+        }
+
+        /** Connections a bound endpoint's kernel queue holds before they are accepted (ZMQ_BACKLOG, default 100). */
+        public Builder backlog(int connections) {
+            this.backlog = positive(connections, "backlog");
+            return this;
+        }
+
+        /** IP_TOS (DSCP and ECN bits) of tcp:// connections, 0-255 (ZMQ_TOS; 0, the default, sets nothing). */
+        public Builder typeOfService(int tos) {
+            if (tos < 0 || tos > 255) {
+                throw new IllegalArgumentException("typeOfService must be 0-255, not " + tos);
+            }
+            this.typeOfService = tos;
+            return this;
+        }
+
+        private static int bufferSize(int bytes, String name) {
+            if (bytes < -1) {
+                throw new IllegalArgumentException(name + " must be a size in bytes, 0 or -1 (the system's)");
+            }
+            return Math.max(0, bytes);
         }
 
         public SocketOptions build() {

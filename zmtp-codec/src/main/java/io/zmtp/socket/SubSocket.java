@@ -15,9 +15,12 @@ import io.zmtp.wire.ZmtpSubscription;
  */
 public final class SubSocket extends ZmtpSocket {
     private final SubscriptionSet subscriptions = new SubscriptionSet();
+    /** ZMQ_INVERT_MATCHING: deliver what matches no subscription. */
+    private final boolean invertMatching;
 
     SubSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
         super(context, SocketType.SUB, options, loop);
+        this.invertMatching = options.invertMatching();
     }
 
     /** Subscribes to messages starting with {@code prefix}. */
@@ -71,7 +74,7 @@ public final class SubSocket extends ZmtpSocket {
 
     @Override
     void received(Pipe pipe, ZmtpMessage msg) {
-        if (subscriptions.matches(msg.frame(0))) {
+        if (subscriptions.matches(msg.frame(0)) != invertMatching) {
             deliver(msg);
         } else {
             msg.release();

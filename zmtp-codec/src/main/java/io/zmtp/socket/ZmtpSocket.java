@@ -1,5 +1,6 @@
 package io.zmtp.socket;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoop;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * A ZeroMQ socket on one Netty event loop: the reactor API every pattern is written against.
@@ -51,7 +53,10 @@ public abstract class ZmtpSocket implements AutoCloseable {
     final ZmtpContext context;
     final EventLoop loop;
     private final SocketType type;
-    private final SocketOptions options;
+    /** Replaced on the loop by the setters of dynamic options; read from any thread. */
+    private volatile SocketOptions options;
+    /** CONFLATE set on a type that supports it. */
+    private final boolean conflating;
     private final ZmtpOptions zmtpOptions;
     private final ZmtpOptions acceptedZmtpOptions;
 
@@ -87,6 +92,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
         this.context = context;
         this.type = type;
         this.options = options;
+        this.conflating = options.conflate() && conflates(type);
         // one inbound budget for every connection of the socket, made or accepted
         InboundBudget budget = new InboundBudget(options.maxInboundBuffered());
         this.zmtpOptions = options.zmtpOptions(type, false, budget);
@@ -103,6 +109,20 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     public final SocketOptions options() {
         return options;
+    }
+
+    /** The types on which CONFLATE has an effect, as in libzmq. */
+    private static boolean conflates(SocketType type) {
+        return type == SocketType.PUB || type == SocketType.SUB || type == SocketType.PUSH
+                || type == SocketType.PULL || type == SocketType.DEALER;
+    }
+
+    /**
+     * Whether this socket keeps only the last message in each of its queues: CONFLATE is set
+     * and the type is PUB, SUB, PUSH, PULL or DEALER ({@link SocketOptions.Builder#conflate}).
+     */
+    public final boolean conflating() {
+        return conflating;
     }
 
     /** The ZMTP settings of this socket's connections (those it makes, and channels of your own). */
@@ -154,6 +174,11 @@ public abstract class ZmtpSocket implements AutoCloseable {
                 p.tryFailure(e);
                 return;
             }
+            if (type.isRaw() && (ep.transport() == Endpoint.Transport.INPROC || ep.transport().webSocket()
+                    || ep.transport() == Endpoint.Transport.TLS)) {
+                p.tryFailure(new IllegalArgumentException(type + " sockets speak raw TCP: tcp:// and ipc:// only"));
+                return;
+            }
             if (ep.transport() == Endpoint.Transport.INPROC) {
                 try {
                     context.inproc().bind(ep.address(), this);
@@ -188,6 +213,29 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * after failures, in the background, as ZeroMQ does). Connecting before the peer binds works.
      */
     public final Future<Void> connect(String endpoint) {
+        return connect(endpoint, null);
+    }
+
+    /**
+     * ROUTER: connects as {@link #connect(String)} does, and routes to the peer reached through
+     * this endpoint by {@code routingId} instead of the identity it announces, on every
+     * connection made to it (ZMQ_CONNECT_ROUTING_ID, which libzmq sets for the next connect
+     * call). 1-255 bytes, not starting with a zero byte; tcp:// and ipc:// only.
+     */
+    public final Future<Void> connect(String endpoint, byte[] routingId) {
+        if (routingId != null) {
+            if (type != SocketType.ROUTER) {
+                throw new IllegalArgumentException("a connect routing id is for ROUTER sockets, not " + type);
+            }
+            if (routingId.length == 0) {
+                throw new IllegalArgumentException("a connect routing id has 1 to 255 bytes");
+            }
+            SocketOptions.builder().identity(routingId); // validates
+            if (endpoint.startsWith("inproc://")) {
+                throw new IllegalArgumentException("a connect routing id is not supported over inproc://");
+            }
+        }
+        byte[] assigned = routingId == null ? null : routingId.clone();
         Promise<Void> p = loop.newPromise();
         inLoop(() -> {
             if (state != State.OPEN) {
@@ -204,12 +252,17 @@ public abstract class ZmtpSocket implements AutoCloseable {
                 p.tryFailure(e);
                 return;
             }
+            if (type.isRaw() && (ep.transport() == Endpoint.Transport.INPROC || ep.transport().webSocket()
+                    || ep.transport() == Endpoint.Transport.TLS)) {
+                p.tryFailure(new IllegalArgumentException(type + " sockets speak raw TCP: tcp:// and ipc:// only"));
+                return;
+            }
             if (ep.transport() == Endpoint.Transport.INPROC) {
                 context.inproc().connect(ep.address(), this);
                 p.trySuccess(null);
                 return;
             }
-            ConnectEndpoint c = new ConnectEndpoint(this, ep);
+            ConnectEndpoint c = new ConnectEndpoint(this, ep, assigned);
             ConnectEndpoint old = connects.put(endpoint, c);
             if (old != null) {
                 old.stop(true);
@@ -269,6 +322,11 @@ public abstract class ZmtpSocket implements AutoCloseable {
         return n;
     }
 
+    /** The channels of this socket's connections, made and accepted, still open (tests). Call on the event loop. */
+    final List<Channel> openChannels() {
+        return new ArrayList<>(channels);
+    }
+
     /** The endpoints bound so far, as resolved. Call on the event loop. */
     public final List<String> boundEndpoints() {
         List<String> l = new ArrayList<>();
@@ -288,6 +346,16 @@ public abstract class ZmtpSocket implements AutoCloseable {
      */
     public final ChannelHandler newPeerHandler() {
         return new PeerHandler(this, "channel", null);
+    }
+
+    /**
+     * Sets up one tcp:// or ipc:// connection's pipeline: accepted on a bound endpoint, or made
+     * to a connected one ({@code owner}, else null). A {@link io.zmtp.wire.ZmtpCodec} and a
+     * {@link PeerHandler}; STREAM, which speaks no ZMTP, puts its raw handler there instead.
+     */
+    void initConnection(Channel ch, boolean accepted, String endpoint, ConnectEndpoint owner) {
+        ch.pipeline().addLast(new io.zmtp.wire.ZmtpCodec(accepted ? acceptedZmtpOptions : zmtpOptions),
+                new PeerHandler(this, endpoint, owner));
     }
 
     // ------------------------------------------------------------------ receiving
@@ -349,6 +417,15 @@ public abstract class ZmtpSocket implements AutoCloseable {
     final void deliver(ZmtpMessage msg) {
         if (handler != null && undelivered.isEmpty()) {
             handOver(msg);
+            return;
+        }
+        if (conflating) {
+            // keep only the last: the new message replaces what the application has not taken
+            ZmtpMessage old;
+            while ((old = undelivered.poll()) != null) {
+                old.release();
+            }
+            undelivered.add(msg);
             return;
         }
         undelivered.add(msg);
@@ -427,6 +504,13 @@ public abstract class ZmtpSocket implements AutoCloseable {
         if (msg.isEmpty()) {
             throw new IllegalArgumentException("a message has at least one frame");
         }
+        if (conflating) {
+            if (blocked.isEmpty() && route(msg) != SendResult.WOULD_BLOCK) {
+                return true;
+            }
+            enqueueBlocked(msg, loop.newPromise());   // replaces what waited
+            return true;
+        }
         if (!blocked.isEmpty()) {
             return false;
         }
@@ -494,6 +578,15 @@ public abstract class ZmtpSocket implements AutoCloseable {
     }
 
     private void enqueueBlocked(ZmtpMessage msg, Promise<Void> p) {
+        if (conflating) {
+            // keep only the last: what waited is replaced, its send done (conflated away)
+            PendingSend old;
+            while ((old = blocked.poll()) != null) {
+                old.done();
+                old.msg.release();
+                old.promise.trySuccess(null);
+            }
+        }
         PendingSend ps = new PendingSend(msg, p);
         Duration timeout = options.sendTimeout();
         if (timeout != null) {
@@ -523,6 +616,16 @@ public abstract class ZmtpSocket implements AutoCloseable {
                 ps.done();
                 sendFailed(ps.msg, ps.promise, e);
             }
+        }
+    }
+
+    /**
+     * Sends what waits, now that something other than room changed (XPUB_NODROP: the full
+     * subscriber a send waited for has gone). Call on the event loop.
+     */
+    final void retryWaitingSends() {
+        if (!blocked.isEmpty()) {
+            retryBlocked();
         }
     }
 
@@ -702,6 +805,11 @@ public abstract class ZmtpSocket implements AutoCloseable {
             log.debug("{} ignoring {}", this, pipe);
             return;
         }
+        if (options.probeRouter() && (type == SocketType.ROUTER || type == SocketType.DEALER
+                || type == SocketType.REQ)) {
+            // ZMQ_PROBE_ROUTER: an empty message first, outside the type's own sending rules
+            pipe.write(ZmtpMessage.of(Unpooled.EMPTY_BUFFER));
+        }
         retryBlocked();
         runRoomWaiters();
     }
@@ -842,6 +950,69 @@ public abstract class ZmtpSocket implements AutoCloseable {
         } else {
             loop.execute(task);
         }
+    }
+
+    // ------------------------------------------------------------------ options that may change
+
+    /**
+     * Changes the send high-water mark (ZMQ_SNDHWM), from any thread; the future completes once
+     * the socket uses it. As in libzmq, it applies to peers that connect afterwards: a
+     * connection keeps the mark it started with (a {@link BlockingSocket}'s own queue keeps the
+     * size it was made with).
+     */
+    public final Future<Void> setSendHwm(int messages) {
+        SocketOptions.builder().sendHwm(messages); // validates on the caller's thread
+        return changeOptions(b -> b.sendHwm(messages));
+    }
+
+    /**
+     * Changes the receive high-water mark (ZMQ_RCVHWM), from any thread. Unlike libzmq, where
+     * it applies to new connections only, it applies at once: the mark is checked against the
+     * messages waiting for the application, whichever peer they came from.
+     */
+    public final Future<Void> setReceiveHwm(int messages) {
+        SocketOptions.builder().receiveHwm(messages);
+        return changeOptions(b -> b.receiveHwm(messages));
+    }
+
+    /** Changes the send timeout (ZMQ_SNDTIMEO; null waits forever) for sends made afterwards. */
+    public final Future<Void> setSendTimeout(Duration timeout) {
+        return changeOptions(b -> b.sendTimeout(timeout));
+    }
+
+    /** Changes the linger (ZMQ_LINGER) that {@link #close()} uses. */
+    public final Future<Void> setLinger(Duration linger) {
+        SocketOptions.builder().linger(linger);
+        return changeOptions(b -> b.linger(linger));
+    }
+
+    /**
+     * Changes the reconnect interval and its maximum (ZMQ_RECONNECT_IVL, ZMQ_RECONNECT_IVL_MAX):
+     * the maximum bounds the next delay each connected endpoint computes; the interval is where
+     * an endpoint starts again once a handshake succeeds, and for endpoints connected afterwards.
+     */
+    public final Future<Void> setReconnectInterval(Duration interval, Duration max) {
+        SocketOptions.builder().reconnectInterval(interval).reconnectIntervalMax(max);
+        return changeOptions(b -> b.reconnectInterval(interval).reconnectIntervalMax(max));
+    }
+
+    /** ROUTER: changes ZMQ_ROUTER_MANDATORY for the sends made afterwards. */
+    public final Future<Void> setRouterMandatory(boolean on) {
+        return changeOptions(b -> b.routerMandatory(on));
+    }
+
+    /** Replaces the options on the loop with {@code change} applied (one thread writes them). */
+    private Future<Void> changeOptions(UnaryOperator<SocketOptions.Builder> change) {
+        Promise<Void> p = loop.newPromise();
+        inLoop(() -> {
+            try {
+                options = change.apply(options.toBuilder()).build();
+                p.trySuccess(null);
+            } catch (RuntimeException e) {
+                p.tryFailure(e);
+            }
+        });
+        return p;
     }
 
     // ------------------------------------------------------------------ closing

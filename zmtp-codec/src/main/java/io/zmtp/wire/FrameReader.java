@@ -46,6 +46,8 @@ final class FrameReader {
     private ZmtpMessage partial;
     /** The unfinished message's bytes plus {@link ZmtpOptions#FRAME_COST} per frame after its first. */
     private long partialBytes;
+    /** ZMTP 2.0 (the fallback): the COMMAND flag is a reserved bit. */
+    private boolean zmtp20;
     /** Every frame read so far: a sign of life for the heartbeat. */
     private long framesRead;
 
@@ -59,6 +61,11 @@ final class FrameReader {
         ready = true;
         properties = peerProperties;
         cipher = frameCipher;
+    }
+
+    /** The peer speaks ZMTP 2.0: frames have MORE and LONG only, no commands. */
+    void zmtp20() {
+        zmtp20 = true;
     }
 
     /** Frames read so far. */
@@ -97,6 +104,10 @@ final class FrameReader {
                     + Integer.toHexString(flags) + ")");
         }
         boolean command = (flags & ZmtpWire.FLAG_COMMAND) != 0;
+        if (command && zmtp20) {
+            throw new ZmtpProtocolException("ZMTP 2.0 frame with a reserved flag bit set (flags 0x"
+                    + Integer.toHexString(flags) + ")");
+        }
         if (command && (flags & ZmtpWire.FLAG_MORE) != 0) {
             throw new ZmtpProtocolException("command frame with the MORE flag");
         }

@@ -12,7 +12,13 @@ import java.util.Set;
 public enum SocketType {
     PAIR("PairSocket"), PUB("PubSocket"), SUB("SubSocket"), REQ("ReqSocket"), REP("RepSocket"),
     DEALER("DealerSocket"), ROUTER("RouterSocket"), PULL("PullSocket"), PUSH("PushSocket"),
-    XPUB("XPubSocket"), XSUB("XSubSocket");
+    XPUB("XPubSocket"), XSUB("XSubSocket"),
+    /**
+     * libzmq's ZMQ_STREAM: raw TCP peers that speak no ZMTP at all (no greeting, no frames), each
+     * connection with a routing id of its own. It has no ZMTP peer type: {@link #validPeers()} is
+     * empty, and a ZMTP peer announcing it is refused by every other type.
+     */
+    STREAM("StreamSocket");
 
     private final byte[] wireName = name().getBytes(StandardCharsets.US_ASCII);
     private final String socketClass;
@@ -54,6 +60,7 @@ public enum SocketType {
             case PUSH: return EnumSet.of(PULL);
             case PULL: return EnumSet.of(PUSH);
             case PAIR: return EnumSet.of(PAIR);
+            case STREAM: return EnumSet.noneOf(SocketType.class);
             default: throw new AssertionError(this);
         }
     }
@@ -71,6 +78,11 @@ public enum SocketType {
     /** Whether this type filters outgoing messages by its peers' subscriptions. */
     public boolean isPublisher() {
         return this == PUB || this == XPUB;
+    }
+
+    /** Whether this type's connections carry raw bytes instead of ZMTP (STREAM). */
+    public boolean isRaw() {
+        return this == STREAM;
     }
 
     /**

@@ -35,7 +35,10 @@ import java.util.concurrent.TimeUnit;
  * application.
  *
  * <p>The greeting is sent in two parts as libzmq does: signature and major version first, the
- * rest once the peer's major version is known (this is where a ZMTP 2.0 downgrade would branch).
+ * rest once the peer's major version is known. A peer announcing ZMTP 2.0 is refused, unless
+ * {@link ZmtpOptions#zmtp20Fallback()} is on and the mechanism is NULL: then the connection speaks
+ * 2.0 (a socket-type byte ends our greeting, identity frames replace the handshake, and frames
+ * have no COMMAND flag; no heartbeats, no ERROR).
  *
  * <p>Inside, one stage at a time reads what arrives: {@code ZmtpGreeting}, then
  * {@code HandshakeDriver} (its commands read by the {@code FrameReader}), then the
@@ -59,6 +62,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private ZmtpGreeting greeting;
     /** Set from the greeting's end to the handshake's. */
     private HandshakeDriver handshake;
+    /** A ZMTP 2.0 peer's socket type, from the greeting's end to its identity frame (the fallback). */
+    private SocketType zmtp20PeerType;
     private final FrameReader reader;
     /** Written on the event loop, read from any thread through the accessors. */
     private volatile ZmtpVersion version;
@@ -335,11 +340,24 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                         return;
                     }
                     state = State.HANDSHAKE;
+                    if (version.isZmtp20()) {
+                        zmtp20PeerType = greeting.zmtp20PeerType();
+                        greeting = null;
+                        sendZmtp20Identity();
+                        break;
+                    }
                     handshake = new HandshakeDriver(this, ctx, writer, version, greeting.peerAsServer());
                     greeting = null;
                     handshake.start();
                     break;
                 case HANDSHAKE:
+                    if (zmtp20PeerType != null) {
+                        if (!readZmtp20Identity(in)) {
+                            return;
+                        }
+                        break;
+                    }
+                    // fall through: a 3.x handshake's commands are frames
                 case ACTIVE:
                     if (!reader.read(in, out)) {
                         return;
@@ -354,6 +372,51 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     return;
             }
         }
+    }
+
+    /** ZMTP 2.0: our identity as one short final frame, right after the greeting. */
+    private void sendZmtp20Identity() {
+        byte[] id = options.socketType().sendsIdentity() ? options.identity() : new byte[0];
+        ByteBuf frame = id.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(id);
+        try {
+            writer.writeFrame(0, frame);
+        } finally {
+            frame.release();
+        }
+        writer.flush();
+    }
+
+    /**
+     * ZMTP 2.0: the peer's identity frame (one short final frame, at most 255 bytes), which ends
+     * the 2.0 handshake; the peer's metadata is its socket type, identity and address.
+     */
+    private boolean readZmtp20Identity(ByteBuf in) throws ZmtpProtocolException {
+        if (in.readableBytes() < 2) {
+            return false;
+        }
+        int flags = in.getUnsignedByte(in.readerIndex());
+        if (flags != 0) {
+            throw new ZmtpProtocolException("ZMTP 2.0 peer's identity frame has flags 0x" + Integer.toHexString(flags)
+                    + " (one short final frame expected)");
+        }
+        int length = in.getUnsignedByte(in.readerIndex() + 1);
+        if (in.readableBytes() < 2 + length) {
+            return false;
+        }
+        in.skipBytes(2);
+        byte[] identity = new byte[length];
+        in.readBytes(identity);
+        ZmtpMetadata.Builder b = ZmtpMetadata.builder()
+                .put(ZmtpMetadata.SOCKET_TYPE, zmtp20PeerType.wireName())
+                .put(ZmtpMetadata.IDENTITY, identity);
+        SocketAddress remote = ctx.channel().remoteAddress();
+        if (remote != null) {
+            b.put(ZmtpMetadata.PEER_ADDRESS, remote.toString());
+        }
+        zmtp20PeerType = null;
+        reader.zmtp20();
+        handshakeSucceeded(b.build(), null);
+        return true;
     }
 
     /** Where the {@link FrameReader} delivers commands: to the handshake, or the connection's own. */
@@ -544,8 +607,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         releaseBudget();
         ZmtpProtocolException cause = new ZmtpProtocolException(reason);
         failWritesBeforeReady(cause);
-        if (errorReason != null) {
-            writer.cipher(null);   // ERROR is always a plaintext command
+        if (errorReason != null && (version == null || !version.isZmtp20())) {
+            writer.cipher(null);   // ERROR is always a plaintext command (and 2.0 has no commands)
             writer.writeCommand(ZmtpWire.ERROR, errorBody(errorReason));
         }
         ctx.fireUserEventTriggered(new ConnectionFailed(kind, reason, beforeHandshake, fatal));

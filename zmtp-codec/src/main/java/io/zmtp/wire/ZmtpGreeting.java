@@ -8,12 +8,14 @@ import java.nio.charset.StandardCharsets;
 /**
  * The greeting exchange of one connection (event loop only). Our greeting goes out in two parts
  * as libzmq sends it: signature and major version at once ({@link #sendStart}), the rest once the
- * peer's major version shows it speaks 3.x (where a ZMTP 2.0 downgrade would branch). The peer's
+ * peer's major version shows it speaks 3.x; a peer announcing ZMTP 2.0 gets one socket-type byte
+ * instead when {@link ZmtpOptions#zmtp20Fallback()} is on and the mechanism is NULL, and is refused
+ * otherwise. The peer's
  * greeting is read in stages as its bytes arrive; when it is complete, {@link #version()} is the
  * negotiated revision and the peer's mechanism is known to match ours.
  */
 final class ZmtpGreeting {
-    private enum Stage { SIGNATURE, MAJOR, REST, DONE }
+    private enum Stage { SIGNATURE, MAJOR, REST, ZMTP20_TYPE, DONE }
 
     private final ZmtpOptions options;
     private final ChannelHandlerContext ctx;
@@ -21,6 +23,8 @@ final class ZmtpGreeting {
     private Stage stage = Stage.SIGNATURE;
     private ZmtpVersion version;
     private boolean peerAsServer;
+    /** A ZMTP 2.0 peer's socket type (the fallback), else null. */
+    private SocketType zmtp20PeerType;
 
     ZmtpGreeting(ZmtpOptions options, ChannelHandlerContext ctx, FrameWriter writer) {
         this.options = options;
@@ -57,6 +61,11 @@ final class ZmtpGreeting {
                     break;
                 case REST:
                     if (!readRest(in)) {
+                        return false;
+                    }
+                    break;
+                case ZMTP20_TYPE:
+                    if (!readZmtp20Type(in)) {
                         return false;
                     }
                     break;
@@ -102,6 +111,7 @@ final class ZmtpGreeting {
         int major = in.readUnsignedByte();
         if (major < 3) {
             onLegacyPeer(major);
+            return true;
         }
         // Our greeting's second part goes out once the peer is known to speak 3.x.
         ByteBuf rest = ctx.alloc().buffer(ZmtpWire.GREETING_SIZE - ZmtpWire.GREETING_FIRST_PART);
@@ -114,10 +124,57 @@ final class ZmtpGreeting {
         return true;
     }
 
-    /** The peer announced ZMTP 1.x or 2.x. A downgrade to ZMTP 2.0 framing would start here. */
+    /**
+     * The peer announced a revision below 3. ZMTP 2.0 (revision 1) is spoken when the fallback
+     * is on and the mechanism is NULL: the rest of our greeting is then one socket-type byte
+     * (our signature and revision 3 are out already; a 2.0 peer reads any revision from 1 up as
+     * 2.0, as libzmq 4 relies on). Anything else is refused with the reason.
+     */
     private void onLegacyPeer(int major) throws ZmtpProtocolException {
-        String which = major <= 1 ? "ZMTP 2.0 (revision 1)" : "ZMTP 2.x (revision " + major + ")";
-        throw new ZmtpProtocolException("peer speaks " + which + "; only ZMTP 3.x is supported");
+        if (major != Zmtp20.REVISION) {
+            throw new ZmtpProtocolException("peer announces revision " + major + " of ZMTP; only ZMTP 3.x"
+                    + " (and 2.0 with zmtp20Fallback) is spoken");
+        }
+        if (!options.zmtp20Fallback()) {
+            throw new ZmtpProtocolException("peer speaks ZMTP 2.0 (revision 1), refused: only ZMTP 3.x is"
+                    + " spoken unless the zmtp20Fallback option is on");
+        }
+        if (!NullMechanism.INSTANCE.name().equals(options.mechanism().name())) {
+            throw new ZmtpProtocolException("peer speaks ZMTP 2.0 (revision 1), refused: 2.0 has no security"
+                    + " and this socket uses " + options.mechanism().name()
+                    + " (the ZMTP 2.0 fallback is for NULL only; a downgrade would strip the security)");
+        }
+        ByteBuf type = ctx.alloc().buffer(1);
+        type.writeByte(Zmtp20.typeCode(options.socketType()));
+        writer.writeRaw(type);
+        type.release();
+        writer.flush();
+        stage = Stage.ZMTP20_TYPE;
+    }
+
+    /** A ZMTP 2.0 peer's socket-type byte: known, and a type ours may talk to. */
+    private boolean readZmtp20Type(ByteBuf in) throws ZmtpProtocolException {
+        if (!in.isReadable()) {
+            return false;
+        }
+        int code = in.readUnsignedByte();
+        SocketType peer = Zmtp20.type(code);
+        if (peer == null) {
+            throw new ZmtpProtocolException("ZMTP 2.0 peer announces unknown socket type code " + code);
+        }
+        if (!options.socketType().isCompatibleWith(peer)) {
+            throw new ZmtpProtocolException("socket types " + options.socketType() + " and " + peer
+                    + " (a ZMTP 2.0 peer) cannot talk");
+        }
+        zmtp20PeerType = peer;
+        version = ZmtpVersion.V2_0;
+        stage = Stage.DONE;
+        return true;
+    }
+
+    /** The socket type a ZMTP 2.0 peer announced, or null when the peer speaks 3.x. */
+    SocketType zmtp20PeerType() {
+        return zmtp20PeerType;
     }
 
     private boolean readRest(ByteBuf in) throws ZmtpProtocolException {

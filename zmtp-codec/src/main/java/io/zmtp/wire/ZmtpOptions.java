@@ -61,6 +61,7 @@ public final class ZmtpOptions {
     private final HeartbeatPolicy heartbeat;
     private final ZmtpVersion version;
     private final ZmtpMetadata localMetadata;
+    private final boolean zmtp20Fallback;
 
     private ZmtpOptions(Builder b) {
         this.socketType = Objects.requireNonNull(b.socketType, "socketType");
@@ -77,6 +78,7 @@ public final class ZmtpOptions {
         this.handshakeTimeout = b.handshakeTimeout;
         this.heartbeat = b.heartbeat;
         this.version = b.version;
+        this.zmtp20Fallback = b.zmtp20Fallback;
         ZmtpMetadata.Builder m = ZmtpMetadata.builder().put(ZmtpMetadata.SOCKET_TYPE, socketType.wireName());
         if (socketType.sendsIdentity()) {
             m.put(ZmtpMetadata.IDENTITY, identity);
@@ -108,6 +110,7 @@ public final class ZmtpOptions {
         b.handshakeTimeout = handshakeTimeout;
         b.heartbeat = heartbeat;
         b.version = version;
+        b.zmtp20Fallback = zmtp20Fallback;
         return b;
     }
 
@@ -171,6 +174,14 @@ public final class ZmtpOptions {
         return heartbeat;
     }
 
+    /**
+     * Whether a peer that announces ZMTP 2.0 (revision 1: libzmq 3.x, JeroMQ 0.3) is spoken to
+     * in ZMTP 2.0 instead of refused; only with the NULL mechanism (off by default).
+     */
+    public boolean zmtp20Fallback() {
+        return zmtp20Fallback;
+    }
+
     /** The version we announce (3.1 unless told to behave as a 3.0 peer). */
     public ZmtpVersion version() {
         return version;
@@ -202,6 +213,7 @@ public final class ZmtpOptions {
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private HeartbeatPolicy heartbeat = HeartbeatPolicy.OFF;
         private ZmtpVersion version = ZmtpVersion.V3_1;
+        private boolean zmtp20Fallback;
 
         private Builder() {
         }
@@ -335,7 +347,23 @@ public final class ZmtpOptions {
 
         /** Announce ZMTP 3.0 instead of 3.1 (to behave as an older peer; mostly for tests). */
         public Builder version(ZmtpVersion v) {
-            this.version = Objects.requireNonNull(v);
+            if (Objects.requireNonNull(v).isZmtp20()) {
+                throw new IllegalArgumentException("ZMTP 2.0 is never announced; see zmtp20Fallback");
+            }
+            this.version = v;
+            return this;
+        }
+
+        /**
+         * Speak ZMTP 2.0 (15/ZMTP: libzmq 3.x, JeroMQ 0.3.x, netty-zmtp's 2.0 mode) with a peer
+         * whose greeting announces it, instead of closing the connection; off by default. It
+         * applies only while the mechanism is NULL: ZMTP 2.0 has no security at all, so with PLAIN
+         * or CURVE a peer announcing 2.0 is still refused (a man in the middle could otherwise
+         * strip the security by rewriting one greeting byte). A 2.0 connection has no
+         * heartbeats, no metadata beyond the peer's socket type and identity, and no ERROR.
+         */
+        public Builder zmtp20Fallback(boolean on) {
+            this.zmtp20Fallback = on;
             return this;
         }
 

@@ -2,6 +2,12 @@ package io.zmtp.wire;
 
 /** The ZMTP revisions this library speaks. We announce 3.1 and adapt to a 3.0 peer. */
 public enum ZmtpVersion {
+    /**
+     * 15/ZMTP (libzmq 3.x, revision byte 1): no security, no commands, no metadata. Never
+     * announced; spoken only with a peer that announces it, when {@link ZmtpOptions#zmtp20Fallback()}
+     * is on and the mechanism is NULL.
+     */
+    V2_0(2, 0),
     /** 23/ZMTP: symmetric NULL handshake, subscriptions as messages, no heartbeats. */
     V3_0(3, 0),
     /** 37/ZMTP: PING/PONG heartbeats, SUBSCRIBE/CANCEL commands. */
@@ -32,6 +38,11 @@ public enum ZmtpVersion {
      * The revision both peers speak, given what the peer announced: the lower of ours and theirs.
      * Any 3.x minor version above 1 is treated as 3.1.
      */
+    /** Whether this is ZMTP 2.0, the fallback: greeting, identity frame, frames; no commands. */
+    public boolean isZmtp20() {
+        return this == V2_0;
+    }
+
     public static ZmtpVersion negotiate(ZmtpVersion ours, int peerMajor, int peerMinor) {
         if (peerMajor < 3) {
             throw new IllegalArgumentException("ZMTP " + peerMajor + ".x is not 3.x");

@@ -26,12 +26,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SocketTypeHooksTest extends ContextTest {
 
     @Test
-    void reqRefusesASecondRequestBeforeTheReplyThroughTheReactorApi() {
+    void reqRefusesASecondRequestBeforeTheReplyThroughTheReactorApi() throws InterruptedException {
         ZmtpSocket rep = ctx.socket(SocketType.REP);
         String ep = get(rep.bind("inproc://hooks-req"));
+        java.util.concurrent.Semaphore requests = new java.util.concurrent.Semaphore(0);
         rep.onMessage(m -> {
             m.release();
-            rep.send("reply");
+            requests.release(); // the test answers, so the reply cannot come before the second send
         });
         ZmtpSocket req = ctx.socket(SocketType.REQ);
         SocketTesting.Inbox replies = new SocketTesting.Inbox(req);
@@ -43,9 +44,13 @@ class SocketTypeHooksTest extends ContextTest {
         second.awaitUninterruptibly(T.toMillis());
         assertInstanceOf(SocketStateException.class, second.cause(), "a REQ alternates send and receive");
         assertTrue(second.cause().getMessage().contains("REQ cannot send again"), second.cause().getMessage());
+        assertTrue(requests.tryAcquire(T.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS), "the first request arrived");
+        get(rep.send("reply"));
         assertEquals(List.of("reply"), replies.next());
         get(req.whenSendAllowed());
         get(req.send("after the reply"));
+        assertTrue(requests.tryAcquire(T.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS), "the next request arrived");
+        get(rep.send("reply"));
         assertEquals(List.of("reply"), replies.next(), "the request after the reply went and was answered");
     }
 
