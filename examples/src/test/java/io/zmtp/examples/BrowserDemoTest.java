@@ -1,7 +1,9 @@
 package io.zmtp.examples;
 
 import io.zmtp.examples.browser.BrowserDemo;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
@@ -30,10 +32,17 @@ class BrowserDemoTest {
 
     @TempDir
     Path profile;
+    static Path bundle;
+
+    /** The npm install may take a while on a cold cache: it has its own time limit. */
+    @BeforeAll
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    static void bundle() throws Exception {
+        bundle = buildBundle();
+    }
 
     @Test
     void aBrowserSubscribesAndAsksOverWebSocket() throws Exception {
-        Path bundle = buildBundle();
         String chromium = findChromium();
         try (BrowserDemo demo = BrowserDemo.start(0, 0, bundle)) {
             List<String> command = new ArrayList<>(List.of(chromium, "--headless", "--no-sandbox", "--disable-gpu",
