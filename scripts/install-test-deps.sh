@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the interop tests and the libzmq benchmark peers need, where it is missing:
-# Debian's libzmq5 with python3-zmq (used through /usr/bin/python3), libzmq3-dev and gcc.
+# Debian's libzmq5 with python3-zmq (used through /usr/bin/python3), libzmq3-dev and gcc; chromium
+# and npm for the browser example (examples/).
 set -euo pipefail
 
 need=()
@@ -8,6 +9,9 @@ need=()
 [ -f /usr/include/zmq.h ] || need+=(libzmq3-dev)
 command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+# The browser example's test: a headless Chromium, and npm for jszmq (examples/js/build.sh).
+[ -x /usr/bin/chromium ] || need+=(chromium)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"

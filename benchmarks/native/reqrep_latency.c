@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
     void *ctx = new_context(argc, argv);
     void *rep = new_socket(ctx, ZMQ_REP);
     char endpoint[256];
-    bind_endpoint(rep, "tcp://127.0.0.1:*", endpoint, sizeof endpoint);
+    bind_endpoint(rep, option(argc, argv, "--bind", "tcp://127.0.0.1:*"), endpoint, sizeof endpoint);
     void *req = new_socket(ctx, ZMQ_REQ);
     if (zmq_connect(req, endpoint)) {
         fail("connect");

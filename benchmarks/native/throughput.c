@@ -8,7 +8,7 @@
  * receiver a CURVE client.
  *
  *   throughput --pattern pubsub|pushpull --size BYTES [--curve] [--batch N]
- *              [--warmup N --iterations N --time S] [--io-threads N]
+ *              [--warmup N --iterations N --time S] [--io-threads N] [--bind ENDPOINT]
  *
  * Probe messages (first byte 'P') are sent until one arrives, so that a subscription has reached
  * the publisher before measuring; the receiver does not count them.
@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
         }
     }
     char endpoint[256];
-    bind_endpoint(f.sender, "tcp://127.0.0.1:*", endpoint, sizeof endpoint);
+    bind_endpoint(f.sender, option(argc, argv, "--bind", "tcp://127.0.0.1:*"), endpoint, sizeof endpoint);
     if (zmq_connect(f.receiver, endpoint)) {
         fail("connect");
     }

@@ -57,7 +57,10 @@ abstract class SocketEnd implements AutoCloseable {
         return new Libzmq(peer, type, id);
     }
 
-    /** Binds tcp on 127.0.0.1 (an ephemeral port) or ipc in {@code dir}; returns the endpoint bound. */
+    /**
+     * Binds tcp on 127.0.0.1 (an ephemeral port), ws (ws://127.0.0.1, an ephemeral port, path
+     * /zws) or ipc in {@code dir}; returns the endpoint bound.
+     */
     abstract String bind(String transport, Path dir);
 
     abstract void connect(String endpoint);
@@ -123,6 +126,9 @@ abstract class SocketEnd implements AutoCloseable {
 
         @Override
         String bind(String transport, Path dir) {
+            if (transport.equals("ws")) {
+                return blocking.bind("ws://127.0.0.1:0/zws");
+            }
             return blocking.bind(transport.equals("ipc") ? ipcPath(dir) : "tcp://127.0.0.1:0");
         }
 
@@ -200,6 +206,9 @@ abstract class SocketEnd implements AutoCloseable {
 
         @Override
         String bind(String transport, Path dir) {
+            if (transport.equals("ws")) {
+                return peer.bind(id, "ws://127.0.0.1:*/zws");
+            }
             return peer.bind(id, transport.equals("ipc") ? ipcPath(dir) : "tcp://127.0.0.1:*");
         }
 

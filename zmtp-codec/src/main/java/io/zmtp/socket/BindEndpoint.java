@@ -53,6 +53,10 @@ final class BindEndpoint {
     private final HashMap<InetAddress, int[]> perAddress = new HashMap<>();
     private long acceptBackoffMillis;
     private boolean acceptPaused;
+    /** The shared port of a ws:// or wss:// endpoint. */
+    private WebSocketListener webSocketListener;
+    /** Completes when an unbind is done (set by close). */
+    private Future<?> closed;
 
     BindEndpoint(ZmtpSocket socket, Endpoint requested) {
         this.socket = socket;
@@ -72,6 +76,27 @@ final class BindEndpoint {
         Promise<String> p = socket.loop.newPromise();
         IoTransport io = socket.context.transport();
         SocketOptions options = socket.options();
+        if (requested.transport().webSocket()) {
+            WebSocketListener.bind(socket, requested, this).addListener(f -> {
+                if (!f.isSuccess()) {
+                    String reason = f.cause().getMessage();
+                    socket.event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
+                    p.tryFailure(new IOException("cannot bind " + requested + ": " + reason, f.cause()));
+                    return;
+                }
+                resolved = requested.withPort(((InetSocketAddress) f.getNow()).getPort());
+                socket.event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
+                p.trySuccess(resolved.toString());
+            });
+            return p;
+        }
+        if (requested.transport() == Endpoint.Transport.TLS
+                && (options.tls() == null || options.tls().serverContext() == null)) {
+            String reason = "binding " + requested + " needs SocketOptions.tls with a server context";
+            socket.event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
+            p.tryFailure(new IllegalStateException(reason));
+            return p;
+        }
         ServerBootstrap b = new ServerBootstrap().group(socket.loop, socket.loop)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.SO_BACKLOG, options.backlog())
@@ -83,7 +108,7 @@ final class BindEndpoint {
                     }
                 });
         ChannelFuture f;
-        if (requested.transport() == Endpoint.Transport.TCP) {
+        if (requested.transport().overTcp()) {
             if (options.receiveBuffer() > 0) {
                 // on the listening socket too, so the window scale of accepted connections fits it
                 b.option(ChannelOption.SO_RCVBUF, options.receiveBuffer());
@@ -110,7 +135,7 @@ final class BindEndpoint {
                 return;
             }
             server = cf.channel();
-            if (requested.transport() == Endpoint.Transport.TCP) {
+            if (requested.transport().overTcp()) {
                 resolved = requested.withPort(((InetSocketAddress) server.localAddress()).getPort());
             } else {
                 resolved = requested.withPath(ipcPath);
@@ -121,8 +146,44 @@ final class BindEndpoint {
         return p;
     }
 
+    void webSocketListener(WebSocketListener l) {
+        this.webSocketListener = l;
+    }
+
+    /**
+     * A ws:// or wss:// connection whose upgrade request named this endpoint's path: counted and
+     * given the WebSocket handshake, the codec and a peer handler, or closed when it passes a
+     * bound (then false).
+     */
+    boolean webSocketAccepted(Channel ch) {
+        if (!admit(ch)) {
+            return false;
+        }
+        io.zmtp.wire.ZmtpOptions zo = socket.acceptedZmtpOptions();
+        io.zmtp.transport.WebSocketTransport.addUpgradeHandlers(ch.pipeline(), requested.path(), zo);
+        socket.channelOpened(ch);
+        socket.initConnection(ch, true, resolved(), null);
+        socket.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
+        return true;
+    }
+
     /** A new connection: counted and set up, or closed at once when it passes a bound. */
     private void accepted(Channel ch) {
+        if (!admit(ch)) {
+            return;
+        }
+        SocketOptions options = socket.options();
+        socket.channelOpened(ch);
+        if (requested.transport() == Endpoint.Transport.TLS) {
+            ch.pipeline().addLast(options.tls().newServerHandler(ch.alloc(), options.handshakeTimeout()),
+                    new io.zmtp.transport.TlsPeerIdentity());
+        }
+        socket.initConnection(ch, true, resolved(), null);
+        socket.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
+    }
+
+    /** Counts a new connection, or closes it at once when it passes a bound (then false). */
+    private boolean admit(Channel ch) {
         SocketOptions options = socket.options();
         SocketAddress remote = ch.remoteAddress();
         InetAddress address = remote instanceof InetSocketAddress ? ((InetSocketAddress) remote).getAddress() : null;
@@ -140,20 +201,18 @@ final class BindEndpoint {
             ch.close();
             log.warn("{} {} refused a connection from {}: {}", socket, resolved(), remote, refusal);
             socket.event(SocketEvent.Type.REFUSED, resolved(), String.valueOf(remote), refusal, null);
-            return;
+            return false;
         }
         connections++;
         if (address != null) {
             perAddress.computeIfAbsent(address, a -> new int[1])[0]++;
         }
         ch.closeFuture().addListener(f -> released(address));
-        if (requested.transport() == Endpoint.Transport.TCP) {
+        if (requested.transport().overTcp()) {
             socket.context.transport().keepAlive(ch, options.tcpKeepAlive());
             TcpSocketOptions.apply(ch, options);
         }
-        socket.channelOpened(ch);
-        socket.initConnection(ch, true, resolved(), null);
-        socket.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(remote), null, null);
+        return true;
     }
 
     private void released(InetAddress address) {
@@ -214,6 +273,18 @@ final class BindEndpoint {
     /** Stops listening; with {@code closeAccepted}, also closes the connections accepted here. */
     Future<?> close(boolean closeAccepted) {
         Promise<Void> done = socket.loop.newPromise();
+        if (webSocketListener != null) {
+            WebSocketListener l = webSocketListener;
+            webSocketListener = null;
+            closed = l.remove(requested.path(), this, socket.loop);
+            socket.bindClosing(this);
+            closed.addListener(f -> {
+                socket.event(SocketEvent.Type.UNBOUND, resolved(), null, null, null);
+                done.trySuccess(null);
+            });
+            closeAcceptedPipes(closeAccepted);
+            return done;
+        }
         if (server == null) {
             done.trySuccess(null);
             return done;
@@ -226,6 +297,11 @@ final class BindEndpoint {
             socket.event(SocketEvent.Type.UNBOUND, resolved(), null, null, null);
             done.trySuccess(null);
         });
+        closeAcceptedPipes(closeAccepted);
+        return done;
+    }
+
+    private void closeAcceptedPipes(boolean closeAccepted) {
         if (closeAccepted) {
             for (Pipe p : new java.util.ArrayList<>(socket.pipes())) {
                 if (resolved().equals(p.endpoint())) {
@@ -233,14 +309,13 @@ final class BindEndpoint {
                 }
             }
         }
-        return done;
     }
 
     Channel serverChannel() {
-        return server;
+        return server != null || webSocketListener == null ? server : webSocketListener.serverChannel();
     }
 
     Future<?> closeFuture() {
-        return server.closeFuture();
+        return closed != null ? closed : server.closeFuture();
     }
 }

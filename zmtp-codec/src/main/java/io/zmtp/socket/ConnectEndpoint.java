@@ -9,6 +9,9 @@ import io.netty.channel.ChannelOption;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.transport.Endpoint;
 import io.zmtp.transport.IoTransport;
+import io.zmtp.transport.TlsPeerIdentity;
+import io.zmtp.transport.WebSocketTransport;
+import io.zmtp.wire.ZmtpOptions;
 import io.zmtp.wire.ConnectionFailed;
 
 import java.net.InetSocketAddress;
@@ -65,15 +68,31 @@ final class ConnectEndpoint {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        if (endpoint.transport() == Endpoint.Transport.TCP) {
-                            io.keepAlive(ch, socket.options().tcpKeepAlive());
-                            TcpSocketOptions.apply(ch, socket.options());
+                        SocketOptions o = socket.options();
+                        if (endpoint.transport().overTcp()) {
+                            io.keepAlive(ch, o.tcpKeepAlive());
+                            TcpSocketOptions.apply(ch, o);
+                        }
+                        ZmtpOptions zo = socket.zmtpOptions();
+                        if (endpoint.transport().secure()) {
+                            ch.pipeline().addLast(o.tls().newClientHandler(ch.alloc(), endpoint.host(),
+                                    endpoint.port(), o.handshakeTimeout()), new TlsPeerIdentity());
+                        }
+                        if (endpoint.transport().webSocket()) {
+                            WebSocketTransport.addClientHandlers(ch.pipeline(),
+                                    java.net.URI.create((endpoint.transport() == Endpoint.Transport.WSS ? "wss://" : "ws://")
+                                            + endpoint.address()), zo);
                         }
                         socket.initConnection(ch, false, endpoint.toString(), ConnectEndpoint.this);
                     }
                 });
         SocketAddress address;
-        if (endpoint.transport() == Endpoint.Transport.TCP) {
+        if (endpoint.transport().secure()
+                && (socket.options().tls() == null || socket.options().tls().clientContext() == null)) {
+            failedAttempt("connecting to " + endpoint + " needs SocketOptions.tls with a client context");
+            return;
+        }
+        if (endpoint.transport().overTcp()) {
             b.channel(io.tcpChannel()).option(ChannelOption.TCP_NODELAY, true);
             try {
                 address = endpoint.connectAddress();

@@ -109,6 +109,7 @@ public final class SocketOptions {
     private final int maxConnections;
     private final int maxConnectionsPerAddress;
     private final TcpKeepAlive tcpKeepAlive;
+    private final io.zmtp.transport.TlsSettings tls;
     private final boolean conflate;
     private final boolean probeRouter;
     private final int routerNotify;
@@ -155,6 +156,7 @@ public final class SocketOptions {
         maxConnections = b.maxConnections;
         maxConnectionsPerAddress = b.maxConnectionsPerAddress;
         tcpKeepAlive = b.tcpKeepAlive;
+        tls = b.tls;
         conflate = b.conflate;
         probeRouter = b.probeRouter;
         routerNotify = b.routerNotify;
@@ -207,6 +209,7 @@ public final class SocketOptions {
         b.maxConnections = maxConnections;
         b.maxConnectionsPerAddress = maxConnectionsPerAddress;
         b.tcpKeepAlive = tcpKeepAlive;
+        b.tls = tls;
         b.conflate = conflate;
         b.probeRouter = probeRouter;
         b.routerNotify = routerNotify;
@@ -298,6 +301,11 @@ public final class SocketOptions {
     }
 
     /** TCP keepalive of this socket's tcp:// connections, or null when off. */
+    /** The TLS settings of tls:// and wss:// endpoints; null when none were set. */
+    public io.zmtp.transport.TlsSettings tls() {
+        return tls;
+    }
+
     public TcpKeepAlive tcpKeepAlive() {
         return tcpKeepAlive;
     }
@@ -488,6 +496,7 @@ public final class SocketOptions {
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
         private TcpKeepAlive tcpKeepAlive = TcpKeepAlive.DEFAULT;
+        private io.zmtp.transport.TlsSettings tls;
         private boolean conflate;
         private boolean probeRouter;
         private int routerNotify;
@@ -654,6 +663,16 @@ public final class SocketOptions {
         /** TCP keepalive of tcp:// connections ({@link TcpKeepAlive#DEFAULT}); null turns it off. */
         public Builder tcpKeepAlive(TcpKeepAlive keepAlive) {
             this.tcpKeepAlive = keepAlive;
+            return this;
+        }
+
+        /**
+         * TLS for tls:// and wss:// endpoints: the server context a bind uses, the client context a
+         * connect uses (either may be absent when the socket only binds or only connects). No
+         * default: binding or connecting such an endpoint without it fails with a clear error.
+         */
+        public Builder tls(io.zmtp.transport.TlsSettings settings) {
+            this.tls = settings;
             return this;
         }
 

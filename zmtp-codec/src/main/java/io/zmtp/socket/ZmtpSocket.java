@@ -186,7 +186,8 @@ public abstract class ZmtpSocket implements AutoCloseable {
                 p.tryFailure(e);
                 return;
             }
-            if (ep.transport() == Endpoint.Transport.INPROC && type.isRaw()) {
+            if (type.isRaw() && (ep.transport() == Endpoint.Transport.INPROC || ep.transport().webSocket()
+                    || ep.transport() == Endpoint.Transport.TLS)) {
                 p.tryFailure(new IllegalArgumentException(type + " sockets speak raw TCP: tcp:// and ipc:// only"));
                 return;
             }
@@ -256,14 +257,15 @@ public abstract class ZmtpSocket implements AutoCloseable {
             Endpoint ep;
             try {
                 ep = Endpoint.parse(endpoint);
-                if (ep.transport() == Endpoint.Transport.TCP) {
+                if (ep.transport().overTcp()) {
                     ep.connectAddress();
                 }
             } catch (IllegalArgumentException e) {
                 p.tryFailure(e);
                 return;
             }
-            if (ep.transport() == Endpoint.Transport.INPROC && type.isRaw()) {
+            if (type.isRaw() && (ep.transport() == Endpoint.Transport.INPROC || ep.transport().webSocket()
+                    || ep.transport() == Endpoint.Transport.TLS)) {
                 p.tryFailure(new IllegalArgumentException(type + " sockets speak raw TCP: tcp:// and ipc:// only"));
                 return;
             }

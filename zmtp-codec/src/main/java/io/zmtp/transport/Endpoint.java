@@ -7,23 +7,56 @@ import java.util.Objects;
 /**
  * A ZeroMQ endpoint string, parsed: {@code tcp://host:port} (host {@code *} means every
  * interface, port {@code *} or 0 an ephemeral port), {@code ipc://path} (a Unix domain socket;
- * {@code ipc://@name} is Linux's abstract namespace, as libzmq) and {@code inproc://name}.
+ * {@code ipc://@name} is Linux's abstract namespace, as libzmq) and {@code inproc://name}; and
+ * over tcp, {@code ws://host:port/path} and {@code wss://host:port/path} (ZMTP on WebSocket after
+ * ZWS 2.0, as libzmq's ws://; the path defaults to {@code /}) and {@code tls://host:port} (ZMTP
+ * inside TLS; libzmq has no equivalent).
  */
 public final class Endpoint {
 
     /** The transports a ZeroMQ endpoint can name. */
-    public enum Transport { TCP, IPC, INPROC }
+    public enum Transport {
+        TCP, IPC, INPROC,
+        /** ZWS 2.0: ZMTP over WebSocket. */
+        WS,
+        /** ZWS 2.0 over WebSocket over TLS. */
+        WSS,
+        /** ZMTP inside TLS over tcp. */
+        TLS;
+
+        /** Whether this transport runs over a tcp connection (host and port). */
+        public boolean overTcp() {
+            return this == TCP || this == WS || this == WSS || this == TLS;
+        }
+
+        /** Whether this transport is ZMTP on WebSocket. */
+        public boolean webSocket() {
+            return this == WS || this == WSS;
+        }
+
+        /** Whether this transport runs inside TLS. */
+        public boolean secure() {
+            return this == WSS || this == TLS;
+        }
+    }
 
     private final Transport transport;
     private final String address;
     private final String host;
     private final int port;
+    /** The WebSocket path of ws:// and wss:// ({@code /} when none is given); null otherwise. */
+    private final String path;
 
     private Endpoint(Transport transport, String address, String host, int port) {
+        this(transport, address, host, port, null);
+    }
+
+    private Endpoint(Transport transport, String address, String host, int port, String path) {
         this.transport = transport;
         this.address = address;
         this.host = host;
         this.port = port;
+        this.path = path;
     }
 
     /**
@@ -68,13 +101,26 @@ public final class Endpoint {
                 }
                 return new Endpoint(Transport.TCP, rest, h, portNumber);
             }
+            case "ws":
+            case "wss": {
+                Transport t = scheme.equals("ws") ? Transport.WS : Transport.WSS;
+                int slash = rest.indexOf('/');
+                String hostPort = slash < 0 ? rest : rest.substring(0, slash);
+                String wsPath = slash < 0 ? "/" : rest.substring(slash);
+                Endpoint hp = parse("tcp://" + hostPort);
+                return new Endpoint(t, hostPort + wsPath, hp.host, hp.port, wsPath);
+            }
+            case "tls": {
+                Endpoint hp = parse("tcp://" + rest);
+                return new Endpoint(Transport.TLS, rest, hp.host, hp.port);
+            }
             case "ipc":
                 return new Endpoint(Transport.IPC, rest, null, -1);
             case "inproc":
                 return new Endpoint(Transport.INPROC, rest, null, -1);
             default:
                 throw new IllegalArgumentException("unsupported transport '" + scheme + "' in " + endpoint
-                        + " (tcp, ipc and inproc are supported)");
+                        + " (tcp, ipc, inproc, ws, wss and tls are supported)");
         }
     }
 
@@ -85,6 +131,11 @@ public final class Endpoint {
     /** Everything after {@code ://}. */
     public String address() {
         return address;
+    }
+
+    /** The WebSocket path of a ws:// or wss:// endpoint ({@code /} when none was given); null otherwise. */
+    public String path() {
+        return path;
     }
 
     /** The tcp host ({@code *} for every interface); null for other transports. */
@@ -119,7 +170,10 @@ public final class Endpoint {
     public Endpoint withPort(int actualPort) {
         String h = "*".equals(host) ? "0.0.0.0" : host;
         String a = (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + actualPort;
-        return new Endpoint(Transport.TCP, a, host, actualPort);
+        if (path != null) {
+            a = a + path;
+        }
+        return new Endpoint(transport, a, host, actualPort, path);
     }
 
     /** An ipc endpoint with its path replaced (for {@code ipc://*}). */

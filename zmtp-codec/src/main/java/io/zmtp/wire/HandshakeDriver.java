@@ -122,6 +122,9 @@ final class HandshakeDriver implements HandshakeSession {
             return;
         }
         ZmtpMetadata.Builder b = metadata.toBuilder();
+        if (userId == null) {
+            userId = ctx.channel().attr(TransportUserId.KEY).get();   // e.g. a TLS client certificate
+        }
         if (userId != null) {
             b.put(ZmtpMetadata.USER_ID, userId);
         }

@@ -243,6 +243,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             // sees no progress and stops calling).
             return;
         }
+        if (state == State.GREETING && handshakeTimer == null) {
+            // Added to an open channel and given bytes before its start task ran (a handler that
+            // detected ZMTP and handed on what it had read): our greeting's first part goes first.
+            start();
+        }
         currentOut = out;
         try {
             decodeFrames(in, out);

@@ -22,6 +22,11 @@ public final class ZmtpReqRep implements ReqRepRoundTrip {
     private final byte[] payload;
 
     public ZmtpReqRep(int size) {
+        this(size, "tcp://127.0.0.1:0");
+    }
+
+    /** The same over {@code bindEndpoint} (tcp, ws...; an ephemeral port). */
+    public ZmtpReqRep(int size, String bindEndpoint) {
         payload = new byte[size];
         Arrays.fill(payload, (byte) 'R');
         ZmtpSocket rep = ctx.socket(SocketType.REP);
@@ -30,7 +35,7 @@ public final class ZmtpReqRep implements ReqRepRoundTrip {
                 request.release();
             }
         });
-        String endpoint = rep.bind("tcp://127.0.0.1:0").syncUninterruptibly().getNow();
+        String endpoint = rep.bind(bindEndpoint).syncUninterruptibly().getNow();
         req = ctx.blocking(SocketType.REQ);
         req.connect(endpoint);
     }

@@ -20,9 +20,14 @@ final class ZmtpFlow extends MessageFlow {
     private final BlockingSocket sender;
 
     ZmtpFlow(boolean pubsub, int size, SocketOptions senderOptions, SocketOptions receiverOptions) {
+        this(pubsub, size, senderOptions, receiverOptions, "tcp://127.0.0.1:0");
+    }
+
+    /** The same over {@code bindEndpoint} (tcp, ws...; an ephemeral port). */
+    ZmtpFlow(boolean pubsub, int size, SocketOptions senderOptions, SocketOptions receiverOptions, String bindEndpoint) {
         super(size);
         sender = BlockingSocket.wrap(ctx.socket(pubsub ? SocketType.PUB : SocketType.PUSH, senderOptions));
-        String endpoint = sender.bind("tcp://127.0.0.1:0");
+        String endpoint = sender.bind(bindEndpoint);
         ZmtpSocket receiver = ctx.socket(pubsub ? SocketType.SUB : SocketType.PULL, receiverOptions);
         receiver.onMessage(m -> {
             ByteBuf first = m.first();
