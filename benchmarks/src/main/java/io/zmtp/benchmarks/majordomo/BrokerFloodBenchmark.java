@@ -11,8 +11,13 @@ import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * meanwhile. Not a JMH benchmark: one run, figures printed.
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar io.zmtp.benchmarks.majordomo.BrokerFloodBenchmark [requests] [clients] [messagesPerTurn]
+ * java -cp benchmarks/target/benchmarks.jar io.zmtp.benchmarks.majordomo.BrokerFloodBenchmark [requests] [clients] [messagesPerTurn] [endpoint|-] [apart]
  * </pre>
  *
  * {@code messagesPerTurn} sets the broker socket's {@code SocketOptions.messagesPerTurn} (default:
@@ -43,6 +48,14 @@ import java.util.concurrent.TimeUnit;
  * probe's round trips are back under 5 ms; 200 more round trips follow.
  * {@code messagesPerTurn} is then ignored (give "-").
  *
+ * <p>With a sixth argument {@code apart}, the flooders run in a JVM of their own (started by this
+ * program with its class path), so that their sending and its garbage collections do not pause
+ * the probe's process: the probe then measures the broker, not the load generator beside it. The
+ * flood ends for the figures once that process has sent everything and exited. The fifth argument
+ * may be "-" (the broker in this process). {@code -Dflood.warmups=N} sends N whole floods, in
+ * processes of their own, before the quiet and measured phases (a warm broker, as one that has run
+ * for a while; the figures of a freshly started JVM include its just-in-time compilation).
+ *
  * Setup, all MDP/0.2 over loopback tcp, raw DEALER sockets for every peer except the broker (so the
  * program runs unchanged against older versions of the broker): the broker on a context of its
  * own (one event loop); a worker for {@code slow} that takes one request and never answers (so
@@ -57,12 +70,17 @@ public final class BrokerFloodBenchmark {
     private static final byte[] W2 = "MDPW02".getBytes();
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals(FLOOD_ROLE)) {
+            floodProcess(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+            return;
+        }
         int requests = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
         int clients = args.length > 1 ? Integer.parseInt(args[1]) : 400;
         SocketOptions brokerOptions = args.length > 2 && !args[2].equals("-")
                 ? SocketOptions.builder().messagesPerTurn(Integer.parseInt(args[2])).build()
                 : SocketOptions.DEFAULTS;
-        String external = args.length > 3 ? args[3] : null;
+        String external = args.length > 3 && !args[3].equals("-") ? args[3] : null;
+        boolean floodApart = args.length > 4 && args[4].equals("apart");
         int perClient = requests / clients;
         requests = perClient * clients;
         try (ZmtpContext brokerCtx = ZmtpContext.create(1);
@@ -96,29 +114,47 @@ public final class BrokerFloodBenchmark {
             probe.onMessage(probeReplies::add);
             probe.connect(endpoint).syncUninterruptibly();
 
-            // Warm up, then the quiet latency.
+            // Warm up (with whole unmeasured floods first, if asked), then the quiet latency.
+            for (int w = 0; w < WARMUP_FLOODS; w++) {
+                Process p = startFloodProcess(endpoint, requests, clients);
+                p.getOutputStream().write('\n');
+                p.getOutputStream().flush();
+                latency(probe, probeReplies, Integer.MAX_VALUE, System.nanoTime() + TimeUnit.SECONDS.toNanos(120),
+                        () -> !p.isAlive() && lastLatency < 5_000_000L);
+                System.out.printf("warm-up flood %d of %d done%n", w + 1, WARMUP_FLOODS);
+            }
             latency(probe, probeReplies, 5_000, Long.MAX_VALUE);
             long[] quiet = latency(probe, probeReplies, 5_000, Long.MAX_VALUE);
 
             long before = ours != null ? memory() : 0;
 
             List<ZmtpSocket> flooders = new ArrayList<>();
-            for (int c = 0; c < clients; c++) {
-                ZmtpSocket s = floodCtx.socket(SocketType.DEALER, opts);
-                s.onMessage(ZmtpMessage::release); // refusals, if the broker answers them
-                s.connect(endpoint).syncUninterruptibly();
-                flooders.add(s);
-            }
-            Thread.sleep(500); // connections up before the flood (a benchmark, not a test)
-            int total = requests;
-            Thread flood = new Thread(() -> {
-                byte[] body = new byte[16];
-                for (int i = 0; i < perClient; i++) {
-                    for (ZmtpSocket s : flooders) {
-                        s.send(ZmtpMessage.of(C2, new byte[] {1}, "slow".getBytes(), body));
+            Thread flood;
+            if (floodApart) {
+                // The flooders in a JVM of their own: their sends and collections do not share
+                // this process (and its probe) with them.
+                Process child = startFloodProcess(endpoint, requests, clients);
+                flood = new Thread(() -> {
+                    try {
+                        child.getOutputStream().write('\n'); // go
+                        child.getOutputStream().flush();
+                        child.waitFor();
+                    } catch (IOException | InterruptedException e) {
+                        throw new IllegalStateException(e);
                     }
+                });
+                System.out.printf("flooders in another process%n");
+            } else {
+                for (int c = 0; c < clients; c++) {
+                    ZmtpSocket s = floodCtx.socket(SocketType.DEALER, opts);
+                    s.onMessage(ZmtpMessage::release); // refusals, if the broker answers them
+                    s.connect(endpoint).syncUninterruptibly();
+                    flooders.add(s);
                 }
-            });
+                Thread.sleep(500); // connections up before the flood (a benchmark, not a test)
+                flood = new Thread(() -> sendFlood(flooders, perClient));
+            }
+            int total = requests;
             long floodStart = System.nanoTime();
             flood.start();
             // Probe while the flood arrives and is queued.
@@ -150,6 +186,70 @@ public final class BrokerFloodBenchmark {
             echo.close(Duration.ZERO);
             if (ours != null) {
                 ours.close();
+            }
+        }
+    }
+
+    /**
+     * Whole floods sent before the measured one ({@code -Dflood.warmups=N}, default 0; the
+     * flooders then run apart, as with {@code apart}): a broker that has run for a while has its
+     * queueing code compiled, a freshly started JVM does not.
+     */
+    private static final int WARMUP_FLOODS = Integer.getInteger("flood.warmups", 0);
+
+    /** Starts the flooders' process and waits until it has connected; a line on its stdin starts the flood. */
+    private static Process startFloodProcess(String endpoint, int requests, int clients) throws IOException {
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx2g", "-cp", System.getProperty("java.class.path"), BrokerFloodBenchmark.class.getName(),
+                FLOOD_ROLE, endpoint, Integer.toString(requests), Integer.toString(clients))
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line;
+        while ((line = out.readLine()) != null && !line.equals("connected")) {
+            // the child's other output
+        }
+        if (line == null) {
+            throw new IllegalStateException("the flooders' process ended before it connected");
+        }
+        return p;
+    }
+
+    /** The first argument of the flooders' own process. */
+    private static final String FLOOD_ROLE = "--flood-process";
+
+    private static void sendFlood(List<ZmtpSocket> flooders, int perClient) {
+        byte[] body = new byte[16];
+        for (int i = 0; i < perClient; i++) {
+            for (ZmtpSocket s : flooders) {
+                s.send(ZmtpMessage.of(C2, new byte[] {1}, "slow".getBytes(), body));
+            }
+        }
+    }
+
+    /**
+     * The flooders' process: connects, prints "connected", floods when a line arrives on stdin,
+     * and exits once every request is out (each socket closed with a linger that lets it finish).
+     */
+    private static void floodProcess(String endpoint, int requests, int clients) throws Exception {
+        SocketOptions opts = SocketOptions.builder().sendHwm(100_000).receiveHwm(100_000)
+                .linger(Duration.ofSeconds(60)).build();
+        try (ZmtpContext ctx = ZmtpContext.create(1)) {
+            List<ZmtpSocket> flooders = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                ZmtpSocket s = ctx.socket(SocketType.DEALER, opts);
+                s.onMessage(ZmtpMessage::release);
+                s.connect(endpoint).syncUninterruptibly();
+                flooders.add(s);
+            }
+            Thread.sleep(500); // connections up before the flood (a benchmark, not a test)
+            System.out.println("connected");
+            System.out.flush();
+            if (System.in.read() < 0) {
+                return;
+            }
+            sendFlood(flooders, requests / clients);
+            for (ZmtpSocket s : flooders) {
+                s.close(Duration.ofSeconds(60)).syncUninterruptibly();
             }
         }
     }
