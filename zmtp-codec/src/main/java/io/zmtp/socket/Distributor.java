@@ -204,6 +204,23 @@ final class Distributor {
     }
 
     /**
+     * PUB's and XPUB's send: to the subscribers {@code msg} matches (those it does not match under
+     * {@code invertMatching}); with {@code xpubNoDrop}, WOULD_BLOCK instead while a matching
+     * subscriber is at its high-water mark.
+     */
+    SendResult publish(ZmtpMessage msg, Collection<Pipe> all, SocketOptions o) {
+        if (o.xpubNoDrop() && !roomFor(msg, all, o.invertMatching())) {
+            return SendResult.WOULD_BLOCK;
+        }
+        if (o.invertMatching()) {
+            sendInverted(msg, all);
+        } else {
+            send(msg);
+        }
+        return SendResult.SENT;
+    }
+
+    /**
      * Whether every peer {@code msg} would go to has room below its send high-water mark
      * (ZMQ_XPUB_NODROP): the subscribers with a matching prefix, or with {@code inverted} the
      * peers of {@code all} without one.

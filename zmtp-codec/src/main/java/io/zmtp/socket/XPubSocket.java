@@ -39,16 +39,7 @@ public final class XPubSocket extends ZmtpSocket {
 
     @Override
     SendResult route(ZmtpMessage msg) {
-        SocketOptions o = options();
-        if (o.xpubNoDrop() && !out.roomFor(msg, pipes(), o.invertMatching())) {
-            return SendResult.WOULD_BLOCK;
-        }
-        if (o.invertMatching()) {
-            out.sendInverted(msg, pipes());
-        } else {
-            out.send(msg);
-        }
-        return SendResult.SENT;
+        return out.publish(msg, pipes(), options());
     }
 
     @Override
