@@ -44,22 +44,7 @@ public final class EventReporter<E> {
 
     /** Reports an event, building it only if a listener or the debug log will see it. */
     public void report(Supplier<? extends E> event) {
-        boolean debug = log.isDebugEnabled();
-        if (listener == null && !debug) {
-            return;
-        }
-        E e = event.get();
-        if (debug) {
-            log.debug("{}", e);
-        }
-        if (listener == null) {
-            return;
-        }
-        try {
-            listener.accept(e);
-        } catch (RuntimeException ex) {
-            log.warn("{} listener failed on {}", component, e, ex);
-        }
+        emit(listener != null, event);
     }
 
     /**
@@ -67,8 +52,11 @@ public final class EventReporter<E> {
      * that type will see it.
      */
     public <T extends E> void report(Class<T> type, Supplier<? extends T> event) {
+        emit(listener != null && wanted.test(type), event);
+    }
+
+    private void emit(boolean listens, Supplier<? extends E> event) {
         boolean debug = log.isDebugEnabled();
-        boolean listens = listener != null && wanted.test(type);
         if (!listens && !debug) {
             return;
         }
