@@ -244,7 +244,7 @@ class TitanicServerTest {
         assertEquals("400", status(raw.request(TitanicServer.REPLY, TitanicIds.newId(), "extra")));
         assertEquals("400", status(raw.request(TitanicServer.CLOSE, "zz" + TitanicIds.newId().substring(2))));
         assertEquals("400", status(raw.request(TitanicServer.REPLY, TitanicIds.newId()))); // unknown
-        assertTrue(count(TitanicEvent.Refused.class) >= 5);
+        Await.until(T, () -> "5 Refused events in " + events, () -> count(TitanicEvent.Refused.class) >= 5);
         TitanicClient c = client();
         String uuid = c.submit("echo", "still served");
         assertEquals("still served", text(awaitReply(c, uuid)));
@@ -263,8 +263,10 @@ class TitanicServerTest {
             TitanicException e = assertThrows(TitanicException.class, () -> c.submit("nobody", "second"));
             assertEquals(TitanicStatus.ERROR, e.status());
             assertTrue(e.retryable());
-            assertTrue(events.stream().anyMatch(ev -> ev instanceof TitanicEvent.Refused r
-                    && r.status() == TitanicStatus.ERROR));
+            // the event is reported on the server's loop after the answer is sent: wait for it
+            Await.until(T, () -> "a Refused event with status 500 in " + events,
+                    () -> events.stream().anyMatch(ev -> ev instanceof TitanicEvent.Refused r
+                            && r.status() == TitanicStatus.ERROR));
         } finally {
             small.close();
         }
