@@ -87,12 +87,7 @@ public final class RouterSocket extends ZmtpSocket {
 
     @Override
     void received(Pipe pipe, ZmtpMessage msg) {
-        if (pipe.routingId() == null) {
-            msg.release();
-            return;
-        }
-        msg.addFirst(pipe.newRoutingIdFrame());
-        deliver(msg);
+        deliverWithRoutingId(pipe, msg);
     }
 
     /** Whether a peer with this routing id is connected. Call on the event loop. */

@@ -110,12 +110,7 @@ public final class StreamSocket extends ZmtpSocket {
 
     @Override
     void received(Pipe pipe, ZmtpMessage msg) {
-        if (pipe.routingId() == null) {
-            msg.release();
-            return;
-        }
-        msg.addFirst(pipe.newRoutingIdFrame());
-        deliver(msg);
+        deliverWithRoutingId(pipe, msg);
     }
 
     /** Whether a connection with this routing id is open. Call on the event loop. */

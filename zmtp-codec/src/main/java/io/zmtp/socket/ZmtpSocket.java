@@ -425,6 +425,19 @@ public abstract class ZmtpSocket implements AutoCloseable {
         fairQueue.detach(pipe);
     }
 
+    /**
+     * Hands a message to the application with its peer's routing id in front, as ROUTER and STREAM
+     * deliver every message; a peer without a routing id (not yet identified) is dropped.
+     */
+    final void deliverWithRoutingId(Pipe pipe, ZmtpMessage msg) {
+        if (pipe.routingId() == null) {
+            msg.release();
+            return;
+        }
+        msg.addFirst(pipe.newRoutingIdFrame());
+        deliver(msg);
+    }
+
     /** Hands a message to the application (on the loop). */
     final void deliver(ZmtpMessage msg) {
         if (handler != null && undelivered.isEmpty()) {
