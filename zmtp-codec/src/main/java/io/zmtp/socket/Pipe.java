@@ -23,8 +23,10 @@ public abstract class Pipe {
 
     /** Set by a ROUTER: the id messages to this peer are routed by. */
     private RoutingId routingId;
-    /** The routing id as a pooled frame, shared by duplicates put in front of received messages. */
+    /** The routing id as a pooled frame, shared by duplicates made when a received id is read. */
     private ByteBuf routingIdFrame;
+    /** The routing id as the lazy first frame of each received message (one object per peer). */
+    private RoutingIdFrame routingIdInFront;
     /** Whether the socket counts this pipe among its peers. */
     boolean attached;
     /** Whether the pipe waits in the socket's flush list. */
@@ -100,15 +102,22 @@ public abstract class Pipe {
     final void setRoutingId(RoutingId id) {
         clearRoutingId();
         routingId = id;
+        routingIdInFront = new RoutingIdFrame(id, this);
     }
 
     /** Forgets the routing id and releases its pooled frame. */
     final void clearRoutingId() {
         routingId = null;
+        routingIdInFront = null;
         if (routingIdFrame != null) {
             routingIdFrame.release();
             routingIdFrame = null;
         }
+    }
+
+    /** The routing id as a message's lazy first frame (no buffer until it is read), or null. */
+    final RoutingIdFrame routingIdInFront() {
+        return routingIdInFront;
     }
 
     /** A frame holding the routing id: a retained duplicate of one pooled buffer (no copy, no garbage). */

@@ -1,8 +1,8 @@
 package io.zmtp.socket;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.zmtp.wire.FrameText;
+import io.zmtp.wire.LazyFrame;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
@@ -23,11 +23,18 @@ public final class RouterSocket extends ZmtpSocket {
 
     @Override
     SendResult route(ZmtpMessage msg) {
-        ByteBuf id = msg.first();
-        Pipe p = table.get(id);
+        LazyFrame lazy = msg.lazyFirst();
+        Pipe p;
+        if (lazy instanceof RoutingIdFrame f) {
+            p = table.get(f.id); // the id's own hash: no bytes read, no buffer made
+        } else if (lazy != null) {
+            p = table.get(lazy.bytes());
+        } else {
+            p = table.get(msg.first());
+        }
         if (p == null) {
             if (options().routerMandatory()) {
-                throw new UnroutableMessageException("no peer with routing id " + FrameText.describe(id));
+                throw new UnroutableMessageException("no peer with routing id " + FrameText.describe(msg.first()));
             }
             msg.release();
             counters.unroutableDrop();

@@ -54,6 +54,22 @@ public final class RoutingId implements Comparable<RoutingId> {
         return new RoutingId(bytes);
     }
 
+    /** This id as a frame held by reference, cached (see {@link #frame()}). */
+    private volatile RoutingIdFrame frame;
+
+    /**
+     * This id as the first frame of a message for a ROUTER ({@code msg.addFirst(id.frame())}):
+     * the ROUTER looks its peer up by this id and makes no buffer of it. Always the same object.
+     */
+    public io.zmtp.wire.LazyFrame frame() {
+        RoutingIdFrame f = frame;
+        if (f == null) {
+            f = new RoutingIdFrame(this, null);
+            frame = f;
+        }
+        return f;
+    }
+
     /** A copy of the id's bytes. */
     public byte[] bytes() {
         return bytes.clone();

@@ -69,6 +69,11 @@ final class RoutingTable {
     }
 
     /** The peer with this routing id, or null. */
+    Pipe get(RoutingId id) {
+        return byId.get(id);
+    }
+
+    /** The peer with this routing id, or null. */
     Pipe get(byte[] id) {
         return byId.get(RoutingId.wrap(id));
     }

@@ -430,11 +430,12 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * deliver every message; a peer without a routing id (not yet identified) is dropped.
      */
     final void deliverWithRoutingId(Pipe pipe, ZmtpMessage msg) {
-        if (pipe.routingId() == null) {
+        RoutingIdFrame id = pipe.routingIdInFront();
+        if (id == null) {
             msg.release();
             return;
         }
-        msg.addFirst(pipe.newRoutingIdFrame());
+        msg.addFirst(id); // by reference: a buffer only if the application reads it
         deliver(msg);
     }
 

@@ -41,7 +41,17 @@ final class FrameWriter {
         if (n == 0) {
             throw new IllegalArgumentException("a message has at least one frame");
         }
-        for (int i = 0; i < n; i++) {
+        int i = 0;
+        LazyFrame lazy = msg.lazyFirst();
+        if (lazy != null && cipher == null) {
+            // A routing id still held by reference: its bytes go into the batch, no buffer made.
+            byte[] b = lazy.bytes();
+            ByteBuf out = room(ZmtpWire.headerSize(b.length) + b.length);
+            ZmtpWire.writeFrameHeader(out, n > 1 ? ZmtpWire.FLAG_MORE : 0, b.length);
+            out.writeBytes(b);
+            i = 1;
+        }
+        for (; i < n; i++) {
             writeFrame(i < n - 1 ? ZmtpWire.FLAG_MORE : 0, msg.frame(i));
         }
         endWrite(promise);

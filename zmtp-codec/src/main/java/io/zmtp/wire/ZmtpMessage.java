@@ -25,7 +25,10 @@ import java.util.List;
  * changing another message.
  *
  * <p>The front of the frame list has spare room, so pushing and popping envelope frames (a
- * ROUTER's routing id, a REQ's empty delimiter) costs no copy. A message is not thread-safe; it
+ * ROUTER's routing id, a REQ's empty delimiter) costs no copy. The first frame may be a
+ * {@link LazyFrame} (a ROUTER puts its peer's routing id in front that way): every accessor sees
+ * it as an ordinary frame, but it becomes a buffer only when read as one, so a message whose id
+ * is dropped or routed by costs no buffer and no reference count for it. A message is not thread-safe; it
  * belongs to one thread at a time, as a {@code ByteBuf} does.
  */
 public final class ZmtpMessage extends AbstractReferenceCounted {
@@ -61,6 +64,11 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     private int head = HEADROOM;
     private int tail = HEADROOM;
     private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
+    /**
+     * The first frame when it is still a {@link LazyFrame} (then {@code frames[head]} is null), or
+     * null. Made into a buffer by {@link #materialize()} before anything reads the frame array.
+     */
+    private LazyFrame lazyHead;
 
     private ZmtpMessage(Recycler.Handle<ZmtpMessage> handle) {
         this.handle = handle;
@@ -125,39 +133,59 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     public ByteBuf frame(int i) {
         live();
         checkIndex(i);
+        if (i == 0) {
+            materialize();
+        }
         return frames[head + i];
     }
 
     /** The first frame, or null if there is none. */
     public ByteBuf first() {
         live();
+        materialize();
         return isEmpty() ? null : frames[head];
     }
 
     /** The last frame, or null if there is none. */
     public ByteBuf last() {
         live();
+        if (tail - 1 == head) {
+            materialize();
+        }
         return isEmpty() ? null : frames[tail - 1];
     }
 
     /** Frame {@code i} decoded as UTF-8. */
     public String frameString(int i) {
+        live();
+        if (i == 0 && lazyHead != null) {
+            return new String(lazyHead.bytes(), StandardCharsets.UTF_8);
+        }
         return frame(i).toString(StandardCharsets.UTF_8);
     }
 
     /** A copy of the bytes of frame {@code i}. */
     public byte[] frameBytes(int i) {
+        live();
+        if (i == 0 && lazyHead != null) {
+            return lazyHead.bytes().clone();
+        }
         return ByteBufUtil.getBytes(frame(i));
     }
 
     /** Whether frame {@code i} is empty (an envelope delimiter, say). */
     public boolean isFrameEmpty(int i) {
+        live();
+        if (i == 0 && lazyHead != null) {
+            return lazyHead.bytes().length == 0;
+        }
         return !frame(i).isReadable();
     }
 
     /** The frames, in order, still owned by the message. */
     public List<ByteBuf> frames() {
         live();
+        materialize();
         return new ArrayList<>(Arrays.asList(frames).subList(head, tail));
     }
 
@@ -165,7 +193,12 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     public long byteSize() {
         live();
         long n = 0;
-        for (int i = head; i < tail; i++) {
+        int i = head;
+        if (lazyHead != null) {
+            n = lazyHead.bytes().length;
+            i++;
+        }
+        for (; i < tail; i++) {
             n += frames[i].readableBytes();
         }
         return n;
@@ -206,6 +239,43 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         if (frame == null) {
             throw new NullPointerException("frame");
         }
+        materialize();
+        return pushFront(frame);
+    }
+
+    /**
+     * Puts a frame in front of the others that stays a {@link LazyFrame} until something reads it
+     * as a buffer: how a ROUTER puts its peer's routing id in front (a broker that drops the id, or
+     * a ROUTER that routes by it, then makes no buffer of it). The message's frames are unchanged
+     * otherwise; {@link #frame}, {@link #removeFirst} and the like see an ordinary frame.
+     */
+    public ZmtpMessage addFirst(LazyFrame frame) {
+        live();
+        if (frame == null) {
+            throw new NullPointerException("frame");
+        }
+        materialize();
+        pushFront(null);
+        lazyHead = frame;
+        return this;
+    }
+
+    /** The first frame if it is still a {@link LazyFrame} (not read as a buffer yet), else null. */
+    public LazyFrame lazyFirst() {
+        live();
+        return lazyHead;
+    }
+
+    /** Makes a lazy first frame a buffer, so the frame array holds every frame. */
+    private void materialize() {
+        LazyFrame lazy = lazyHead;
+        if (lazy != null) {
+            lazyHead = null;
+            frames[head] = lazy.toBuffer();
+        }
+    }
+
+    private ZmtpMessage pushFront(ByteBuf frame) {
         if (head == 0) {
             int n = size();
             int room = Math.max(HEADROOM, frames.length - n - HEADROOM);
@@ -228,6 +298,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         if (isEmpty()) {
             throw new IndexOutOfBoundsException("no frame to remove");
         }
+        materialize();
         ByteBuf f = frames[head];
         frames[head++] = null;
         return f;
@@ -235,6 +306,12 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     /** Removes and releases the first frame. */
     public ZmtpMessage dropFirst() {
+        live();
+        if (lazyHead != null) {
+            lazyHead = null; // never made a buffer: nothing to release
+            head++;
+            return this;
+        }
         removeFirst().release();
         return this;
     }
@@ -245,6 +322,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         if (isEmpty()) {
             throw new IndexOutOfBoundsException("no frame to remove");
         }
+        materialize();
         ByteBuf f = frames[--tail];
         frames[tail] = null;
         return f;
@@ -272,6 +350,8 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      */
     public ZmtpMessage prepend(ZmtpMessage envelope) {
         live();
+        envelope.live();
+        envelope.materialize();
         for (int i = envelope.size() - 1; i >= 0; i--) {
             addFirst(envelope.frames[envelope.head + i]);
             envelope.frames[envelope.head + i] = null;
@@ -305,7 +385,13 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     public ZmtpMessage retainedDuplicate() {
         live();
         ZmtpMessage m = newMessage();
-        for (int i = head; i < tail; i++) {
+        int i = head;
+        if (lazyHead != null) {
+            m.pushFront(null); // an empty message: this is its first frame
+            m.lazyHead = lazyHead;
+            i++;
+        }
+        for (; i < tail; i++) {
             ByteBuf f = frames[i];
             m.add(f.isReadable() ? f.retainedDuplicate() : Unpooled.EMPTY_BUFFER);
         }
@@ -328,7 +414,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         live();
         ZmtpMessage m = newMessage();
         for (int i = head; i < tail; i++) {
-            m.add(ByteBufUtil.getBytes(frames[i]));
+            m.add(i == head && lazyHead != null ? lazyHead.bytes().clone() : ByteBufUtil.getBytes(frames[i]));
         }
         m.properties = properties;
         return m;
@@ -367,7 +453,9 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     public ZmtpMessage touch() {
         live();
         for (int i = head; i < tail; i++) {
-            frames[i].touch();
+            if (frames[i] != null) {
+                frames[i].touch();
+            }
         }
         return this;
     }
@@ -376,16 +464,21 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     public ZmtpMessage touch(Object hint) {
         live();
         for (int i = head; i < tail; i++) {
-            frames[i].touch(hint);
+            if (frames[i] != null) {
+                frames[i].touch(hint);
+            }
         }
         return this;
     }
 
     @Override
     protected void deallocate() {
+        lazyHead = null;
         for (int i = head; i < tail; i++) {
-            frames[i].release();
-            frames[i] = null;
+            if (frames[i] != null) {
+                frames[i].release();
+                frames[i] = null;
+            }
         }
         if (frames.length > 64) {
             frames = new ByteBuf[INITIAL_CAPACITY];
@@ -407,6 +500,10 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         for (int i = head; i < tail; i++) {
             if (i > head) {
                 sb.append(", ");
+            }
+            if (i == head && lazyHead != null) {
+                sb.append(FrameText.describe(Unpooled.wrappedBuffer(lazyHead.bytes())));
+                continue;
             }
             ByteBuf f = frames[i];
             sb.append(FrameText.describe(f));

@@ -1,16 +1,14 @@
 package io.zmtp.patterns.tripping;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.concurrent.Future;
+import io.zmtp.socket.RoutingId;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.UnroutableMessageException;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.LazyFrame;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
-
-import java.nio.charset.StandardCharsets;
 
 /**
  * The round-trip demonstrator's broker: a ROUTER for the client and a ROUTER for the worker,
@@ -18,11 +16,9 @@ import java.nio.charset.StandardCharsets;
  * reply's by the client's id ("C"), as in the guide's tripping example.
  */
 public final class TrippingBroker implements AutoCloseable {
-    // Pooled and never released: each forward puts a retained duplicate in front (recycled, no copy).
-    static final ByteBuf WORKER_ID = PooledByteBufAllocator.DEFAULT.directBuffer(1)
-            .writeBytes("W".getBytes(StandardCharsets.US_ASCII));
-    static final ByteBuf CLIENT_ID = PooledByteBufAllocator.DEFAULT.directBuffer(1)
-            .writeBytes("C".getBytes(StandardCharsets.US_ASCII));
+    // The ids as frames held by reference: the ROUTER looks the peer up by the id and makes no buffer.
+    static final LazyFrame WORKER_ID = RoutingId.ofText("W").frame();
+    static final LazyFrame CLIENT_ID = RoutingId.ofText("C").frame();
 
     private final ZmtpSocket frontend;
     private final ZmtpSocket backend;
@@ -37,9 +33,9 @@ public final class TrippingBroker implements AutoCloseable {
         backend.onMessage(m -> forward(m, CLIENT_ID, frontend, backend));
     }
 
-    private static void forward(ZmtpMessage m, ByteBuf to, ZmtpSocket out, ZmtpSocket in) {
+    private static void forward(ZmtpMessage m, LazyFrame to, ZmtpSocket out, ZmtpSocket in) {
         m.dropFirst();
-        m.addFirst(to.retainedDuplicate());
+        m.addFirst(to);
         try {
             if (out.trySend(m)) {
                 return;
