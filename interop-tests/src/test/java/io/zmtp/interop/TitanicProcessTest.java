@@ -116,6 +116,8 @@ class TitanicProcessTest {
         Map<String, byte[]> acknowledged = new ConcurrentHashMap<>();
         AtomicBoolean submitting = new AtomicBoolean(true);
         AtomicInteger failures = new AtomicInteger();
+        // what ended a client thread early: an assertion there does not fail the test by itself
+        List<Throwable> clientErrors = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<Thread> clients = new ArrayList<>();
         for (int c = 0; c < CLIENTS; c++) {
             int id = c;
@@ -130,6 +132,8 @@ class TitanicProcessTest {
                             failures.incrementAndGet(); // not acknowledged: the client may submit again
                         }
                     }
+                } catch (Throwable e) {
+                    clientErrors.add(e);
                 }
             }, "titanic-client-" + c);
             t.start();
@@ -161,6 +165,12 @@ class TitanicProcessTest {
         for (Thread t : clients) {
             t.join(30_000);
             assertTrue(!t.isAlive(), "client thread ended");
+        }
+        if (!clientErrors.isEmpty()) {
+            AssertionError e = new AssertionError(clientErrors.size() + " client thread(s) failed (seed " + seed + "): "
+                    + clientErrors.get(0), clientErrors.get(0));
+            clientErrors.stream().skip(1).forEach(e::addSuppressed);
+            throw e;
         }
 
         // every acknowledged request: its own reply, idempotent until closed, then 400

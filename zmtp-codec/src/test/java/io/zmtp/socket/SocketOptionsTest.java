@@ -131,6 +131,9 @@ class SocketOptionsTest extends ContextTest {
             sends.add(push.send(ZmtpMessage.of(big.clone())));
         }
         eventually("the burst waits at the mark", () -> onLoop(push, push::blockedSends) > 0);
+        // what waits in the connection's backlog (queued out, less the sends waiting in the socket): the mark
+        assertEquals(3L, (long) onLoop(push, () -> push.metrics().queuedOut() - push.blockedSends()),
+                "messages kept for the peer at a mark of 3");
         int handed = 0;
         for (Future<Void> f : sends) {
             handed += f.isSuccess() ? 1 : 0;

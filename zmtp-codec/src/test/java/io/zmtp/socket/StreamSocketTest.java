@@ -35,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -241,14 +242,20 @@ class StreamSocketTest extends ContextTest {
         ZmtpSocket stream = ctx.socket(SocketType.STREAM, SocketOptions.builder().streamNotify(false).build());
         StreamInbox inbox = new StreamInbox(stream);
         String ep = get(stream.bind("tcp://127.0.0.1:0"));
+        byte[] id;
         try (Socket c = client(ep)) {
             write(c, "x");
             Received r = inbox.next();
             assertEquals("x", r.text(), "the first message is data, not a connect notification");
-            get(stream.send(to(r.id(), "y")));
+            id = r.id();
+            get(stream.send(to(id, "y")));
             assertEquals("y", readExactly(c, 1));
         }
-        assertTrue(inbox.queue.poll(200, TimeUnit.MILLISECONDS) == null, "no disconnect notification");
+        // The socket has let the connection go: a disconnect notification would have been
+        // delivered (on the loop, in the same step) by now.
+        eventually("the closed connection has no peer left", () -> !onLoop(stream,
+                () -> ((StreamSocket) stream).hasPeer(id)));
+        assertNull(inbox.queue.poll(), "no disconnect notification");
     }
 
     @Test

@@ -158,8 +158,15 @@ class TlsTransportTest {
         BlockingSocket router = router(ClientAuth.NONE);
         String ep = router.bind("tls://127.0.0.1:0");
         BlockingSocket wrongName = dealer("W", TlsSettings.client(clientContext(null, ca)).withServerName("elsewhere.example"));
+        List<SocketEvent> wrongNameEvents = new CopyOnWriteArrayList<>();
+        wrongName.socket().monitor(wrongNameEvents::add);
         wrongName.connect(ep);
         wrongName.send("should not arrive");
+        // it reached the server and was refused, twice: the check ran, and did not pass
+        Await.until(() -> "the client checking the name connected and was closed twice: " + wrongNameEvents,
+                () -> wrongNameEvents.stream().filter(e -> e.type() == SocketEvent.Type.RECONNECT_SCHEDULED).count() >= 2);
+        assertTrue(wrongNameEvents.stream().noneMatch(e -> e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED),
+                "no handshake with a server certificate for another name: " + wrongNameEvents);
         BlockingSocket relaxed = dealer("R", TlsSettings.client(SslContextBuilder.forClient()
                 .trustManager(ca.getCertificate()).endpointIdentificationAlgorithm(null).build())
                 .withServerName("elsewhere.example"));

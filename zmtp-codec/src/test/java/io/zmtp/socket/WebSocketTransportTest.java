@@ -261,14 +261,22 @@ class WebSocketTransportTest {
         String ep = pull.bind("ws://127.0.0.1:0/limit");
         BlockingSocket bad = ctx.blocking(SocketType.PUSH);
         BlockingSocket good = ctx.blocking(SocketType.PUSH);
+        List<SocketEvent> goodEvents = new CopyOnWriteArrayList<>();
+        good.socket().monitor(goodEvents::add);
         bad.connect(ep);
         good.connect(ep);
+        Await.until("both peers connected", () -> pull.socket().metrics().peers() == 2);
         bad.send(ZmtpMessage.of(new byte[20_000]));
         Await.until("the oversized peer was disconnected", () -> events.stream()
                 .anyMatch(e -> e.type() == SocketEvent.Type.DISCONNECTED));
         good.send("fine");
         assertEquals(List.of("fine"), pull.receiveStrings(T));
         assertNull(pull.receiveStrings(Duration.ofMillis(100)), "nothing of the oversized message arrived");
+        // had the good peer's connection been closed too, both events would have come before "fine"
+        assertEquals(1, events.stream().filter(e -> e.type() == SocketEvent.Type.DISCONNECTED).count(),
+                "one peer disconnected: " + events);
+        assertTrue(goodEvents.stream().noneMatch(e -> e.type() == SocketEvent.Type.DISCONNECTED),
+                "the good peer's connection stayed up: " + goodEvents);
     }
 
     /**
@@ -410,7 +418,11 @@ class WebSocketTransportTest {
         BlockingSocket pull = ctx.blocking(SocketType.PULL);
         String ep = pull.bind("ws://127.0.0.1:0/bad");
         BlockingSocket good = ctx.blocking(SocketType.PUSH);
+        List<SocketEvent> goodEvents = new CopyOnWriteArrayList<>();
+        good.socket().monitor(goodEvents::add);
         good.connect(ep);
+        good.send("before");
+        assertEquals(List.of("before"), pull.receiveStrings(T), "the good peer is connected before the bad one comes");
         RawZws bad = RawZws.open(ep, "ZWS2.0");
         bad.sendFrame(0, "");                           // routing id
         switch (kind) {
@@ -432,6 +444,8 @@ class WebSocketTransportTest {
         good.send("still served");
         assertEquals(List.of("still served"), pull.receiveStrings(T));
         assertNull(pull.receiveStrings(Duration.ofMillis(100)), "nothing from the bad peer");
+        assertTrue(goodEvents.stream().noneMatch(e -> e.type() == SocketEvent.Type.DISCONNECTED),
+                "the good peer's connection stayed up: " + goodEvents);
     }
 
     /** The status line a plain HTTP GET of {@code path} gets. */

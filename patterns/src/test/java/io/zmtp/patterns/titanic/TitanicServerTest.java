@@ -288,6 +288,11 @@ class TitanicServerTest {
         String other = c.submit("ghost", "y");
         clock.advance(RETRY);
         assertEquals("y", text(awaitReply(c, other)));
+        // x was queued before y: had it been dispatched, its Dispatched event would have come first
+        assertTrue(events.stream().anyMatch(e -> e instanceof TitanicEvent.Dispatched d && d.uuid().equals(other)),
+                "y was dispatched: " + events);
+        assertTrue(events.stream().noneMatch(e -> e instanceof TitanicEvent.Dispatched d && d.uuid().equals(uuid)),
+                "the closed request was never dispatched: " + events);
         assertEquals(1, served.get());
     }
 
