@@ -249,6 +249,9 @@ class WebSocketTransportTest {
                 return false;
             }
         });
+        // Until the push has reconnected, a send could still go to the old connection, which is
+        // closing (and a message on a pipe that dies is lost, as in libzmq): wait for the new one.
+        SocketTesting.awaitPeers(again.socket(), 1);
         push.send("second");
         assertEquals(List.of("second"), again.receiveStrings(T));
     }
