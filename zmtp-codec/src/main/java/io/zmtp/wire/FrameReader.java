@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * Reads one connection's frames (event loop only): checks each header against the limits before
- * its body is buffered, slices the body out of the read buffer (no copy), assembles message
+ * its body is buffered, takes the body as a span of the read buffer (no copy, no slice), assembles message
  * frames into a {@link ZmtpMessage} and parses command names. Once a mechanism encrypts, each
  * frame is a CURVE MESSAGE box: the reader opens it with the {@link FrameCipher} and reads the
  * frame inside the same way, so plaintext frames and decrypted ones go through the same checks
@@ -140,8 +140,15 @@ final class FrameReader {
             return false;
         }
         in.skipBytes(header);
-        ByteBuf body = size == 0 ? Unpooled.EMPTY_BUFFER : in.readRetainedSlice((int) size);
         framesRead++;
+        if (!command && ready && cipher == null) {
+            // The common case, a plaintext message frame: a span of the read buffer, no slice.
+            int bodyIndex = in.readerIndex();
+            in.skipBytes((int) size);
+            messageFrame((flags & ZmtpWire.FLAG_MORE) != 0, in, bodyIndex, (int) size, out);
+            return true;
+        }
+        ByteBuf body = size == 0 ? Unpooled.EMPTY_BUFFER : in.readRetainedSlice((int) size);
         if (command) {
             try {
                 commandFrame(body, out);
@@ -193,16 +200,44 @@ final class FrameReader {
         }
     }
 
+    /** A frame of {@code length} bytes at {@code index} of the read buffer {@code in}, which the caller keeps. */
+    private void messageFrame(boolean more, ByteBuf in, int index, int length, List<Object> out)
+            throws ZmtpProtocolException {
+        ZmtpMessage m = nextFrameOf(length);
+        if (length == 0) {
+            m.add(Unpooled.EMPTY_BUFFER);
+        } else {
+            m.addSpan(in, index, length);
+        }
+        frameAdded(more, out);
+    }
+
+    /** A frame whose ownership passes to the reader (from inside a CURVE box). */
     private void messageFrame(boolean more, ByteBuf body, List<Object> out) throws ZmtpProtocolException {
+        ZmtpMessage m;
+        try {
+            m = nextFrameOf(body.readableBytes());
+        } catch (ZmtpProtocolException e) {
+            body.release();
+            throw e;
+        }
+        m.add(body);
+        frameAdded(more, out);
+    }
+
+    /** The message the next frame, of {@code length} bytes, goes into; counts it against the limits. */
+    private ZmtpMessage nextFrameOf(int length) throws ZmtpProtocolException {
         if (partial == null) {
             partial = ZmtpMessage.newMessage();
         } else if (partial.size() >= options.maxFramesPerMessage()) {
-            body.release();
             throw new ZmtpProtocolException("message of more than " + options.maxFramesPerMessage()
                     + " frames (maxFramesPerMessage)");
         }
-        partialBytes += body.readableBytes() + (partial.size() == 0 ? 0 : ZmtpOptions.FRAME_COST);
-        partial.add(body);
+        partialBytes += length + (partial.size() == 0 ? 0 : ZmtpOptions.FRAME_COST);
+        return partial;
+    }
+
+    private void frameAdded(boolean more, List<Object> out) throws ZmtpProtocolException {
         if (partialBytes > options.maxMessageSize()) {
             throw new ZmtpProtocolException("message of " + partialBytes + " bytes (counting "
                     + ZmtpOptions.FRAME_COST + " per frame after the first) exceeds maxMessageSize "

@@ -52,7 +52,17 @@ final class FrameWriter {
             i = 1;
         }
         for (; i < n; i++) {
-            writeFrame(i < n - 1 ? ZmtpWire.FLAG_MORE : 0, msg.frame(i));
+            int flags = i < n - 1 ? ZmtpWire.FLAG_MORE : 0;
+            long span = msg.span(i);
+            int size = ZmtpMessage.spanLength(span);
+            if (span != 0 && cipher == null && size <= COPY_THRESHOLD) {
+                // A frame still held as a span of the buffer it was read from: copied from there.
+                ByteBuf out = room(ZmtpWire.headerSize(size) + size);
+                ZmtpWire.writeFrameHeader(out, flags, size);
+                out.writeBytes(msg.backing(), ZmtpMessage.spanIndex(span), size);
+            } else {
+                writeFrame(flags, msg.frame(i));
+            }
         }
         endWrite(promise);
     }

@@ -28,7 +28,13 @@ import java.util.List;
  * ROUTER's routing id, a REQ's empty delimiter) costs no copy. The first frame may be a
  * {@link LazyFrame} (a ROUTER puts its peer's routing id in front that way): every accessor sees
  * it as an ordinary frame, but it becomes a buffer only when read as one, so a message whose id
- * is dropped or routed by costs no buffer and no reference count for it. A message is not thread-safe; it
+ * is dropped or routed by costs no buffer and no reference count for it.
+ *
+ * <p>A message the codec reads holds its frames as spans of the buffer that was read: the message
+ * retains that buffer once, whatever its number of frames, and a frame becomes a buffer (a retained
+ * slice, owned by the message) only when something reads it as one. A message that is only passed
+ * on (a broker, a proxy, an echo) then costs no slice object and no reference count per frame; the
+ * encoder copies a span's bytes straight from the read buffer. A message is not thread-safe; it
  * belongs to one thread at a time, as a {@code ByteBuf} does.
  */
 public final class ZmtpMessage extends AbstractReferenceCounted {
@@ -51,8 +57,12 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      */
     public static final int DEFAULT_POOL_PER_THREAD = 16_384;
 
+    /**
+     * Unguarded (no atomic state per handle): a message is recycled only by its last release, which
+     * its own reference count already makes happen once.
+     */
     private static final Recycler<ZmtpMessage> RECYCLER = new Recycler<ZmtpMessage>(
-            Integer.getInteger("zmtp.messagePool.maxPerThread", DEFAULT_POOL_PER_THREAD), 1, 64) {
+            Integer.getInteger("zmtp.messagePool.maxPerThread", DEFAULT_POOL_PER_THREAD), 1, 64, true) {
         @Override
         protected ZmtpMessage newObject(Handle<ZmtpMessage> handle) {
             return new ZmtpMessage(handle);
@@ -69,6 +79,26 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      * null. Made into a buffer by {@link #materialize()} before anything reads the frame array.
      */
     private LazyFrame lazyHead;
+    /**
+     * The read buffer that span frames lie in, retained once by this message (released when the
+     * message is), or null when it has none.
+     */
+    private ByteBuf backing;
+    /**
+     * Per slot of {@link #frames}: a span frame's place in {@link #backing} as
+     * {@code index << 32 | length} (never 0: a span is at least one byte), or 0. A slot whose
+     * {@code frames} entry is null is a span when this is not 0, else the lazy head.
+     */
+    private long[] spans;
+    /**
+     * {@link #byteSize()} as last computed and kept up to date since, or -1. Kept only while no
+     * frame was handed out as a buffer (whose reader could move its indexes); the socket counts
+     * every message in and out, and a message passed on unread (a broker, an inproc hop) is then
+     * measured once.
+     */
+    private long knownSize = -1;
+    /** A frame was handed out as a buffer since the message was made: sizes are not kept. */
+    private boolean exposed;
 
     private ZmtpMessage(Recycler.Handle<ZmtpMessage> handle) {
         this.handle = handle;
@@ -133,26 +163,19 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     public ByteBuf frame(int i) {
         live();
         checkIndex(i);
-        if (i == 0) {
-            materialize();
-        }
-        return frames[head + i];
+        return slot(head + i);
     }
 
     /** The first frame, or null if there is none. */
     public ByteBuf first() {
         live();
-        materialize();
-        return isEmpty() ? null : frames[head];
+        return isEmpty() ? null : slot(head);
     }
 
     /** The last frame, or null if there is none. */
     public ByteBuf last() {
         live();
-        if (tail - 1 == head) {
-            materialize();
-        }
-        return isEmpty() ? null : frames[tail - 1];
+        return isEmpty() ? null : slot(tail - 1);
     }
 
     /** Frame {@code i} decoded as UTF-8. */
@@ -160,6 +183,11 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         live();
         if (i == 0 && lazyHead != null) {
             return new String(lazyHead.bytes(), StandardCharsets.UTF_8);
+        }
+        checkIndex(i);
+        long span = spanAt(head + i);
+        if (span != 0) {
+            return backing.toString(spanIndex(span), spanLength(span), StandardCharsets.UTF_8);
         }
         return frame(i).toString(StandardCharsets.UTF_8);
     }
@@ -170,6 +198,11 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         if (i == 0 && lazyHead != null) {
             return lazyHead.bytes().clone();
         }
+        checkIndex(i);
+        long span = spanAt(head + i);
+        if (span != 0) {
+            return ByteBufUtil.getBytes(backing, spanIndex(span), spanLength(span));
+        }
         return ByteBufUtil.getBytes(frame(i));
     }
 
@@ -179,19 +212,26 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         if (i == 0 && lazyHead != null) {
             return lazyHead.bytes().length == 0;
         }
+        checkIndex(i);
+        if (spanAt(head + i) != 0) {
+            return false; // a span is never empty
+        }
         return !frame(i).isReadable();
     }
 
     /** The frames, in order, still owned by the message. */
     public List<ByteBuf> frames() {
         live();
-        materialize();
+        materializeAll();
         return new ArrayList<>(Arrays.asList(frames).subList(head, tail));
     }
 
     /** The total number of payload bytes in all frames. */
     public long byteSize() {
         live();
+        if (knownSize >= 0) {
+            return knownSize;
+        }
         long n = 0;
         int i = head;
         if (lazyHead != null) {
@@ -199,7 +239,11 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
             i++;
         }
         for (; i < tail; i++) {
-            n += frames[i].readableBytes();
+            ByteBuf f = frames[i];
+            n += f != null ? f.readableBytes() : spanLength(spans[i]);
+        }
+        if (!exposed) {
+            knownSize = n;
         }
         return n;
     }
@@ -214,7 +258,55 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
             grow();
         }
         frames[tail++] = frame;
+        knownSize = -1;
         return this;
+    }
+
+    /**
+     * Appends the frame of {@code length} bytes (at least one) at {@code index} of {@code buffer}
+     * as a span: no slice is made unless the frame is read as a buffer. The message retains
+     * {@code buffer} once for all its spans; a frame in another buffer than the message's first
+     * span becomes a retained slice at once. The caller keeps its own reference.
+     */
+    void addSpan(ByteBuf buffer, int index, int length) {
+        live();
+        knownSize = -1;
+        if (backing == null) {
+            backing = buffer.retain();
+        } else if (backing != buffer) {
+            add(buffer.retainedSlice(index, length));
+            return;
+        }
+        if (tail == frames.length) {
+            grow();
+        }
+        if (spans == null) {
+            spans = new long[frames.length];
+        }
+        spans[tail++] = (long) index << 32 | length;
+    }
+
+    /** Slot {@code idx}'s span in {@link #backing}, or 0 if it holds no span. */
+    long spanAt(int idx) {
+        return spans == null || frames[idx] != null ? 0 : spans[idx];
+    }
+
+    /** Frame {@code i}'s span ({@code index << 32 | length} in {@link #backing()}), or 0 if it is not one. */
+    long span(int i) {
+        return spanAt(head + i);
+    }
+
+    /** The buffer span frames lie in, or null. */
+    ByteBuf backing() {
+        return backing;
+    }
+
+    static int spanIndex(long span) {
+        return (int) (span >>> 32);
+    }
+
+    static int spanLength(long span) {
+        return (int) span;
     }
 
     /** Appends a UTF-8 string frame. */
@@ -239,7 +331,8 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         if (frame == null) {
             throw new NullPointerException("frame");
         }
-        materialize();
+        materialize(); // a lazy head stays lazy only in front
+        knownSize = -1;
         return pushFront(frame);
     }
 
@@ -257,6 +350,9 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         materialize();
         pushFront(null);
         lazyHead = frame;
+        if (knownSize >= 0) {
+            knownSize += frame.bytes().length;
+        }
         return this;
     }
 
@@ -266,12 +362,36 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         return lazyHead;
     }
 
-    /** Makes a lazy first frame a buffer, so the frame array holds every frame. */
+    /** Makes a lazy first frame a buffer, so no slot is null because of it. */
     private void materialize() {
         LazyFrame lazy = lazyHead;
         if (lazy != null) {
             lazyHead = null;
             frames[head] = lazy.toBuffer();
+        }
+    }
+
+    /** The buffer in slot {@code idx}, made from a lazy head or a span if it is one. */
+    private ByteBuf slot(int idx) {
+        exposed = true; // the caller may move the buffer's indexes
+        knownSize = -1;
+        ByteBuf f = frames[idx];
+        if (f != null) {
+            return f;
+        }
+        if (idx == head && lazyHead != null) {
+            materialize();
+            return frames[idx];
+        }
+        long span = spans[idx];
+        spans[idx] = 0;
+        return frames[idx] = backing.retainedSlice(spanIndex(span), spanLength(span));
+    }
+
+    /** Makes every frame a buffer (before the frame array is handed out whole). */
+    private void materializeAll() {
+        for (int i = head; i < tail; i++) {
+            slot(i);
         }
     }
 
@@ -284,11 +404,22 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
             if (next == frames) {
                 Arrays.fill(frames, 0, HEADROOM, null);
             }
+            if (spans != null) {
+                long[] nextSpans = next == frames ? spans : new long[next.length];
+                System.arraycopy(spans, 0, nextSpans, HEADROOM, n);
+                if (nextSpans == spans) {
+                    Arrays.fill(spans, 0, HEADROOM, 0);
+                }
+                spans = nextSpans;
+            }
             frames = next;
             head = HEADROOM;
             tail = HEADROOM + n;
         }
         frames[--head] = frame;
+        if (spans != null) {
+            spans[head] = 0;
+        }
         return this;
     }
 
@@ -298,8 +429,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         if (isEmpty()) {
             throw new IndexOutOfBoundsException("no frame to remove");
         }
-        materialize();
-        ByteBuf f = frames[head];
+        ByteBuf f = slot(head);
         frames[head++] = null;
         return f;
     }
@@ -308,11 +438,28 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     public ZmtpMessage dropFirst() {
         live();
         if (lazyHead != null) {
+            if (knownSize >= 0) {
+                knownSize -= lazyHead.bytes().length;
+            }
             lazyHead = null; // never made a buffer: nothing to release
             head++;
             return this;
         }
-        removeFirst().release();
+        if (isEmpty()) {
+            throw new IndexOutOfBoundsException("no frame to remove");
+        }
+        long span = spanAt(head);
+        if (span != 0) {
+            if (knownSize >= 0) {
+                knownSize -= spanLength(span);
+            }
+            spans[head++] = 0; // never made a buffer: the message's one reference covers it
+            return this;
+        }
+        ByteBuf f = frames[head];
+        frames[head++] = null;
+        knownSize = -1; // not handed out: sizes may still be kept
+        f.release();
         return this;
     }
 
@@ -322,9 +469,8 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         if (isEmpty()) {
             throw new IndexOutOfBoundsException("no frame to remove");
         }
-        materialize();
-        ByteBuf f = frames[--tail];
-        frames[tail] = null;
+        ByteBuf f = slot(tail - 1);
+        frames[--tail] = null;
         return f;
     }
 
@@ -351,7 +497,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     public ZmtpMessage prepend(ZmtpMessage envelope) {
         live();
         envelope.live();
-        envelope.materialize();
+        envelope.materializeAll();
         for (int i = envelope.size() - 1; i >= 0; i--) {
             addFirst(envelope.frames[envelope.head + i]);
             envelope.frames[envelope.head + i] = null;
@@ -393,7 +539,12 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         }
         for (; i < tail; i++) {
             ByteBuf f = frames[i];
-            m.add(f.isReadable() ? f.retainedDuplicate() : Unpooled.EMPTY_BUFFER);
+            if (f == null) {
+                long span = spans[i];
+                m.addSpan(backing, spanIndex(span), spanLength(span));
+            } else {
+                m.add(f.isReadable() ? f.retainedDuplicate() : Unpooled.EMPTY_BUFFER);
+            }
         }
         m.properties = properties;
         return m;
@@ -414,7 +565,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         live();
         ZmtpMessage m = newMessage();
         for (int i = head; i < tail; i++) {
-            m.add(i == head && lazyHead != null ? lazyHead.bytes().clone() : ByteBufUtil.getBytes(frames[i]));
+            m.add(i == head && lazyHead != null ? lazyHead.bytes().clone() : frameBytes(i - head));
         }
         m.properties = properties;
         return m;
@@ -435,6 +586,9 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     private void grow() {
         frames = Arrays.copyOf(frames, frames.length * 2);
+        if (spans != null) {
+            spans = Arrays.copyOf(spans, frames.length);
+        }
     }
 
     @Override
@@ -452,6 +606,9 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     @Override
     public ZmtpMessage touch() {
         live();
+        if (backing != null) {
+            backing.touch();
+        }
         for (int i = head; i < tail; i++) {
             if (frames[i] != null) {
                 frames[i].touch();
@@ -463,6 +620,9 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     @Override
     public ZmtpMessage touch(Object hint) {
         live();
+        if (backing != null) {
+            backing.touch(hint);
+        }
         for (int i = head; i < tail; i++) {
             if (frames[i] != null) {
                 frames[i].touch(hint);
@@ -480,11 +640,19 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
                 frames[i] = null;
             }
         }
+        if (backing != null) {
+            Arrays.fill(spans, head, tail, 0);
+            backing.release();
+            backing = null;
+        }
         if (frames.length > 64) {
             frames = new ByteBuf[INITIAL_CAPACITY];
+            spans = null;
         }
         head = HEADROOM;
         tail = HEADROOM;
+        knownSize = -1;
+        exposed = false;
         properties = ZmtpMetadata.EMPTY;
         if (handle != null) {
             handle.recycle(this);
@@ -505,7 +673,8 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
                 sb.append(FrameText.describe(Unpooled.wrappedBuffer(lazyHead.bytes())));
                 continue;
             }
-            ByteBuf f = frames[i];
+            long span = spanAt(i);
+            ByteBuf f = span != 0 ? backing.slice(spanIndex(span), spanLength(span)) : frames[i];
             sb.append(FrameText.describe(f));
         }
         return sb.append(']').toString();
