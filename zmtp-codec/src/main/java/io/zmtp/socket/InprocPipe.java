@@ -25,7 +25,13 @@ final class InprocPipe extends Pipe {
 
     private InprocPipe peer;
     private final SpscUnboundedArrayQueue<Object> inbound = new SpscUnboundedArrayQueue<>(256);
+    /**
+     * Messages in {@link #inbound} as the reader counts them: the writer adds its messages at each
+     * flush (one atomic add per batch, not per message), the reader subtracts what it took.
+     */
     private final AtomicInteger inboundCount = new AtomicInteger();
+    /** Writer side: messages offered to the peer's queue since our last flush, not yet in its count. */
+    private int unflushed;
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final int capacity;
     private volatile boolean writerWaiting;
@@ -70,11 +76,20 @@ final class InprocPipe extends Pipe {
 
     @Override
     boolean hasRoom() {
-        if (peer.inboundCount.get() < peer.capacity) {
+        if (peer.inboundCount.get() + unflushed < peer.capacity) {
             return true;
         }
+        publishUnflushed();
         peer.writerWaiting = true;
         return peer.inboundCount.get() < peer.capacity;
+    }
+
+    /** Adds what we offered since the last flush to the peer's count. */
+    private void publishUnflushed() {
+        if (unflushed != 0) {
+            peer.inboundCount.addAndGet(unflushed);
+            unflushed = 0;
+        }
     }
 
     @Override
@@ -92,12 +107,13 @@ final class InprocPipe extends Pipe {
             shared.release();
         }
         peer.inbound.offer(m);
-        peer.inboundCount.incrementAndGet();
+        unflushed++;
         socket.markDirty(this);
     }
 
     @Override
     void flush() {
+        publishUnflushed();
         peer.scheduleDrain();
     }
 
