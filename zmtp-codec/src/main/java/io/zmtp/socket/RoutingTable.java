@@ -35,6 +35,13 @@ final class RoutingTable {
 
     private final HashMap<Object, Pipe> byId = new HashMap<>();
     private final Probe probe = new Probe();
+    /**
+     * The last id found by {@link #get(RoutingId)} and its peer: an application that routes with
+     * the same {@link RoutingId} object again (a broker's reply to the peer it last answered, a
+     * worker's constant id) skips the map. Cleared whenever the table changes.
+     */
+    private RoutingId lastId;
+    private Pipe lastPipe;
     private int nextGenerated = ThreadLocalRandom.current().nextInt();
 
     /**
@@ -52,6 +59,7 @@ final class RoutingTable {
         if (old != null) {
             old.clearRoutingId();
         }
+        forgetLast();
         pipe.setRoutingId(key);
         byId.put(key, pipe);
         return old;
@@ -70,7 +78,20 @@ final class RoutingTable {
 
     /** The peer with this routing id, or null. */
     Pipe get(RoutingId id) {
-        return byId.get(id);
+        if (id == lastId) {
+            return lastPipe;
+        }
+        Pipe p = byId.get(id);
+        if (p != null) {
+            lastId = id;
+            lastPipe = p;
+        }
+        return p;
+    }
+
+    private void forgetLast() {
+        lastId = null;
+        lastPipe = null;
     }
 
     /** The peer with this routing id, or null. */
@@ -81,6 +102,7 @@ final class RoutingTable {
     void remove(Pipe pipe) {
         RoutingId id = pipe.routingId();
         if (id != null) {
+            forgetLast();
             byId.remove(id, pipe);
             pipe.clearRoutingId();
         }

@@ -52,7 +52,7 @@ class RoutingCollisionTest extends ContextTest {
         List<String> ids = collidingIds(12);   // 4096 ids
         List<Pipe> pipes = new ArrayList<>();
         for (String id : ids) {
-            Pipe p = new TestPipe(owner, id);
+            Pipe p = new IdentityPipe(owner, id);
             pipes.add(p);
             assertEquals(null, table.add(p, false));
         }
@@ -104,41 +104,5 @@ class RoutingCollisionTest extends ContextTest {
         pub.send(prefixes.get(1), "cancelled");
         pub.send(prefixes.get(2), "kept");
         assertEquals(List.of(prefixes.get(2), "kept"), inbox.next());
-    }
-
-    /** A pipe that only carries an identity, for the routing table alone. */
-    private static final class TestPipe extends Pipe {
-        TestPipe(ZmtpSocket socket, String identity) {
-            super(socket, io.zmtp.wire.ZmtpMetadata.builder()
-                    .put("Identity", identity.getBytes(StandardCharsets.US_ASCII)).build(),
-                    io.zmtp.wire.ZmtpVersion.V3_1, "test");
-        }
-
-        @Override
-        boolean hasRoom() {
-            return true;
-        }
-
-        @Override
-        void write(Object msg) {
-            io.netty.util.ReferenceCountUtil.release(msg);
-        }
-
-        @Override
-        void flush() {
-        }
-
-        @Override
-        void setReading(boolean on) {
-        }
-
-        @Override
-        void close() {
-        }
-
-        @Override
-        void closeAfterFlush(Runnable done) {
-            done.run();
-        }
     }
 }
