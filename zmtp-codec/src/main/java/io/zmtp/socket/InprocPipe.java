@@ -5,7 +5,7 @@ import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpSubscription;
 import io.zmtp.wire.ZmtpVersion;
-import org.jctools.queues.SpscUnboundedArrayQueue;
+import org.jctools.queues.SpscGrowableArrayQueue;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,8 +23,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class InprocPipe extends Pipe {
     private static final int DRAIN_BATCH = 1024;
 
+    /** The queue's first ring; it doubles when a burst fills it. */
+    private static final int INITIAL_QUEUE = 256;
+    /** The most the queue can ever hold (the largest ring its library makes). */
+    private static final int MAX_QUEUE = 1 << 30;
+
     private InprocPipe peer;
-    private final SpscUnboundedArrayQueue<Object> inbound = new SpscUnboundedArrayQueue<>(256);
+    /**
+     * What the peer wrote to us, in order. A ring that doubles when full and keeps its size:
+     * once it has grown to hold a burst, messages pass with no allocation (a queue of linked
+     * chunks would make a new chunk every few hundred messages, about 4 bytes of garbage per
+     * message). The ring holds references only, so the most it keeps is about four bytes per
+     * message of the largest burst that was queued, itself bounded by the high-water marks.
+     */
+    private final SpscGrowableArrayQueue<Object> inbound = new SpscGrowableArrayQueue<>(INITIAL_QUEUE, MAX_QUEUE);
     /**
      * Messages in {@link #inbound} as the reader counts them: the writer adds its messages at each
      * flush (one atomic add per batch, not per message), the reader subtracts what it took.
@@ -55,9 +67,9 @@ final class InprocPipe extends Pipe {
         ZmtpMetadata binderMeta = binder.zmtpOptions().localMetadata();
         ZmtpMetadata connectorMeta = connector.zmtpOptions().localMetadata();
         InprocPipe c = new InprocPipe(connector, binderMeta, endpoint,
-                binder.options().sendHwm() + connector.options().receiveHwm());
+                marks(binder.options().sendHwm(), connector.options().receiveHwm()));
         InprocPipe b = new InprocPipe(binder, connectorMeta, endpoint,
-                connector.options().sendHwm() + binder.options().receiveHwm());
+                marks(connector.options().sendHwm(), binder.options().receiveHwm()));
         c.peer = b;
         b.peer = c;
         binder.inLoop(() -> {
@@ -70,6 +82,11 @@ final class InprocPipe extends Pipe {
             connector.attach(c);
             connector.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null, c.routingId());
         });
+    }
+
+    /** A writer's send mark plus its reader's receive mark, as one capacity (no overflow). */
+    static int marks(int sendHwm, int receiveHwm) {
+        return (int) Math.min(Integer.MAX_VALUE, (long) sendHwm + receiveHwm);
     }
 
     // ---------------------------------------------------------------- writer side (our loop)
@@ -106,7 +123,12 @@ final class InprocPipe extends Pipe {
             m = shared.retainedDuplicate();
             shared.release();
         }
-        peer.inbound.offer(m);
+        if (!peer.inbound.offer(m)) {
+            // 2^30 messages queued and not read: far past any mark, but never lost silently.
+            ReferenceCountUtil.release(m);
+            socket.counters.hwmDrop();
+            return;
+        }
         unflushed++;
         socket.markDirty(this);
     }

@@ -116,6 +116,24 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         return newMessage().add(frame);
     }
 
+    /**
+     * A message of one frame that refers to {@code frame}'s readable bytes: no copy, and no buffer
+     * object per message (the frame is a span of {@code frame}, as a received frame is a span of
+     * the read buffer; a slice is made only if the frame is read as a buffer). The message retains
+     * {@code frame} once and releases it when the message is released; the caller keeps its own
+     * reference and must not change those bytes while messages refer to them. For a payload sent
+     * many times, such as a constant request body.
+     */
+    public static ZmtpMessage ofShared(ByteBuf frame) {
+        ZmtpMessage m = newMessage();
+        int n = frame.readableBytes();
+        if (n == 0) {
+            return m.add(Unpooled.EMPTY_BUFFER);
+        }
+        m.addSpan(frame, frame.readerIndex(), n);
+        return m;
+    }
+
     /** A message of one frame that wraps {@code frame} (no copy, no varargs array). */
     public static ZmtpMessage of(byte[] frame) {
         return newMessage().add(frame);

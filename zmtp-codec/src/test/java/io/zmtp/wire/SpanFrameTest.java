@@ -199,6 +199,46 @@ class SpanFrameTest {
     }
 
     @Test
+    void sharedMessagesReferToOneBufferWithoutAFrameObjectEach() {
+        ByteBuf body = readBuffer("xxhello");
+        body.skipBytes(2); // only the readable bytes are the frame
+        ZmtpMessage first = ZmtpMessage.ofShared(body);
+        ZmtpMessage second = ZmtpMessage.ofShared(body);
+        try {
+            assertEquals(3, body.refCnt(), "each message retains the shared buffer once");
+            assertNotEquals(0, first.span(0), "a span, no buffer made");
+            assertSame(body, first.backing());
+            assertEquals("hello", first.frameString(0));
+            assertEquals(5, first.byteSize());
+            ByteBuf asBuffer = second.frame(0); // read as a buffer: a slice of the shared bytes
+            assertEquals("hello", asBuffer.toString(StandardCharsets.US_ASCII));
+            assertEquals(0, second.span(0));
+            try (CodecPair p = new CodecPair(ZmtpOptions.builder(SocketType.DEALER).build(),
+                    ZmtpOptions.builder(SocketType.DEALER).build())) {
+                p.pump();
+                p.client.channel.writeAndFlush(first.retain());
+                p.pump();
+                ZmtpMessage atServer = (ZmtpMessage) p.server.received.remove(0);
+                try {
+                    assertEquals("hello", atServer.frameString(0), "encoded from the shared bytes");
+                } finally {
+                    atServer.release();
+                }
+            }
+        } finally {
+            first.release();
+            second.release();
+        }
+        assertEquals(1, body.refCnt(), "the messages gave their references back");
+        assertEquals(2, body.readerIndex(), "the shared buffer was not read");
+        body.release();
+        ZmtpMessage empty = ZmtpMessage.ofShared(Unpooled.EMPTY_BUFFER);
+        assertEquals(1, empty.size());
+        assertTrue(empty.isFrameEmpty(0));
+        empty.release();
+    }
+
+    @Test
     void aKeptSizeFollowsEnvelopeChangesAndIsNotKeptOnceAFrameIsHandedOut() {
         ByteBuf read = readBuffer("xxabcdeyy");
         ZmtpMessage m = spans(read);
