@@ -57,12 +57,21 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      */
     public static final int DEFAULT_POOL_PER_THREAD = 16_384;
 
+    private static final int POOL_PER_THREAD = Integer.getInteger("zmtp.messagePool.maxPerThread", DEFAULT_POOL_PER_THREAD);
+    /**
+     * Released messages a thread keeps in its own batch, and the size of the pool's return queue's
+     * first chunk: half the pool, so that a burst the pool holds passes through the batch and that
+     * one chunk (a small chunk would make the queue allocate a new one every few dozen releases
+     * of a burst: about 4 bytes per message). Costs a few tens of KiB per event loop.
+     */
+    private static final int POOL_BATCH = Math.max(16, Integer.highestOneBit(Math.max(POOL_PER_THREAD, 32)) / 2);
+
     /**
      * Unguarded (no atomic state per handle): a message is recycled only by its last release, which
      * its own reference count already makes happen once.
      */
     private static final Recycler<ZmtpMessage> RECYCLER = new Recycler<ZmtpMessage>(
-            Integer.getInteger("zmtp.messagePool.maxPerThread", DEFAULT_POOL_PER_THREAD), 1, 64, true) {
+            POOL_PER_THREAD, 1, POOL_BATCH, true) {
         @Override
         protected ZmtpMessage newObject(Handle<ZmtpMessage> handle) {
             return new ZmtpMessage(handle);
