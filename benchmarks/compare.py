@@ -34,12 +34,14 @@ for transport in ("tcp", "inproc"):
     throughput("round trip, asynchronous, %s" % transport, "calls/s", "TrippingBenchmark.asynchronous",
                {"transport": transport}, "tripping", {"mode": "async", "transport": transport}, 2.0)
 # The same round trip with our reactor client (a handler on an event loop instead of a user thread).
-# JeroMQ and libzmq have no such client: their columns are their blocking clients' figures.
+# JeroMQ and libzmq have no such client: their columns are their blocking clients' figures. The
+# goal for its asynchronous rows is 3x libzmq (the issue's), for its synchronous ones 2x as above.
 for mode in ("synchronous", "asynchronous"):
     for transport in ("tcp", "inproc"):
         throughput("round trip, %s, %s, reactor client" % (mode, transport), "calls/s",
                    "TrippingReactorBenchmark." + mode, {"transport": transport}, "tripping",
-                   {"mode": "sync" if mode == "synchronous" else "async", "transport": transport}, 2.0,
+                   {"mode": "sync" if mode == "synchronous" else "async", "transport": transport},
+                   2.0 if mode == "synchronous" else 3.0,
                    twin=False)
 for size, name in ((1, "1 B"), (1024, "1 KiB")):
     latency("REQ/REP %s, p50" % name, {"size": str(size)}, {"size": size}, "50.0", 1.0)
