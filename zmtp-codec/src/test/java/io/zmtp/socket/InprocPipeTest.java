@@ -16,13 +16,9 @@ class InprocPipeTest extends ContextTest {
 
     @Test
     void burstsLargerThanTheFirstRingArriveWholeAndInOrder() {
-        SocketOptions big = SocketOptions.builder().hwm(100_000).build();
-        ZmtpSocket pull = ctx.socket(SocketType.PULL, big);
-        get(pull.bind("inproc://bursts"));
-        ZmtpSocket push = ctx.socket(SocketType.PUSH, big);
-        get(push.connect("inproc://bursts"));
-        awaitPeers(push, 1);
-        SocketTesting.Inbox inbox = new SocketTesting.Inbox(pull);
+        ZmtpSocket[] pair = connectedPushPull("inproc://bursts", 100_000);
+        ZmtpSocket push = pair[0];
+        SocketTesting.Inbox inbox = new SocketTesting.Inbox(pair[1]);
         int burst = 5_000; // far more than the ring's first 256 slots, all queued before the first flush
         for (int round = 0; round < 3; round++) {
             int r = round;
@@ -43,14 +39,21 @@ class InprocPipeTest extends ContextTest {
     void theLargestMarksOnBothSidesStillLeaveRoom() {
         assertEquals(Integer.MAX_VALUE, InprocPipe.marks(Integer.MAX_VALUE, Integer.MAX_VALUE));
         assertEquals(7, InprocPipe.marks(3, 4));
-        SocketOptions most = SocketOptions.builder().hwm(Integer.MAX_VALUE).build();
-        ZmtpSocket pull = ctx.socket(SocketType.PULL, most);
-        get(pull.bind("inproc://largest-marks"));
-        ZmtpSocket push = ctx.socket(SocketType.PUSH, most);
-        get(push.connect("inproc://largest-marks"));
-        awaitPeers(push, 1);
-        SocketTesting.Inbox inbox = new SocketTesting.Inbox(pull);
+        ZmtpSocket[] pair = connectedPushPull("inproc://largest-marks", Integer.MAX_VALUE);
+        ZmtpSocket push = pair[0];
+        SocketTesting.Inbox inbox = new SocketTesting.Inbox(pair[1]);
         get(push.send("sent"));
         assertEquals(List.of("sent"), inbox.next());
+    }
+
+    /** A PUSH connected to a PULL bound at {@code endpoint}, both with high-water marks {@code hwm}. */
+    private ZmtpSocket[] connectedPushPull(String endpoint, int hwm) {
+        SocketOptions options = SocketOptions.builder().hwm(hwm).build();
+        ZmtpSocket pull = ctx.socket(SocketType.PULL, options);
+        get(pull.bind(endpoint));
+        ZmtpSocket push = ctx.socket(SocketType.PUSH, options);
+        get(push.connect(endpoint));
+        awaitPeers(push, 1);
+        return new ZmtpSocket[] {push, pull};
     }
 }
