@@ -16,9 +16,9 @@ class InprocPipeTest extends ContextTest {
 
     @Test
     void burstsLargerThanTheFirstRingArriveWholeAndInOrder() {
-        ZmtpSocket[] pair = connectedPushPull("inproc://bursts", 100_000);
-        ZmtpSocket push = pair[0];
-        SocketTesting.Inbox inbox = new SocketTesting.Inbox(pair[1]);
+        Connected pair = connectedPushPull("inproc://bursts", 100_000);
+        ZmtpSocket push = pair.push();
+        SocketTesting.Inbox inbox = pair.inbox();
         int burst = 5_000; // far more than the ring's first 256 slots, all queued before the first flush
         for (int round = 0; round < 3; round++) {
             int r = round;
@@ -39,21 +39,25 @@ class InprocPipeTest extends ContextTest {
     void theLargestMarksOnBothSidesStillLeaveRoom() {
         assertEquals(Integer.MAX_VALUE, InprocPipe.marks(Integer.MAX_VALUE, Integer.MAX_VALUE));
         assertEquals(7, InprocPipe.marks(3, 4));
-        ZmtpSocket[] pair = connectedPushPull("inproc://largest-marks", Integer.MAX_VALUE);
-        ZmtpSocket push = pair[0];
-        SocketTesting.Inbox inbox = new SocketTesting.Inbox(pair[1]);
+        Connected pair = connectedPushPull("inproc://largest-marks", Integer.MAX_VALUE);
+        ZmtpSocket push = pair.push();
+        SocketTesting.Inbox inbox = pair.inbox();
         get(push.send("sent"));
         assertEquals(List.of("sent"), inbox.next());
     }
 
+    /** A PUSH and what its PULL peer receives. */
+    private record Connected(ZmtpSocket push, SocketTesting.Inbox inbox) {
+    }
+
     /** A PUSH connected to a PULL bound at {@code endpoint}, both with high-water marks {@code hwm}. */
-    private ZmtpSocket[] connectedPushPull(String endpoint, int hwm) {
+    private Connected connectedPushPull(String endpoint, int hwm) {
         SocketOptions options = SocketOptions.builder().hwm(hwm).build();
         ZmtpSocket pull = ctx.socket(SocketType.PULL, options);
         get(pull.bind(endpoint));
         ZmtpSocket push = ctx.socket(SocketType.PUSH, options);
         get(push.connect(endpoint));
         awaitPeers(push, 1);
-        return new ZmtpSocket[] {push, pull};
+        return new Connected(push, new SocketTesting.Inbox(pull));
     }
 }
