@@ -559,9 +559,9 @@ public final class SocketOptions {
 
         /**
          * How many messages one connection decodes in a turn of the socket's event loop before the
-         * loop's other connections get theirs (default 128; 0: no limit): what keeps one flooding
-         * peer from delaying every other peer of the loop by its whole backlog. See
-         * {@link ZmtpOptions.Builder#messagesPerTurn}.
+         * loop's other connections get theirs (default {@value ZmtpOptions#DEFAULT_MESSAGES_PER_TURN};
+         * 0: no limit): what keeps one flooding peer from delaying every other peer of the loop by
+         * its whole backlog. See {@link ZmtpOptions.Builder#messagesPerTurn}.
          */
         public Builder messagesPerTurn(int messages) {
             ZmtpOptions.builder(SocketType.DEALER).messagesPerTurn(messages); // validates

@@ -112,7 +112,13 @@ public final class TrippingClient implements AutoCloseable {
         return done.syncUninterruptibly().getNow();
     }
 
-    /** Asynchronous calls driven on the event loop: all requests sent, replies counted. */
+    /**
+     * Asynchronous calls driven on the event loop: all requests sent, replies counted. The
+     * requests go out in turns of the socket's {@link SocketOptions#messagesPerTurn} per task of
+     * the loop: each turn is flushed before the next, so the broker starts on the first requests
+     * while the rest are still being written (about a sixth more calls per second over tcp than
+     * one task for the whole burst: README, Performance).
+     */
     public long asynchronousReactor(int n) {
         ZmtpSocket c = reactor();
         Promise<Long> done = c.eventLoop().newPromise();
@@ -125,9 +131,19 @@ public final class TrippingClient implements AutoCloseable {
                 done.setSuccess(clock.nanoTime() - start);
             }
         });
-        c.inLoop(() -> {
-            for (int i = 0; i < n; i++) {
-                sendOnLoop(c, ZmtpMessage.ofShared(HELLO_FRAME));
+        int perTurn = c.options().messagesPerTurn() == 0 ? n : c.options().messagesPerTurn();
+        c.inLoop(new Runnable() {
+            private int sent;
+
+            @Override
+            public void run() {
+                int end = Math.min(n, sent + perTurn);
+                for (; sent < end; sent++) {
+                    sendOnLoop(c, ZmtpMessage.ofShared(HELLO_FRAME));
+                }
+                if (sent < n) {
+                    c.eventLoop().execute(this);
+                }
             }
         });
         return done.syncUninterruptibly().getNow();
