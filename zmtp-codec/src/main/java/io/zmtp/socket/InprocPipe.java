@@ -16,6 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * to it from its own loop and schedules one drain task per batch (at flush), not per message.
  * The high-water mark is the writer's send mark plus the reader's receive mark, as in libzmq.
  *
+ * <p>A message that passes between two event loops is not reused when it is released (see
+ * {@link ZmtpMessage#doNotReuse()}; {@code -Dzmtp.messagePool.reuseAcrossThreads=true} turns
+ * that off): it dies young, where G1 makes the other thread's stores into it cheap.
+ *
  * <p>Closing is a two-step hand-shake so every queued message is delivered or released exactly
  * once: the closing end detaches, the other end delivers what it holds and detaches, then the
  * closing end releases what is left in its own queue.
@@ -46,14 +50,22 @@ final class InprocPipe extends Pipe {
     private int unflushed;
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final int capacity;
+    /**
+     * The two ends are on different event loops: a message received here came from another thread
+     * and is not reused when released ({@link ZmtpMessage#doNotReuse()}), unless
+     * {@link ZmtpMessage#REUSE_ACROSS_THREADS} says otherwise.
+     */
+    private final boolean arrivalsNotReused;
     private volatile boolean writerWaiting;
     private boolean paused;
     private boolean closed;
     private final Runnable drainTask = this::drain;
 
-    private InprocPipe(ZmtpSocket socket, ZmtpMetadata peerMetadata, String endpoint, int capacity) {
+    private InprocPipe(ZmtpSocket socket, ZmtpMetadata peerMetadata, String endpoint, int capacity,
+                       boolean arrivalsNotReused) {
         super(socket, peerMetadata, ZmtpVersion.V3_1, endpoint);
         this.capacity = capacity;
+        this.arrivalsNotReused = arrivalsNotReused;
     }
 
     /** Connects {@code connector} to {@code binder} (any thread). */
@@ -66,10 +78,11 @@ final class InprocPipe extends Pipe {
         }
         ZmtpMetadata binderMeta = binder.zmtpOptions().localMetadata();
         ZmtpMetadata connectorMeta = connector.zmtpOptions().localMetadata();
+        boolean arrivalsNotReused = connector.loop != binder.loop && !ZmtpMessage.REUSE_ACROSS_THREADS;
         InprocPipe c = new InprocPipe(connector, binderMeta, endpoint,
-                marks(binder.options().sendHwm(), connector.options().receiveHwm()));
+                marks(binder.options().sendHwm(), connector.options().receiveHwm()), arrivalsNotReused);
         InprocPipe b = new InprocPipe(binder, connectorMeta, endpoint,
-                marks(connector.options().sendHwm(), binder.options().receiveHwm()));
+                marks(connector.options().sendHwm(), binder.options().receiveHwm()), arrivalsNotReused);
         c.peer = b;
         b.peer = c;
         binder.inLoop(() -> {
@@ -168,8 +181,12 @@ final class InprocPipe extends Pipe {
         if (!attached) {
             ReferenceCountUtil.release(m);
         } else if (m instanceof ZmtpMessage) {
-            socket.counters.received((ZmtpMessage) m);
-            socket.received(this, ((ZmtpMessage) m).properties(peerMetadata()));
+            ZmtpMessage msg = (ZmtpMessage) m;
+            if (arrivalsNotReused) {
+                msg.doNotReuse();
+            }
+            socket.counters.received(msg);
+            socket.received(this, msg.properties(peerMetadata()));
         } else if (m instanceof ZmtpSubscription) {
             socket.subscriptionReceived(this, (ZmtpSubscription) m);
         } else {

@@ -58,6 +58,15 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     public static final int DEFAULT_POOL_PER_THREAD = 16_384;
 
     private static final int POOL_PER_THREAD = Integer.getInteger("zmtp.messagePool.maxPerThread", DEFAULT_POOL_PER_THREAD);
+
+    /**
+     * Whether a message handed from one event loop to another (an inproc:// hop) is reused when
+     * released: false by default (system property {@code zmtp.messagePool.reuseAcrossThreads}).
+     * Such a message is marked with {@link #doNotReuse()} on arrival, which suits G1, Java's
+     * default collector. With a collector whose write barrier has no fence (the parallel collector),
+     * reuse was faster (README, Performance), and {@code true} brings it back.
+     */
+    public static final boolean REUSE_ACROSS_THREADS = Boolean.getBoolean("zmtp.messagePool.reuseAcrossThreads");
     /**
      * Released messages a thread keeps in its own batch, and the size of the pool's return queue's
      * first chunk: half the pool, so that a burst the pool holds passes through the batch and that
@@ -79,6 +88,8 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     };
 
     private final Recycler.Handle<ZmtpMessage> handle;
+    /** Set by {@link #doNotReuse()}: the object goes to the garbage collector when released. */
+    private boolean notReused;
     private ByteBuf[] frames = new ByteBuf[INITIAL_CAPACITY];
     private int head = HEADROOM;
     private int tail = HEADROOM;
@@ -543,6 +554,25 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         return properties;
     }
 
+    /**
+     * Lets this message object go to the garbage collector at its last release instead of back to
+     * its thread's pool; its frames are released as always. For a message handed to another
+     * thread, as an inproc:// hop between two event loops does. A pooled object lives long enough
+     * to be promoted to the old generation, and then, under G1, each reference another thread
+     * stores into it (an envelope frame, the peer's properties) costs that thread a memory fence
+     * and the collector a card to refine; a young object costs neither. Measured: the inproc round
+     * trip over two loops ran about a third slower once its pooled messages had been promoted, and
+     * at the same speed as before promotion without reuse (README, Performance). A message that
+     * stays on the thread that made it is still reused.
+     *
+     * @return this message
+     */
+    public ZmtpMessage doNotReuse() {
+        live();
+        notReused = true;
+        return this;
+    }
+
     /** Sets the properties returned by {@link #properties()}; the codec does this on receipt. */
     public ZmtpMessage properties(ZmtpMetadata properties) {
         live();
@@ -660,6 +690,10 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     @Override
     protected void deallocate() {
+        if (handle == null || notReused) {
+            releaseFrames(); // the object itself is garbage: nothing to reset
+            return;
+        }
         lazyHead = null;
         for (int i = head; i < tail; i++) {
             if (frames[i] != null) {
@@ -683,6 +717,18 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         properties = ZmtpMetadata.EMPTY;
         if (handle != null) {
             handle.recycle(this);
+        }
+    }
+
+    /** Releases every frame and the read buffer, leaving the object as it is. */
+    private void releaseFrames() {
+        for (int i = head; i < tail; i++) {
+            if (frames[i] != null) {
+                frames[i].release();
+            }
+        }
+        if (backing != null) {
+            backing.release();
         }
     }
 

@@ -37,6 +37,7 @@ class ZmtpMessageReleaseTest {
         assertThrows(IllegalReferenceCountException.class, m::removeFirst);
         assertThrows(IllegalReferenceCountException.class, m::retainedDuplicate);
         assertThrows(IllegalReferenceCountException.class, m::touch);
+        assertThrows(IllegalReferenceCountException.class, m::doNotReuse);
         assertThrows(IllegalReferenceCountException.class, m::retain);
         assertThrows(IllegalReferenceCountException.class, m::release);
         ByteBuf frame = Unpooled.wrappedBuffer(new byte[] {1});
