@@ -13,6 +13,7 @@ import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The round-trip demonstrator's client: a DEALER with id "C". Synchronous calls send one
@@ -112,7 +113,15 @@ public final class TrippingClient implements AutoCloseable {
         return done.syncUninterruptibly().getNow();
     }
 
-    /** Asynchronous calls driven on the event loop: all requests sent, replies counted. */
+    /**
+     * Asynchronous calls driven on the event loop: all requests sent, replies counted. The
+     * requests go out in turns of the socket's {@link SocketOptions#messagesPerTurn}, the next
+     * turn a zero-delay scheduled task as the decoder's turns are (ARCHITECTURE, "Turns"): each
+     * turn is flushed, and the loop polls, before the next, so the broker starts on the first
+     * requests while the rest are still being written: about a tenth to a fifth more calls per
+     * second than one task for the whole burst, over tcp and inproc (README, Performance). The
+     * next turn given to {@code execute} instead ran within the same run of tasks.
+     */
     public long asynchronousReactor(int n) {
         ZmtpSocket c = reactor();
         Promise<Long> done = c.eventLoop().newPromise();
@@ -125,9 +134,19 @@ public final class TrippingClient implements AutoCloseable {
                 done.setSuccess(clock.nanoTime() - start);
             }
         });
-        c.inLoop(() -> {
-            for (int i = 0; i < n; i++) {
-                sendOnLoop(c, ZmtpMessage.ofShared(HELLO_FRAME));
+        int perTurn = c.options().messagesPerTurn() == 0 ? n : c.options().messagesPerTurn();
+        c.inLoop(new Runnable() {
+            private int sent;
+
+            @Override
+            public void run() {
+                int end = Math.min(n, sent + perTurn);
+                for (; sent < end; sent++) {
+                    sendOnLoop(c, ZmtpMessage.ofShared(HELLO_FRAME));
+                }
+                if (sent < n) {
+                    c.eventLoop().schedule(this, 0, TimeUnit.NANOSECONDS);
+                }
             }
         });
         return done.syncUninterruptibly().getNow();

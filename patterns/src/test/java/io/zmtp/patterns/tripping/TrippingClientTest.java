@@ -1,0 +1,47 @@
+package io.zmtp.patterns.tripping;
+
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The reactor client's asynchronous calls go out in turns of the socket's messages per turn:
+ * every count, below, at and across a turn's boundary, sends exactly its calls and gets every reply.
+ */
+class TrippingClientTest {
+    private static final int TURN = SocketOptions.DEFAULTS.messagesPerTurn();
+
+    final ZmtpContext ctx = ZmtpContext.create(2);
+
+    @AfterEach
+    void stop() {
+        ctx.close(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void theReactorsAsynchronousCallsAreSentInTurnsAndAllAnswered() {
+        assertTrue(TURN > 1, "the default has turns to cross");
+        TrippingBroker broker = new TrippingBroker(ctx);
+        String[] bound = broker.bind("tcp://127.0.0.1:0", "tcp://127.0.0.1:0");
+        TrippingWorker worker = new TrippingWorker(ctx, bound[1]);
+        TrippingClient client = new TrippingClient(ctx, bound[0]);
+        long echoed = 0;
+        for (int calls : new int[] {1, TURN - 1, TURN, TURN + 1, 3 * TURN + 7}) {
+            assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertTrue(client.asynchronousReactor(calls) > 0));
+            echoed += calls;
+            long expected = echoed;
+            // every reply came before the call returned; the worker saw exactly as many requests
+            assertEquals(expected, worker.socket().metrics().messagesIn(), calls + " calls: requests the worker received");
+        }
+        client.close();
+        worker.close();
+        broker.close();
+    }
+}
