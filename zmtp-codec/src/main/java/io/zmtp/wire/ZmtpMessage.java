@@ -691,10 +691,6 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     @Override
     protected void deallocate() {
-        if (handle == null || notReused) {
-            releaseFrames(); // the object itself is garbage: nothing to reset
-            return;
-        }
         lazyHead = null;
         for (int i = head; i < tail; i++) {
             if (frames[i] != null) {
@@ -707,6 +703,9 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
             backing.release();
             backing = null;
         }
+        if (handle == null || notReused) {
+            return; // the object itself is garbage: the rest only readies it for reuse
+        }
         if (frames.length > 64) {
             frames = new ByteBuf[INITIAL_CAPACITY];
             spans = null;
@@ -716,21 +715,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         knownSize = -1;
         exposed = false;
         properties = ZmtpMetadata.EMPTY;
-        if (handle != null) {
-            handle.recycle(this);
-        }
-    }
-
-    /** Releases every frame and the read buffer, leaving the object as it is. */
-    private void releaseFrames() {
-        for (int i = head; i < tail; i++) {
-            if (frames[i] != null) {
-                frames[i].release();
-            }
-        }
-        if (backing != null) {
-            backing.release();
-        }
+        handle.recycle(this);
     }
 
     @Override
