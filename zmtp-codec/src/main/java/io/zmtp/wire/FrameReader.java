@@ -44,6 +44,8 @@ final class FrameReader {
     /** What every message from this peer carries ({@link ZmtpMessage#properties()}). */
     private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
     private ZmtpMessage partial;
+    /** The reading thread's message pool, looked up once (a connection is read by one thread). */
+    private MessagePool pool;
     /** The unfinished message's bytes plus {@link ZmtpOptions#FRAME_COST} per frame after its first. */
     private long partialBytes;
     /** ZMTP 2.0 (the fallback): the COMMAND flag is a reserved bit. */
@@ -228,7 +230,11 @@ final class FrameReader {
     /** The message the next frame, of {@code length} bytes, goes into; counts it against the limits. */
     private ZmtpMessage nextFrameOf(int length) throws ZmtpProtocolException {
         if (partial == null) {
-            partial = ZmtpMessage.newMessage();
+            MessagePool p = pool;
+            if (p == null || !p.ownedByCurrentThread()) {
+                pool = p = MessagePool.current();
+            }
+            partial = ZmtpMessage.newMessage(p);
         } else if (partial.size() >= options.maxFramesPerMessage()) {
             throw new ZmtpProtocolException("message of more than " + options.maxFramesPerMessage()
                     + " frames (maxFramesPerMessage)");

@@ -5,7 +5,6 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.IllegalReferenceCountException;
-import io.netty.util.Recycler;
 import io.netty.util.ResourceLeakDetector;
 
 import java.nio.charset.StandardCharsets;
@@ -51,13 +50,16 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     /**
      * The most released message objects one thread keeps for reuse: {@value #DEFAULT_POOL_PER_THREAD}
      * by default (system property {@code zmtp.messagePool.maxPerThread}; 0 turns pooling off), about
-     * 100 bytes each. More than Netty's 4,096 for its own objects, because an asynchronous client
-     * keeps thousands of messages in flight at once: with a smaller pool each such burst would
-     * allocate anew. Every new message object is pooled when released, up to this number.
+     * 100 bytes each, in an array of references that grows to this size; other threads return
+     * that thread's messages through a queue of as many again ({@link MessagePool}). An
+     * asynchronous client keeps thousands of messages in flight at once: with a smaller pool
+     * (Netty's 4,096 for its own objects) each such burst would allocate anew. Only Netty's own
+     * threads ({@code FastThreadLocalThread}, the event loops) pool messages.
      */
     public static final int DEFAULT_POOL_PER_THREAD = 16_384;
 
-    private static final int POOL_PER_THREAD = Integer.getInteger("zmtp.messagePool.maxPerThread", DEFAULT_POOL_PER_THREAD);
+    /** {@link #DEFAULT_POOL_PER_THREAD} unless the system property says otherwise. */
+    static final int POOL_PER_THREAD = Integer.getInteger("zmtp.messagePool.maxPerThread", DEFAULT_POOL_PER_THREAD);
 
     /**
      * Whether a message handed from one event loop to another (an inproc:// hop) is reused when
@@ -67,27 +69,9 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      * reuse was faster (README, Performance), and {@code true} brings it back.
      */
     public static final boolean REUSE_ACROSS_THREADS = Boolean.getBoolean("zmtp.messagePool.reuseAcrossThreads");
-    /**
-     * Released messages a thread keeps in its own batch, and the size of the pool's return queue's
-     * first chunk: half the pool, so that a burst the pool holds passes through the batch and that
-     * one chunk (a small chunk would make the queue allocate a new one every few dozen releases
-     * of a burst: about 4 bytes per message). Costs a few tens of KiB per event loop.
-     */
-    private static final int POOL_BATCH = Math.max(16, Integer.highestOneBit(Math.max(POOL_PER_THREAD, 32)) / 2);
 
-    /**
-     * Unguarded (no atomic state per handle): a message is recycled only by its last release, which
-     * its own reference count already makes happen once.
-     */
-    private static final Recycler<ZmtpMessage> RECYCLER = new Recycler<ZmtpMessage>(
-            POOL_PER_THREAD, 1, POOL_BATCH, true) {
-        @Override
-        protected ZmtpMessage newObject(Handle<ZmtpMessage> handle) {
-            return new ZmtpMessage(handle);
-        }
-    };
-
-    private final Recycler.Handle<ZmtpMessage> handle;
+    /** The pool this object returns to when released, or null (not pooled). */
+    private final MessagePool pool;
     /** Set by {@link #doNotReuse()}: the object goes to the garbage collector when released. */
     private boolean notReused;
     private ByteBuf[] frames = new ByteBuf[INITIAL_CAPACITY];
@@ -111,22 +95,28 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      */
     private long[] spans;
     /**
-     * {@link #byteSize()} as last computed and kept up to date since, or -1. Kept only while no
-     * frame was handed out as a buffer (whose reader could move its indexes); the socket counts
-     * every message in and out, and a message passed on unread (a broker, an inproc hop) is then
-     * measured once.
+     * {@link #byteSize()} as counted while frames were added (spans and routing ids, whose sizes
+     * cannot change) or as last computed, or -1. Kept only while no frame was handed out as a
+     * buffer (whose reader could move its indexes); adding a buffer frame makes it -1 until the
+     * size is computed again. The socket counts every message in and out, so a message the codec
+     * decoded is measured without a walk over its frames.
      */
-    private long knownSize = -1;
+    private long knownSize;
     /** A frame was handed out as a buffer since the message was made: sizes are not kept. */
     private boolean exposed;
 
-    private ZmtpMessage(Recycler.Handle<ZmtpMessage> handle) {
-        this.handle = handle;
+    ZmtpMessage(MessagePool pool) {
+        this.pool = pool;
     }
 
     /** A new message with no frames; the caller owns it. */
     public static ZmtpMessage newMessage() {
-        ZmtpMessage m = CHECKED ? new ZmtpMessage(null) : RECYCLER.get();
+        return newMessage(MessagePool.current());
+    }
+
+    /** A new message from {@code pool}, which the calling thread owns, or a new object when null. */
+    static ZmtpMessage newMessage(MessagePool pool) {
+        ZmtpMessage m = pool == null ? new ZmtpMessage(null) : pool.take();
         m.setRefCnt(1);
         return m;
     }
@@ -296,7 +286,9 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
             grow();
         }
         frames[tail++] = frame;
-        knownSize = -1;
+        if (frame != Unpooled.EMPTY_BUFFER) {
+            knownSize = -1; // the caller may still move the buffer's indexes
+        }
         return this;
     }
 
@@ -308,7 +300,6 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      */
     void addSpan(ByteBuf buffer, int index, int length) {
         live();
-        knownSize = -1;
         if (backing == null) {
             backing = buffer.retain();
         } else if (backing != buffer) {
@@ -322,6 +313,9 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
             spans = new long[frames.length];
         }
         spans[tail++] = (long) index << 32 | length;
+        if (knownSize >= 0) {
+            knownSize += length; // a span's bytes do not move
+        }
     }
 
     /** Slot {@code idx}'s span in {@link #backing}, or 0 if it holds no span. */
@@ -703,7 +697,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
             backing.release();
             backing = null;
         }
-        if (handle == null || notReused) {
+        if (pool == null || notReused) {
             return; // the object itself is garbage: the rest only readies it for reuse
         }
         if (frames.length > 64) {
@@ -712,10 +706,10 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         }
         head = HEADROOM;
         tail = HEADROOM;
-        knownSize = -1;
+        knownSize = 0;
         exposed = false;
         properties = ZmtpMetadata.EMPTY;
-        handle.recycle(this);
+        pool.recycle(this);
     }
 
     @Override
