@@ -58,12 +58,17 @@ final class ChannelPipe extends Pipe {
         return conflating || backlog.size() < sendHwm;
     }
 
+    /** Whether the channel takes writes now: as the codec last heard, through the direct writer. */
+    private boolean writable() {
+        return direct != null ? direct.isWritable() : ctx.channel().isWritable();
+    }
+
     @Override
     void write(Object msg) {
-        if (backlog.isEmpty() && ctx.channel().isWritable()) {
+        if (backlog.isEmpty() && writable()) {
             socket.counters.writing(msg);
             writeToChannel(msg);
-            if (ctx.channel().isWritable()) {
+            if (writable()) {
                 socket.markDirty(this);
             } else {
                 // A batch has reached Netty's high water mark: push it out now rather than
@@ -95,7 +100,7 @@ final class ChannelPipe extends Pipe {
         }
         boolean wasFull = !hasRoom();
         Object m;
-        while (ctx.channel().isWritable() && (m = backlog.poll()) != null) {
+        while (writable() && (m = backlog.poll()) != null) {
             socket.counters.backlog(-1);
             socket.counters.writing(m);
             writeToChannel(m);

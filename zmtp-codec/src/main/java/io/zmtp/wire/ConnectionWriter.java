@@ -1,6 +1,7 @@
 package io.zmtp.wire;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 
 /**
  * Writes into one connection's {@link ZmtpCodec} directly, without a trip through the pipeline:
@@ -15,10 +16,13 @@ import io.netty.channel.ChannelHandlerContext;
 public final class ConnectionWriter {
     private final ZmtpCodec codec;
     private final ChannelHandlerContext ctx;
+    /** The channel's one void promise, fetched once rather than through the pipeline per write. */
+    private final ChannelPromise voidPromise;
 
     ConnectionWriter(ZmtpCodec codec, ChannelHandlerContext ctx) {
         this.codec = codec;
         this.ctx = ctx;
+        this.voidPromise = ctx.voidPromise();
     }
 
     /**
@@ -26,7 +30,17 @@ public final class ConnectionWriter {
      * whose reference it takes) into the connection's current batch.
      */
     public void write(Object msg) {
-        codec.write(ctx, msg, ctx.voidPromise());
+        codec.write(ctx, msg, voidPromise);
+    }
+
+    /**
+     * Whether the channel takes more writes, as its writability events last said: a field read
+     * where {@code Channel.isWritable()} is two calls through interfaces. It may say false a little
+     * longer than the channel does (Netty announces writable again from a later task), never true
+     * longer: the writability event that follows brings it up to date.
+     */
+    public boolean isWritable() {
+        return codec.writable();
     }
 
     /** Sends the batch, like {@code ctx.flush()}. */

@@ -87,6 +87,14 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private ScheduledFuture<?> handshakeTimer;
     /** Set when our side closes the channel (so channelInactive is not the peer hanging up). */
     private boolean closeRequested;
+    /**
+     * The channel's writability, set from each writability event (which reaches the codec before
+     * the handlers after it) so that a write through {@link ConnectionWriter} reads a field instead
+     * of asking the channel. Netty announces a channel becoming unwritable during the write that
+     * makes it so; becoming writable again it may announce a little later, and until then this
+     * says unwritable and writes wait in the pipe's backlog, which the event drains.
+     */
+    private boolean writable = true;
 
     public ZmtpCodec(ZmtpOptions options) {
         this.options = options;
@@ -480,6 +488,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        writable = ctx.channel().isWritable();
         writePendingPong();
         super.channelWritabilityChanged(ctx);
     }
@@ -540,7 +549,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     options.mechanism().name(), peerMetadata);
         }
         ctx.fireUserEventTriggered(new HandshakeCompleted(version, options.mechanism().name(), peerMetadata,
-                new ConnectionWriter(this, ctx)));
+                newConnectionWriter(ctx)));
         heartbeat.start(version);
         if (writesBeforeReady != null) {
             // In the order they were made; a failure meanwhile fails the rest (failWritesBeforeReady).
@@ -634,6 +643,16 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
 
     // ---------------------------------------------------------------- outbound
+
+    private ConnectionWriter newConnectionWriter(ChannelHandlerContext ctx) {
+        writable = ctx.channel().isWritable();
+        return new ConnectionWriter(this, ctx);
+    }
+
+    /** The channel's writability as its last event (or the handshake's end) left it. */
+    boolean writable() {
+        return writable;
+    }
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
