@@ -587,6 +587,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         if (lazyHead != null) {
             m.pushFront(null); // an empty message: this is its first frame
             m.lazyHead = lazyHead;
+            m.knownSize = lazyHead.bytes().length; // as addFirst(LazyFrame) counts it
             i++;
         }
         for (; i < tail; i++) {

@@ -142,6 +142,23 @@ class LazyFrameTest {
     }
 
     @Test
+    void aDuplicateOfSpansBehindALazyIdHasTheSameByteSize() {
+        ByteBuf read = Unpooled.copiedBuffer("body", StandardCharsets.US_ASCII);
+        ZmtpMessage m = ZmtpMessage.newMessage();
+        m.addSpan(read, 0, 4);
+        m.addFirst(new Counting("dup"));
+        ZmtpMessage dup = m.retainedDuplicate();
+        try {
+            assertEquals(7, m.byteSize());
+            assertEquals(7, dup.byteSize(), "the id counts in the duplicate's size too");
+        } finally {
+            m.release();
+            dup.release();
+            read.release();
+        }
+    }
+
+    @Test
     void aReleasedMessageWithALazyIdIsClean() {
         Counting id = new Counting("gone");
         ZmtpMessage m = ZmtpMessage.ofStrings("body").addFirst(id);
