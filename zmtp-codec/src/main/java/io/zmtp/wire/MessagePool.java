@@ -15,8 +15,9 @@ import java.util.Queue;
  *
  * <p>A caller that makes many messages on one thread (the frame reader of a connection) keeps the
  * pool it got from {@link #current()} and checks {@link #ownedByCurrentThread()} instead of
- * looking the pool up per message. Threads that are not Netty's ({@link FastThreadLocalThread}),
- * such as an application's own, get no pool: their messages are new objects.
+ * looking the pool up per message. Threads that are not Netty's ({@link FastThreadLocalThread},
+ * or a thread inside {@link FastThreadLocalThread#runWithFastThreadLocal}), such as an
+ * application's own, get no pool: their messages are new objects.
  */
 final class MessagePool {
 
@@ -46,7 +47,7 @@ final class MessagePool {
     /** The calling thread's pool, or null when it has none (not a Netty thread, or pooling is off). */
     static MessagePool current() {
         if (ZmtpMessage.CHECKED || ZmtpMessage.POOL_PER_THREAD <= 0
-                || !(Thread.currentThread() instanceof FastThreadLocalThread)) {
+                || !FastThreadLocalThread.currentThreadHasFastThreadLocal()) {
             return null;
         }
         return POOLS.get();
