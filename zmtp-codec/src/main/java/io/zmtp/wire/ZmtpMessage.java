@@ -53,8 +53,9 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      * 100 bytes each, in an array of references that grows to this size; other threads return
      * that thread's messages through a queue of as many again ({@link MessagePool}). An
      * asynchronous client keeps thousands of messages in flight at once: with a smaller pool
-     * (Netty's 4,096 for its own objects) each such burst would allocate anew. Only Netty's own
-     * threads ({@code FastThreadLocalThread}, the event loops) pool messages.
+     * (Netty's 4,096 for its own objects) each such burst would allocate anew. Only threads Netty
+     * counts as its own pool messages: a {@code FastThreadLocalThread} (the event loops) or a
+     * thread inside {@code FastThreadLocalThread.runWithFastThreadLocal}.
      */
     public static final int DEFAULT_POOL_PER_THREAD = 16_384;
 
