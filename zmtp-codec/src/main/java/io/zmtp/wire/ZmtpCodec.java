@@ -167,6 +167,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        writable = false; // as Channel.isWritable() says of a closed channel
         if (turnOver && state == State.ACTIVE) {
             // Messages that were waiting for their turn arrived before the close: deliver them.
             turnOver = false;

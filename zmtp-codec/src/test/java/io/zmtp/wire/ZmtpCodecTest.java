@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.WriteBufferWaterMark;
 import io.zmtp.testing.CodecHarness;
 import io.zmtp.testing.PeerBytes;
 import org.junit.jupiter.api.Test;
@@ -261,6 +262,28 @@ class ZmtpCodecTest {
             assertArrayEquals(PeerBytes.create().frame(true, "direct").frame(false, "write").toArray(), h.written());
             assertNull(new HandshakeCompleted(ZmtpVersion.V3_1, "NULL", ZmtpMetadata.EMPTY).writer(),
                     "an event made outside the codec carries no writer");
+        }
+    }
+
+    @Test
+    void theWriterSaysWhatTheChannelSaysOfWritability() {
+        try (CodecHarness h = new CodecHarness(DEALER)) {
+            h.feed(peerRouter31());
+            h.written();
+            h.channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1024, 4096));
+            ConnectionWriter w = h.handshake().writer();
+            assertTrue(w.isWritable());
+            // a body larger than a batch goes to the channel at once, unflushed: past the high water mark
+            w.write(ZmtpMessage.of(new byte[16 * 1024]));
+            assertFalse(h.channel.isWritable());
+            assertFalse(w.isWritable(), "the codec heard the channel become unwritable");
+            w.flush();
+            h.channel.runPendingTasks(); // Netty may announce writable again from a task
+            assertTrue(h.channel.isWritable());
+            assertTrue(w.isWritable(), "and writable again");
+            assertEquals(16 * 1024 + 9, h.written().length);
+            h.peerClosed();
+            assertFalse(w.isWritable(), "a closed channel takes no writes");
         }
     }
 
