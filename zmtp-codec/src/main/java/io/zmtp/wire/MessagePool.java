@@ -10,8 +10,12 @@ import java.util.Queue;
 /**
  * The released {@link ZmtpMessage} objects one event-loop thread keeps for reuse. Only the owning
  * thread takes from it and puts back into it, with plain array operations: no atomic, no fence.
- * Another thread that releases one of its messages returns it through a bounded queue the owner
- * drains when it runs out, unless the message was marked {@link ZmtpMessage#doNotReuse()}.
+ *
+ * <p>Another thread that releases one of its messages returns it through a bounded queue the
+ * owner drains when its array runs out, unless the message was marked
+ * {@link ZmtpMessage#doNotReuse()} (as the inproc pipe marks a message that passed between two
+ * event loops: where a message changes threads, not where it is released, since such a message
+ * often ends on the loop that made it).
  *
  * <p>A caller that makes many messages on one thread (the frame reader of a connection) keeps the
  * pool it got from {@link #current()} and checks {@link #ownedByCurrentThread()} instead of
@@ -34,14 +38,15 @@ final class MessagePool {
     private final int max;
     private ZmtpMessage[] free;
     private int count;
-    /** Messages released by other threads; made when the first such release comes. */
-    private volatile Queue<ZmtpMessage> returned;
+    /** Messages released by other threads; grows by chunks up to {@link #max}. */
+    private final Queue<ZmtpMessage> returned;
 
     /** A pool owned by {@code owner} keeping at most {@code max} objects (and as many again being returned). */
     MessagePool(Thread owner, int max) {
         this.owner = owner;
         this.max = max;
         this.free = new ZmtpMessage[Math.min(INITIAL_CAPACITY, max)];
+        this.returned = PlatformDependent.newMpscQueue(INITIAL_CAPACITY, Math.max(INITIAL_CAPACITY * 2, max));
     }
 
     /** The calling thread's pool, or null when it has none (not a Netty thread, or pooling is off). */
@@ -68,39 +73,28 @@ final class MessagePool {
     /** Keeps {@code m} (reset, released) for reuse, or leaves it to the collector when full. */
     void recycle(ZmtpMessage m) {
         if (owner == Thread.currentThread()) {
-            if (count == free.length) {
-                if (count == max) {
-                    return;
-                }
-                free = Arrays.copyOf(free, Math.min(max, count * 2));
-            }
-            free[count++] = m;
-            return;
+            keep(m);
+        } else {
+            returned.offer(m); // full: the object goes to the collector
         }
-        Queue<ZmtpMessage> q = returned;
-        if (q == null) {
-            synchronized (this) {
-                q = returned;
-                if (q == null) {
-                    returned = q = PlatformDependent.newMpscQueue(INITIAL_CAPACITY, Math.max(INITIAL_CAPACITY * 2, max));
-                }
+    }
+
+    /** Puts {@code m} in the free array, growing it up to the limit; at the limit, drops it. */
+    private void keep(ZmtpMessage m) {
+        if (count == free.length) {
+            if (count == max) {
+                return;
             }
+            free = Arrays.copyOf(free, Math.min(max, count * 2));
         }
-        q.offer(m); // full: the object goes to the collector
+        free[count++] = m;
     }
 
     /** Moves what other threads returned into the free array; whether it got any. */
     private boolean drainReturned() {
-        Queue<ZmtpMessage> q = returned;
-        if (q == null) {
-            return false;
-        }
         ZmtpMessage m;
-        while (count < max && (m = q.poll()) != null) {
-            if (count == free.length) {
-                free = Arrays.copyOf(free, Math.min(max, count * 2));
-            }
-            free[count++] = m;
+        while (count < max && (m = returned.poll()) != null) {
+            keep(m);
         }
         return count > 0;
     }
