@@ -167,7 +167,7 @@ public final class CatCommand implements Callable<Integer> {
                     + "(default: 0, wait as long as it takes).")
     long sendTimeoutMs;
 
-    @Option(names = "--stats", arity = "0..1", fallbackValue = "0", paramLabel = "MS",
+    @Option(names = "--stats", arity = "0..1", fallbackValue = "0", paramLabel = "MS", preprocessor = OptionalValue.class,
             description = "Print the socket's counters on stderr as a line starting 'stats:' at exit, and "
                     + "every MS milliseconds if given: messages and bytes in and out, queued messages, "
                     + "high-water-mark drops, peers, handshakes, reconnects, handshake failures by kind.")

@@ -27,9 +27,16 @@ public final class ZmtpCli implements Runnable {
         spec.commandLine().usage(System.out);
     }
 
-    /** Builds the command line with every subcommand (also used by tests). */
+    /**
+     * Builds the command line with every subcommand (also used by tests). An option that needs a
+     * value takes the next argument whatever it begins with, as getopt does: a Z85 key or a
+     * password may begin with {@code -}, and picocli would otherwise parse {@code -q=vgcw...} as
+     * its option {@code -q}. (The one value it cannot take is {@code --} alone, the end of the
+     * options.) An option whose value may be left out parses by {@link OptionalValue}'s rule.
+     */
     public static CommandLine commandLine() {
         return new CommandLine(new ZmtpCli()).setCaseInsensitiveEnumValuesAllowed(true)
+                .setAllowOptionsAsOptionParameters(true)
                 .setParameterExceptionHandler(new RedactingErrorHandler());
     }
 
