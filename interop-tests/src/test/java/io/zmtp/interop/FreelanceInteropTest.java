@@ -6,8 +6,10 @@ import io.zmtp.patterns.freelance.FailoverClient;
 import io.zmtp.patterns.freelance.FreelanceClient;
 import io.zmtp.patterns.freelance.FreelanceEvent;
 import io.zmtp.patterns.reliability.NoReplyException;
+import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -174,11 +176,7 @@ class FreelanceInteropTest {
         a.kill(); // kill -9
         load(request, model, 10);
         a = ourServer(model, eps.get(0));
-        if (model == 3) {
-            awaitEvent(events, "the restarted server alive", () -> events.stream()
-                    .filter(e -> e instanceof FreelanceEvent.ServerAlive s && s.server().equals(eps.get(0)))
-                    .count() >= 2);
-        }
+        awaitServing(model, eps.get(0), request, events);
         b.kill();
         load(request, model, 10);
         a.kill();
@@ -187,6 +185,44 @@ class FreelanceInteropTest {
                 () -> request.apply(ZmtpMessage.ofStrings("nobody"))).get(10, TimeUnit.SECONDS));
         assertInstanceOf(NoReplyException.class, e.getCause());
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(9), "a clear failure in bounded time");
+    }
+
+    /**
+     * Waits until the restarted server at {@code endpoint}, a cold JVM, serves this client: it
+     * has bound its endpoint, but its first handshakes may take seconds on a busy machine, and
+     * the test must not kill the other server before then. Model 1: a request of this client
+     * answered by it (the client asks it first); model 2: an answer to a probe of our own (this
+     * client does not say which server answered); model 3: this client's pings answered twice.
+     */
+    void awaitServing(int model, String endpoint, Function<ZmtpMessage, ZmtpMessage> request,
+            List<FreelanceEvent> events) {
+        Duration deadline = Duration.ofSeconds(30); // a JVM's start and first handshakes under load
+        switch (model) {
+            case 1 -> {
+                long before = repliesFrom(events, endpoint);
+                io.zmtp.testing.Await.until(deadline, () -> "a reply from " + endpoint + " (events: " + events + ")",
+                        () -> {
+                            load(request, model, 1); // the other server answers until this one does
+                            return repliesFrom(events, endpoint) > before;
+                        });
+            }
+            case 2 -> {
+                try (BlockingSocket probe = ctx.blocking(SocketType.REQ, FAST_RECONNECT)) {
+                    probe.connect(endpoint);
+                    probe.send(io.zmtp.wire.Frames.ofStrings("1", "probe"));
+                    io.zmtp.wire.Frames reply = probe.receiveFrames(deadline);
+                    assertEquals(List.of("1", "OK"), reply == null ? null : reply.toStrings(),
+                            "the restarted server's answer to a probe");
+                }
+            }
+            default -> awaitEvent(events, "the restarted server alive", () -> events.stream()
+                    .filter(e -> e instanceof FreelanceEvent.ServerAlive s && s.server().equals(endpoint))
+                    .count() >= 2);
+        }
+    }
+
+    static long repliesFrom(List<FreelanceEvent> events, String endpoint) {
+        return events.stream().filter(e -> e instanceof FreelanceEvent.Replied r && r.server().equals(endpoint)).count();
     }
 
     /** Model 3: a frozen server process (SIGSTOP) is dead after its time to live; thawed, it is used again. */
