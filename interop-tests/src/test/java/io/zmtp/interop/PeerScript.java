@@ -18,7 +18,11 @@ import java.util.function.Predicate;
  * a crash would.
  */
 public final class PeerScript implements AutoCloseable {
-    private static final long DEADLINE_MS = 10_000;
+    /**
+     * How long a wait may take before the test fails. Generous, as it bounds only a failing run:
+     * a JVM started on a busy 2-core machine may take several seconds to print its first line.
+     */
+    private static final long DEADLINE_MS = 30_000;
 
     private final String name;
     private final Process process;
@@ -131,6 +135,22 @@ public final class PeerScript implements AutoCloseable {
             }
             sleep();
         }
+    }
+
+    /**
+     * How many lines starting with {@code prefix} arrived from {@code from} (inclusive) to
+     * {@code to} (exclusive), both System.nanoTime.
+     */
+    public long countBetween(String prefix, long from, long to) {
+        long n = 0;
+        int size = lines.size();
+        for (int i = 0; i < size; i++) {
+            long at = arrivals.get(i);
+            if (at - from >= 0 && at - to < 0 && lines.get(i).startsWith(prefix)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Waits for the process to end and returns its exit status. */
