@@ -16,7 +16,7 @@ Reads one command per line on stdin and answers each with one line on stdout:
   recv ID TIMEOUT_MS             answers "ok FRAME..." or "err timeout"
   subscribe ID HEX / unsubscribe ID HEX   (SUB sockets; "-" is the empty prefix)
   echo ID COUNT TIMEOUT_MS       receive COUNT messages, send each back unchanged, answer "ok N"
-  drain ID TIMEOUT_MS            receive until TIMEOUT_MS of silence, answer "ok N"
+  drain ID TIMEOUT_MS [MAX]      receive until TIMEOUT_MS of silence (or MAX messages), answer "ok N"
   sendseq ID PREFIX COUNT [SIZE] send COUNT one-frame messages PREFIX0, PREFIX1, ... (padded
                                  with zero bytes to SIZE bytes when given); "ok N"
   trysend ID FRAME...            send with ZMQ_DONTWAIT: "ok sent" or "ok again" (EAGAIN)
@@ -40,7 +40,6 @@ Reads one command per line on stdin and answers each with one line on stdout:
 import binascii
 import sys
 import threading
-import time
 
 import zmq
 import zmq.utils.z85
@@ -120,8 +119,7 @@ zap = None
 EVENT_NAMES = {getattr(zmq, n): n[6:] for n in dir(zmq) if n.startswith("EVENT_") and n != "EVENT_ALL"}
 
 
-def watch(sid, sock):
-    mon = sock.get_monitor_socket()
+def watch(sid, mon):
     seen = monitors[sid]
     try:
         while True:
@@ -240,7 +238,8 @@ def handle(words):
         return "ok %d" % n
     if op == "drain":
         timeout, n = int(words[2]), 0
-        while s.poll(timeout):
+        most = int(words[3]) if len(words) > 3 else None
+        while (most is None or n < most) and s.poll(timeout):
             s.recv_multipart()
             n += 1
         return "ok %d" % n
@@ -271,8 +270,10 @@ def handle(words):
         return "ok"
     if op == "monitor":
         monitors[sid] = []
-        threading.Thread(target=watch, args=(sid, s), daemon=True).start()
-        time.sleep(0.05)
+        # The monitor is attached here, on the socket's own thread, before "ok": no event after
+        # the answer can be missed. The thread only reads the monitor's own socket.
+        mon = s.get_monitor_socket()
+        threading.Thread(target=watch, args=(sid, mon), daemon=True).start()
         return "ok"
     if op == "events":
         return ("ok " + " ".join(monitors.get(sid, []))).rstrip()
