@@ -396,9 +396,11 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
         }
         // 2 MiB cannot fit in 10 + 10 messages and two 16 KiB socket buffers: sends must wait
         eventually("sends wait at the mark", () -> onLoop(xpub, xpub::blockedSends) > 0);
-        assertEquals(count + "", zmq.call("drain " + sub + " 1000", 120_000), "every message arrived");
+        // each message may take up to 10 s to come; then a short window in which one more would show
+        assertEquals(count + "", zmq.call("drain " + sub + " 10000 " + count, 120_000), "every message arrived");
+        assertEquals("0", zmq.call("drain " + sub + " 200", 120_000), "and no more");
         for (Future<Void> f : sends) {
-            assertTrue(f.isSuccess());
+            assertTrue(f.awaitUninterruptibly(10_000) && f.isSuccess(), "every send completed");
         }
     }
 
