@@ -161,6 +161,7 @@ class CatCommandInteropTest {
         final BlockingQueue<String> err = new LinkedBlockingQueue<>();
         final List<String> errSeen = new java.util.concurrent.CopyOnWriteArrayList<>();
         private final OutputStream stdin;
+        private final Thread errPump;
 
         CatProcess(String... args) throws IOException {
             List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -169,10 +170,10 @@ class CatCommandInteropTest {
             process = new ProcessBuilder(cmd).start();
             stdin = process.getOutputStream();
             pump(process.getInputStream(), out, null);
-            pump(process.getErrorStream(), err, errSeen);
+            errPump = pump(process.getErrorStream(), err, errSeen);
         }
 
-        private static void pump(InputStream s, BlockingQueue<String> q, List<String> copy) {
+        private static Thread pump(InputStream s, BlockingQueue<String> q, List<String> copy) {
             Thread t = new Thread(() -> {
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(s, StandardCharsets.UTF_8))) {
                     String l;
@@ -188,6 +189,15 @@ class CatCommandInteropTest {
             }, "cat-pump");
             t.setDaemon(true);
             t.start();
+            return t;
+        }
+
+        /** Waits until everything the ended process wrote on stderr is in {@link #errSeen}. */
+        void awaitStderrEnd() throws InterruptedException {
+            errPump.join(Frames.T);
+            if (errPump.isAlive()) {
+                throw new AssertionError("stderr of cat still open " + Frames.T + " ms after it ended: " + errSeen);
+            }
         }
 
         CatProcess input(String text) throws IOException {
@@ -225,6 +235,7 @@ class CatCommandInteropTest {
             if (!process.waitFor(Frames.T, TimeUnit.MILLISECONDS)) {
                 throw new AssertionError("cat did not exit; stderr: " + errSeen);
             }
+            awaitStderrEnd(); // a leak report may be among its last lines
             assertFalse(errSeen.stream().anyMatch(l -> l.contains("LEAK:")), "no buffer leak: " + errSeen);
             return process.exitValue();
         }
@@ -233,6 +244,12 @@ class CatCommandInteropTest {
         public void close() {
             if (process.isAlive()) {
                 process.destroyForcibly();
+            }
+            try {
+                process.waitFor(Frames.T, TimeUnit.MILLISECONDS);
+                awaitStderrEnd();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -35,8 +35,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * their server and queue, with processes killed as crashes are.
  */
 class PiratesInteropTest {
-    /** Heartbeats of 50 ms; a peer is dead after 4 silent intervals. */
-    static final Heartbeat HEARTBEAT = Heartbeat.of(Duration.ofMillis(50), 4);
+    /**
+     * Heartbeats of 100 ms; a peer is dead after 4 silent intervals (400 ms, long beside the
+     * stalls of a busy machine).
+     */
+    static final Heartbeat HEARTBEAT = Heartbeat.of(Duration.ofMillis(100), 4);
     static final SocketOptions FAST_RECONNECT = SocketOptions.builder()
             .reconnectInterval(Duration.ofMillis(10)).reconnectIntervalMax(Duration.ofMillis(50)).build();
 
@@ -113,13 +116,13 @@ class PiratesInteropTest {
         ParanoidPirateQueue queue = started(new ParanoidPirateQueue(ctx, ParanoidPirateQueue.Settings.builder()
                 .frontend("tcp://127.0.0.1:0").backend("tcp://127.0.0.1:0").heartbeat(HEARTBEAT)
                 .linger(Duration.ZERO).build(), queueEvents));
-        PeerScript worker = closing(PeerScript.start("ppworker.py", queue.backendEndpoint(), "50", "4", "100",
+        PeerScript worker = closing(PeerScript.start("ppworker.py", queue.backendEndpoint(), "100", "4", "100",
                 "400", "PY-WORKER"));
         queueEvents.await("the libzmq worker ready", e -> e instanceof QueueEvent.WorkerReady
                 && e.worker().toString().equals("PY-WORKER"));
 
         // Heartbeats both ways for many expiry times: neither side gives up on the other.
-        worker.awaitCount("queue-heartbeat", 5 * HEARTBEAT.liveness());
+        worker.awaitCount("queue-heartbeat", 3 * HEARTBEAT.liveness());
         assertEquals(0, worker.count(l -> l.startsWith("heartbeat-lost")), () -> worker.lines().toString());
         assertEquals(0, queueEvents.count(e -> e instanceof QueueEvent.WorkerExpired));
 
@@ -138,7 +141,7 @@ class PiratesInteropTest {
 
     @Test
     void ourParanoidPirateWorkerWithALibzmqQueueThatRestarts() {
-        PeerScript queue = closing(PeerScript.start("ppqueue.py", "tcp://127.0.0.1:*", "tcp://127.0.0.1:*", "50", "4"));
+        PeerScript queue = closing(PeerScript.start("ppqueue.py", "tcp://127.0.0.1:*", "tcp://127.0.0.1:*", "100", "4"));
         String[] endpoints = queue.awaitLine("listening ").split(" ");
         String frontend = endpoints[1];
         String backend = endpoints[2];
@@ -148,7 +151,7 @@ class PiratesInteropTest {
                 .identity("JAVA-WORKER").socketOptions(FAST_RECONNECT).traceMessages(true).build(), events));
         queue.awaitLine("worker-ready JAVA-WORKER");
         events.awaitCount("heartbeats from the libzmq queue",
-                e -> e instanceof WorkerEvent.QueueHeartbeat, 5 * HEARTBEAT.liveness());
+                e -> e instanceof WorkerEvent.QueueHeartbeat, 3 * HEARTBEAT.liveness());
         assertEquals(0, queue.count(l -> l.startsWith("worker-expired")), () -> queue.lines().toString());
 
         LazyPirateClient client = client(frontend, Duration.ofMillis(500), 20, null);
@@ -160,7 +163,7 @@ class PiratesInteropTest {
                 e -> e instanceof WorkerEvent.Reconnecting, 2);
         assertEquals(List.of(100L, 200L), reconnects.subList(0, 2).stream().map(e -> ((WorkerEvent.Reconnecting) e).delay().toMillis()).toList());
 
-        PeerScript restarted = closing(PeerScript.start("ppqueue.py", frontend, backend, "50", "4"));
+        PeerScript restarted = closing(PeerScript.start("ppqueue.py", frontend, backend, "100", "4"));
         restarted.awaitLine("worker-ready JAVA-WORKER");
         assertEquals(List.of("after"), client.request("after"));
     }

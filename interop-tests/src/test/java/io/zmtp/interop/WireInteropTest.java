@@ -190,7 +190,7 @@ class WireInteropTest {
     @Test
     void libzmqHeartbeatsKeepAConnectionToUsAlive() throws Exception {
         try (RawConnection us = RawConnection.bind(ZmtpOptions.builder(SocketType.ROUTER).build())) {
-            zmq.socket("hb", "DEALER").opt("hb", "HEARTBEAT_IVL", 50).opt("hb", "HEARTBEAT_TIMEOUT", 200)
+            zmq.socket("hb", "DEALER").opt("hb", "HEARTBEAT_IVL", 50).opt("hb", "HEARTBEAT_TIMEOUT", 500)
                     .monitor("hb").connect("hb", us.endpoint());
             us.awaitHandshake();
             // Twenty heartbeat intervals with no other traffic: libzmq drops us unless we PONG.
@@ -206,7 +206,7 @@ class WireInteropTest {
 
     @Test
     void libzmqThatBindsWithHeartbeatsKeepsOurConnectionAlive() throws Exception {
-        zmq.socket("hbr", "ROUTER").opt("hbr", "HEARTBEAT_IVL", 50).opt("hbr", "HEARTBEAT_TIMEOUT", 200).monitor("hbr");
+        zmq.socket("hbr", "ROUTER").opt("hbr", "HEARTBEAT_IVL", 50).opt("hbr", "HEARTBEAT_TIMEOUT", 500).monitor("hbr");
         String ep = zmq.bind("hbr", "tcp://127.0.0.1:*");
         int port = Integer.parseInt(ep.substring(ep.lastIndexOf(':') + 1));
         ZmtpOptions opts = ZmtpOptions.builder(SocketType.DEALER).identity("hb-dealer").build();
@@ -248,11 +248,11 @@ class WireInteropTest {
         String ep = zmq.bind("quiet", "tcp://127.0.0.1:*");
         int port = Integer.parseInt(ep.substring(ep.lastIndexOf(':') + 1));
         ZmtpOptions opts = ZmtpOptions.builder(SocketType.DEALER)
-                .heartbeat(HeartbeatPolicy.of(Duration.ofMillis(50), Duration.ofMillis(1000), Duration.ofMillis(200)))
+                .heartbeat(HeartbeatPolicy.of(Duration.ofMillis(50), Duration.ofMillis(1000), Duration.ofMillis(500)))
                 .build();
         try (RawConnection us = RawConnection.connect(opts, "127.0.0.1", port)) {
             us.awaitHandshake();
-            // Without PONGs our own heartbeat timeout would close the connection within 250 ms.
+            // Without PONGs our own heartbeat timeout would close the connection within 550 ms.
             assertNull(us.receive(1000));
             assertFalse(us.failure.isDone(), "no heartbeat failure: " + us.failure.getNow(null));
             assertTrue(us.isOpen());
@@ -264,7 +264,7 @@ class WireInteropTest {
     @Test
     void libzmqThatConnectsAnswersOurPings() throws Exception {
         ZmtpOptions opts = ZmtpOptions.builder(SocketType.ROUTER)
-                .heartbeat(HeartbeatPolicy.of(Duration.ofMillis(50), Duration.ZERO, Duration.ofMillis(200))).build();
+                .heartbeat(HeartbeatPolicy.of(Duration.ofMillis(50), Duration.ZERO, Duration.ofMillis(500))).build();
         try (RawConnection us = RawConnection.bind(opts)) {
             zmq.socket("quiet2", "DEALER").connect("quiet2", us.endpoint());
             us.awaitHandshake();
