@@ -87,7 +87,14 @@ class SocketOptionsTest extends ContextTest {
     @Test
     void routerMandatorySetAfterCreation() throws Exception {
         ZmtpSocket router = ctx.socket(SocketType.ROUTER);
-        assertTrue(get(router.send("nobody", "dropped")) == null, "dropped without a word by default");
+        // By default the send succeeds (no word to the sender) and the message is dropped as
+        // unroutable: counted, and not left waiting for a peer of that id.
+        Future<Void> dropped = router.send("nobody", "dropped");
+        assertTrue(dropped.awaitUninterruptibly(T.toMillis()), "the send is done without a peer");
+        assertTrue(dropped.isSuccess(), () -> "dropped without a word by default, not failed: " + dropped.cause());
+        SocketMetrics m = onLoop(router, router::metrics);
+        assertEquals(1, m.unroutableDrops(), "dropped as unroutable: " + m);
+        assertEquals(0, m.queuedOut(), "nothing of it waits: " + m);
         get(router.setRouterMandatory(true));
         Future<Void> f = router.send("nobody", "refused");
         assertInstanceOf(UnroutableMessageException.class,
