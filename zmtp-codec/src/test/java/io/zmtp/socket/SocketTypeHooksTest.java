@@ -10,10 +10,10 @@ import java.util.List;
 import static io.zmtp.socket.SocketTesting.T;
 import static io.zmtp.socket.SocketTesting.awaitPeers;
 import static io.zmtp.socket.SocketTesting.get;
+import static io.zmtp.socket.SocketTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -161,15 +161,35 @@ class SocketTypeHooksTest extends ContextTest {
                 () -> SocketTesting.onLoop(p, p::subscriptionCount) == 1);
     }
 
+    /**
+     * A {@link ZmtpSocket#whenSendAllowed} future and whether it was done when the call returned,
+     * both taken in one task of the socket's loop: looked at later from the test thread, the loop
+     * could have run more tasks in between.
+     */
+    record Asked(Future<Void> future, boolean doneWhenReturned) {
+        static Asked on(ZmtpSocket s) {
+            return onLoop(s, () -> {
+                Future<Void> f = s.whenSendAllowed();
+                return new Asked(f, f.isDone());
+            });
+        }
+    }
+
     @Test
     void whenSendAllowedFailsOnClose() {
         ZmtpSocket rep = ctx.socket(SocketType.REP);
-        Future<Void> allowed = rep.whenSendAllowed();
+        // A REP without a request gets a future that waits: what "at once" below is told from.
+        Asked allowed = Asked.on(rep);
+        assertFalse(allowed.doneWhenReturned(), "a REP with no request to answer waits");
         get(rep.close(Duration.ZERO));
-        allowed.awaitUninterruptibly(T.toMillis());
-        assertInstanceOf(SocketClosedException.class, allowed.cause());
+        allowed.future().awaitUninterruptibly(T.toMillis());
+        assertInstanceOf(SocketClosedException.class, allowed.future().cause());
+        // At once: the future is done when it is returned, before any other task or event of the
+        // loop could have run (and a DEALER without a peer has no event that could allow it later).
         ZmtpSocket dealer = ctx.socket(SocketType.DEALER);
-        assertNull(get(dealer.whenSendAllowed()), "types without a send state allow a send at once");
+        Asked atOnce = Asked.on(dealer);
+        assertTrue(atOnce.doneWhenReturned(), "types without a send state allow a send at once");
+        assertTrue(atOnce.future().isSuccess(), () -> "allowed, not failed: " + atOnce.future().cause());
     }
 
     @Test
