@@ -32,6 +32,25 @@ public final class Await {
         }
     }
 
+    /**
+     * A negative window: polls {@code condition} for {@code window} and fails as soon as it does
+     * not hold. It shows only that nothing happened within the window, so a test first waits for
+     * what would make the unwanted thing happen (a connection closed, a subscription arrived), and
+     * keeps the window short.
+     */
+    public static void holdsFor(Duration window, Supplier<String> what, BooleanSupplier condition) {
+        long end = System.nanoTime() + window.toNanos();
+        do {
+            if (!condition.getAsBoolean()) {
+                throw new AssertionError("within " + window.toMillis() + " ms: " + what.get());
+            }
+            pause();
+        } while (System.nanoTime() <= end);
+        if (!condition.getAsBoolean()) {
+            throw new AssertionError("within " + window.toMillis() + " ms: " + what.get());
+        }
+    }
+
     /** A short pause between two looks at a condition. */
     public static void pause() {
         try {
