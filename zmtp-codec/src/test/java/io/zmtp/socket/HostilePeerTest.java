@@ -27,6 +27,7 @@ import static io.zmtp.socket.SocketTesting.eventually;
 import static io.zmtp.socket.SocketTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -126,6 +127,10 @@ class HostilePeerTest {
         try (Rig rig = new Rig(SocketOptions.DEFAULTS); RawPeer attacker = RawPeer.connect(rig.port, 4096)) {
             attacker.handshake("DEALER");
             Channel ch = rig.channelOf(attacker);
+            // First an echo the peer never reads fills its connection past Netty's write mark
+            // (64 KiB): from then on a PONG cannot be written, only owed.
+            attacker.send(PeerBytes.create().frame(false, new byte[128 * 1024]).toArray());
+            eventually("the unread echo made the attacker's connection unwritable", () -> !ch.isWritable());
             CompletableFuture<Void> sending = attacker.sendAsync(pings(count));
             rig.roundTrip("during");
             sending.get(60, TimeUnit.SECONDS);
@@ -137,10 +142,17 @@ class HostilePeerTest {
             assertTrue(pending < 256 * 1024, "bytes waiting for the peer stay bounded: " + pending);
             assertTrue(ch.isActive(), "answering PINGs is no protocol error");
             rig.roundTrip("still during");
+            // The codec, taken while the connection is up (once it closes the pipeline is torn
+            // down and has no codec to ask): it owes the peer that never reads one PONG now.
+            ZmtpCodec codec = onLoop(rig.router, () -> ch.pipeline().get(ZmtpCodec.class));
+            assertNotNull(codec, "the attacker's connection has its codec");
+            assertTrue(onLoop(rig.router, codec::hasPendingPong), "a PONG is owed while the peer does not read");
             attacker.close();
             eventually("the attacker's connection is gone", () -> !ch.isActive());
-            ZmtpCodec codec = ch.pipeline().get(ZmtpCodec.class);
-            assertTrue(codec == null || !codec.hasPendingPong(), "nothing owed once the peer left");
+            // Torn down (after the codec heard that the channel closed): what it owes now is final.
+            eventually("the attacker's pipeline is torn down", () -> onLoop(rig.router,
+                    () -> ch.pipeline().get(ZmtpCodec.class) == null));
+            assertFalse(onLoop(rig.router, codec::hasPendingPong), "nothing owed once the peer left");
             rig.roundTrip("after");
         }
     }
