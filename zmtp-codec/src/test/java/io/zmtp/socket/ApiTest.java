@@ -135,9 +135,14 @@ class ApiTest {
             String eb = b.bind("inproc://pb");
             BlockingSocket pushA = ctx.blocking(SocketType.PUSH).connect(ea);
             BlockingSocket pushB = ctx.blocking(SocketType.PUSH).connect(eb);
+            // Both pushers are peers of their pulls before the poller looks: a connection alone
+            // makes nothing readable.
+            SocketTesting.awaitPeers(a.socket(), 1);
+            SocketTesting.awaitPeers(b.socket(), 1);
             try (ZmtpPoller poller = new ZmtpPoller()) {
                 int ia = poller.register(a);
                 int ib = poller.register(b);
+                // a negative window, short: nothing is readable before anything is sent
                 assertEquals(0, poller.poll(Duration.ofMillis(20)), "nothing yet");
                 pushB.send("to b");
                 assertEquals(1, poller.poll(T));
