@@ -218,10 +218,10 @@ class FreelanceClientTest extends FreelanceFixture {
             for (int killed = 0; killed < eps.size(); killed++) {
                 servers.get(killed).close();
                 load(clients, 10);
-                servers.set(killed, server(3, eps.get(killed)));
+                servers.set(killed, restart(eps.get(killed), recorders));
             }
         }
-        // Only the last server left: still served.
+        // Only the last server left (restarted last, alive again for every client): still served.
         servers.get(0).close();
         servers.get(1).close();
         load(clients, 10);
@@ -235,6 +235,24 @@ class FreelanceClientTest extends FreelanceFixture {
             assertInstanceOf(NoReplyException.class, failure(f));
         }
         assertTrue(System.nanoTime() - start < Duration.ofSeconds(6).toNanos(), "failed after the global timeout");
+    }
+
+    /**
+     * Restarts the server of {@code endpoint} (killed before) and waits until every client has
+     * heard it alive again: a restarted server serves once it is bound, connected to, and has
+     * answered a PING, and the test kills another server only then.
+     */
+    private FreelanceServer restart(String endpoint, List<Recorder<FreelanceEvent>> recorders) {
+        List<Long> before = new ArrayList<>();
+        for (Recorder<FreelanceEvent> r : recorders) {
+            before.add(r.count(e -> alive(e, endpoint)));
+        }
+        FreelanceServer s = server(3, endpoint);
+        for (int i = 0; i < recorders.size(); i++) {
+            recorders.get(i).awaitCount("client " + i + " hears the restarted " + endpoint + " alive",
+                    e -> alive(e, endpoint), Math.toIntExact(before.get(i) + 1));
+        }
+        return s;
     }
 
     private static void load(List<FreelanceClient> clients, int perClient) {
