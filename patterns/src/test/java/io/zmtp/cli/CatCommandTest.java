@@ -202,14 +202,21 @@ class CatCommandTest {
     }
 
     @Test
-    void timeoutRestartsAtEachMessage() {
-        CatRun pull = cat("-t", "PULL", "-b", "tcp://127.0.0.1:0", "--timeout", "300", "-n", "3");
+    void timeoutRestartsAtEachMessage() throws InterruptedException {
+        // Eight messages, each sent 200 ms after the previous one was printed: the run lasts more
+        // than 7 x 200 = 1400 ms, longer than its 1200 ms timeout, so it reaches -n only if the
+        // clock restarts at each message. Each silence (the first one includes connecting and the
+        // handshake) is about a second shorter than the timeout: a slow machine cannot end it.
+        CatRun pull = cat("-t", "PULL", "-b", "tcp://127.0.0.1:0", "--timeout", "1200", "-n", "8");
         BlockingSocket push = socket(SocketType.PUSH, null).connect(pull.bound());
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 8; i++) {
+            if (i > 0) {
+                Thread.sleep(200); // the silence under test, not a wait for something to happen
+            }
             push.send("m" + i);
             assertEquals("m" + i, pull.line());
         }
-        assertEquals(0, pull.exitCode(), "-n reached before any 300 ms of silence");
+        assertEquals(0, pull.exitCode(), "-n reached, though the run outlasted one timeout");
     }
 
     @Test
