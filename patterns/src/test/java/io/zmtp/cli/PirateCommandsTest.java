@@ -154,9 +154,12 @@ class PirateCommandsTest {
         // Seed 1: requests 1 to 4 are answered (no overload), request 5 crashes the server.
         Run server = new Run("lpserver", "-e", "tcp://127.0.0.1:0", "--simulate-failures", "--seed", "1");
         String endpoint = server.awaitLine("listening on ").substring("listening on ".length());
-        Run client = new Run("lpclient", "-e", endpoint, "-n", "10", "-t", "200ms", "-r", "2");
+        // One try of 2 s per request: none of the first four is sent twice, however slow the machine
+        // (a resend would be the server's next request, and the crash would come a request sooner).
+        Run client = new Run("lpclient", "-e", endpoint, "-n", "10", "-t", "2s", "-r", "1");
         assertEquals(1, client.awaitExit());
-        assertEquals(4, client.out.count("server replied OK"));
+        assertEquals(4, client.out.count("server replied OK"), client.out.lines.toString());
+        assertTrue(client.out.find("abandoning") != null, "request 5 given up: " + client.out.lines);
         assertEquals(CommandSupport.SIMULATED_CRASH, server.awaitExit());
         assertTrue(server.out.find("simulating a crash (5)") != null, server.out.lines.toString());
     }
