@@ -2,6 +2,7 @@ package io.zmtp.patterns.majordomo;
 
 import static io.zmtp.patterns.majordomo.MdpTesting.started;
 
+import io.netty.buffer.ByteBufUtil;
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpTesting.RawWorker;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
@@ -327,7 +328,7 @@ class MajordomoBrokerTest {
         awaitWorkers("busy", 1);
         BlockingSocket client = dealerClient();
         client.send(request(MdpVersion.V0_2, true, "busy", "one"));
-        byte[] a = w.expectRequest("one");
+        byte[] clientAddress = w.expectRequest("one"); // the worker holds it: "two" waits in the queue
         client.send(request(MdpVersion.V0_2, true, "busy", "two"));
         eventually("second request queued", () -> broker.queuedRequests("busy") == 1);
         clock.advance(expiry.plus(BEAT)); // older than the expiry, but the service has a worker
@@ -339,9 +340,10 @@ class MajordomoBrokerTest {
         assertFalse(events.has(MajordomoEvent.Type.REQUEST_EXPIRED), "aging starts when the last worker leaves");
         assertEquals(1, broker.queuedRequests("busy"));
         clock.advance(BEAT.multipliedBy(2)); // past the expiry, and the tick after it
-        events.await(MajordomoEvent.Type.REQUEST_EXPIRED);
+        MajordomoEvent expired = events.await(MajordomoEvent.Type.REQUEST_EXPIRED);
         assertEquals(0, broker.queuedRequests("busy"));
-        assertNotNull(a);
+        assertEquals("busy", expired.service());
+        assertEquals(ByteBufUtil.hexDump(clientAddress), expired.peer(), "the expired request is the same client's");
     }
 
     @Test
