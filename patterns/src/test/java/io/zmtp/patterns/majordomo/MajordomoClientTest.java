@@ -3,6 +3,7 @@ package io.zmtp.patterns.majordomo;
 import static io.zmtp.patterns.majordomo.MdpTesting.started;
 
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
+import io.zmtp.patterns.time.ManualClock;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -25,6 +26,7 @@ import static io.zmtp.patterns.majordomo.MdpTesting.QUIET;
 import static io.zmtp.patterns.majordomo.MdpTesting.T;
 import static io.zmtp.patterns.majordomo.MdpTesting.render;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -32,8 +34,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The two clients against a hand-driven broker (a ROUTER socket): framing, retries, resends. */
+/**
+ * The two clients against a hand-driven broker (a ROUTER socket): framing, retries, resends.
+ * Tests about timeouts run the client on a {@link ManualClock}: a try times out only when the
+ * test moves the clock, never because the test thread was slow to answer.
+ */
 class MajordomoClientTest {
+    final ManualClock clock = new ManualClock();
     ZmtpContext ctx;
     BlockingSocket router;
     String endpoint;
@@ -130,9 +137,11 @@ class MajordomoClientTest {
     @ParameterizedTest
     @EnumSource(MdpVersion.class)
     void noReplyWithinTheTimeoutResendsOnANewSocket(MdpVersion v) throws Exception {
-        MajordomoClient c = client(settings(v).timeout(Duration.ofMillis(100)).retries(3));
+        Duration timeout = Duration.ofMillis(100);
+        MajordomoClient c = client(settings(v).clock(clock).timeout(timeout).retries(3));
         CompletableFuture<MajordomoReply> r = CompletableFuture.supplyAsync(() -> c.request("svc", "x"));
         List<String> first = nextRequest();
+        clock.advance(timeout);
         List<String> second = nextRequest();
         assertEquals(tail(first), tail(second));
         assertNotEquals(first.get(0), second.get(0), "the resend comes from a new socket");
@@ -143,10 +152,14 @@ class MajordomoClientTest {
 
     @Test
     void aRequestIsAbandonedAfterItsLastAttemptAndTheNextOneStartsAfresh() throws Exception {
-        MajordomoClient c = client(settings(MdpVersion.V0_1).timeout(Duration.ofMillis(80)).retries(2));
+        Duration timeout = Duration.ofMillis(80);
+        MajordomoClient c = client(settings(MdpVersion.V0_1).clock(clock).timeout(timeout).retries(2));
         CompletableFuture<MajordomoReply> r = CompletableFuture.supplyAsync(() -> c.request("svc", "x"));
         nextRequest();
+        clock.advance(timeout);
         nextRequest();
+        assertFalse(r.isDone(), "the last attempt has its whole timeout");
+        clock.advance(timeout);
         ExecutionException e = assertThrows(ExecutionException.class, () -> r.get(T.toMillis(), TimeUnit.MILLISECONDS));
         assertInstanceOf(MajordomoException.class, e.getCause());
         assertTrue(e.getCause().getMessage().contains("after 2 attempts"), e.getCause().getMessage());
@@ -171,16 +184,21 @@ class MajordomoClientTest {
 
     @Test
     void aPartialReplyResetsTheTimeout() throws Exception {
-        MajordomoClient c = client(settings(MdpVersion.V0_2).timeout(Duration.ofMillis(150)).retries(1));
+        Duration timeout = Duration.ofMillis(150);
+        MajordomoClient c = client(settings(MdpVersion.V0_2).clock(clock).timeout(timeout).retries(1));
         List<String> partials = new java.util.concurrent.CopyOnWriteArrayList<>();
         CompletableFuture<MajordomoReply> r = CompletableFuture.supplyAsync(
                 () -> c.request("svc", p -> partials.add(p.bodyStrings().get(0)), List.of("x".getBytes())));
         String id = nextRequest().get(0);
+        // Each partial comes 1 ms before the timeout, which it restarts: five times 149 ms in all,
+        // and the single try never runs out.
         for (int i = 0; i < 4; i++) {
+            clock.advance(timeout.minusMillis(1));
             answer(id, MdpVersion.V0_2, false, "svc", "p" + i);
             String expect = "p" + i;
             MdpTesting.eventually("partial " + i, () -> partials.contains(expect));
         }
+        clock.advance(timeout.minusMillis(1));
         answer(id, MdpVersion.V0_2, true, "svc", "end");
         assertEquals(List.of("end"), r.get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
         assertEquals(List.of("p0", "p1", "p2", "p3"), partials);
@@ -204,7 +222,8 @@ class MajordomoClientTest {
 
     @Test
     void outstandingRequestsAreResentInOrderOnANewSocketAfterTheTimeout() throws Exception {
-        MajordomoAsyncClient c = async(settings(MdpVersion.V0_2).timeout(Duration.ofMillis(150)).retries(3));
+        Duration timeout = Duration.ofMillis(150);
+        MajordomoAsyncClient c = async(settings(MdpVersion.V0_2).clock(clock).timeout(timeout).retries(3));
         CompletableFuture<MajordomoReply> f1 = c.request("a", "1");
         c.send("b", "2");
         CompletableFuture<MajordomoReply> f3 = c.request("a", "3");
@@ -212,6 +231,7 @@ class MajordomoClientTest {
         // the first request is answered; the other two are lost
         answer(firstRound.get(0).get(0), MdpVersion.V0_2, true, "a", "one");
         assertEquals(List.of("one"), f1.get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
+        clock.advance(timeout);
         List<String> r2 = nextRequest();
         List<String> r3 = nextRequest();
         assertNotEquals(firstRound.get(0).get(0), r2.get(0));
@@ -228,12 +248,17 @@ class MajordomoClientTest {
 
     @Test
     void everythingOutstandingFailsAfterTheLastAttempt() {
-        MajordomoAsyncClient c = async(settings(MdpVersion.V0_1).timeout(Duration.ofMillis(80)).retries(2));
+        Duration timeout = Duration.ofMillis(80);
+        MajordomoAsyncClient c = async(settings(MdpVersion.V0_1).clock(clock).timeout(timeout).retries(2));
         CompletableFuture<MajordomoReply> f = c.request("svc", "x");
         c.send("svc", "y");
-        for (int i = 0; i < 4; i++) {
-            nextRequest();
-        }
+        nextRequest();
+        nextRequest();
+        clock.advance(timeout); // both resent on a new socket
+        nextRequest();
+        nextRequest();
+        assertFalse(f.isDone(), "the last attempt has its whole timeout");
+        clock.advance(timeout);
         ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(T.toMillis(), TimeUnit.MILLISECONDS));
         assertInstanceOf(MajordomoException.class, e.getCause());
         assertThrows(MajordomoException.class, () -> c.receive(T));
