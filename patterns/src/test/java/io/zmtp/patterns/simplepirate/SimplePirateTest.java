@@ -6,6 +6,8 @@ import io.zmtp.patterns.QueueEvent;
 import io.zmtp.patterns.RequestHandler;
 import io.zmtp.patterns.WorkerEvent;
 import io.zmtp.patterns.lazypirate.LazyPirateClient;
+import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.time.PatternClock;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
@@ -79,9 +81,15 @@ class SimplePirateTest {
     }
 
     LazyPirateClient client(Duration timeout, int retries, SocketOptions options, boolean correlate) {
+        return client(timeout, retries, options, correlate, PatternClock.system());
+    }
+
+    /** A client whose tries time out on {@code clock} (a {@link ManualClock}: when the test says). */
+    LazyPirateClient client(Duration timeout, int retries, SocketOptions options, boolean correlate,
+            PatternClock clock) {
         LazyPirateClient c = new LazyPirateClient(ctx, LazyPirateClient.Settings.builder()
                 .endpoint(queue.frontendEndpoint()).timeout(timeout).retries(retries).correlate(correlate)
-                .socketOptions(options).build(), null);
+                .socketOptions(options).clock(clock).build(), null);
         toClose.add(c);
         get(c.start().toCompletableFuture());
         return c;
@@ -122,11 +130,14 @@ class SimplePirateTest {
             return request;
         }, userThreads), doomedEvents);
         awaitReadyWorkers(1);
-        LazyPirateClient client = client(Duration.ofMillis(200), 3, FAST_RECONNECT, false);
+        ManualClock clock = new ManualClock();
+        Duration timeout = Duration.ofMillis(200);
+        LazyPirateClient client = client(timeout, 3, FAST_RECONNECT, false, clock);
         CompletableFuture<ZmtpMessage> reply = client.requestAsync(ZmtpMessage.ofStrings("job"));
         doomedEvents.await("the doomed worker got the request", e -> e instanceof WorkerEvent.Request);
         doomed.close(); // linger 0, mid-request: as if the process died
         namingWorker("survivor");
+        clock.advance(timeout); // the first try times out: the retry is the survivor's, with no deadline
         assertEquals(List.of("survivor", "job"), strings(get(reply)));
     }
 
@@ -156,8 +167,12 @@ class SimplePirateTest {
             return request.addFirst(io.netty.buffer.Unpooled.wrappedBuffer("slow".getBytes()));
         }, userThreads), slowEvents);
         awaitReadyWorkers(1);
-        LazyPirateClient client = client(Duration.ofMillis(300), 3,
-                FAST_RECONNECT.toBuilder().identity("client-1").build(), true);
+        // The tries time out only when the test moves the clock: request 1's first try does, request
+        // 2's never, however long the test takes to route the late reply meanwhile.
+        ManualClock clock = new ManualClock();
+        Duration timeout = Duration.ofMillis(300);
+        LazyPirateClient client = client(timeout, 3, FAST_RECONNECT.toBuilder().identity("client-1").build(), true,
+                clock);
         CompletableFuture<ZmtpMessage> one = client.requestAsync(ZmtpMessage.ofStrings("1"));
         slowEvents.await("the slow worker got request 1", e -> e instanceof WorkerEvent.Request);
         worker("fast", RequestHandler.blocking(request -> {
@@ -166,6 +181,7 @@ class SimplePirateTest {
             }
             return request.addFirst(io.netty.buffer.Unpooled.wrappedBuffer("fast".getBytes()));
         }, userThreads), null);
+        clock.advance(timeout); // request 1's first try times out; the retry goes through the queue
         assertEquals(List.of("fast", "1"), strings(get(one)), "the retry is served by the fast worker");
 
         CompletableFuture<ZmtpMessage> two = client.requestAsync(ZmtpMessage.ofStrings("2"));
