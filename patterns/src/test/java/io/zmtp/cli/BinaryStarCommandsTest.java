@@ -120,15 +120,19 @@ class BinaryStarCommandsTest {
         primary.awaitLine("I: connected to backup (passive), ready as active");
         backup.awaitLine("I: connected to primary (active), ready as passive");
 
-        Run client = new Run("bstarcli", "-e", primaryFe, "-e", backupFe, "-n", "3", "--pause", "0");
+        // Tries of 2 s: "0 timeouts" whatever the machine's speed (the first request opens the connection).
+        Run client = new Run("bstarcli", "-e", primaryFe, "-e", backupFe, "-n", "3", "--pause", "0", "-t", "2s");
         assertEquals(0, client.awaitExit(), client.err.lines.toString());
         assertEquals("I: connecting to server at " + primaryFe + "...", client.out.lines.get(0));
         assertEquals(3, client.out.count("I: server replied OK"));
         assertNotNull(client.out.find("done: 3 requests, 3 replies, 0 timeouts"), client.out.lines.toString());
 
         assertEquals(0, primary.stop());
+        // The first request times out on the stopped primary and goes to the backup 1.7 s after the
+        // stop, long after the backup's 200 ms peer expiry: it takes over and serves it. Each of its
+        // answers has 1.5 s, so no other request fails over and the count stays exact.
         Run failing = new Run("bstarcli", "-e", primaryFe, "-e", backupFe, "-n", "3", "--pause", "0",
-                "-t", "300ms", "--settle", "200ms");
+                "-t", "1500ms", "--settle", "200ms");
         assertEquals(0, failing.awaitExit(), failing.out.lines + " " + failing.err.lines);
         assertNotNull(failing.out.find("W: no response from server, failing over"), failing.out.lines.toString());
         assertNotNull(failing.out.find("I: connecting to server at " + backupFe + "..."), failing.out.lines.toString());
