@@ -12,6 +12,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -250,13 +251,14 @@ class MajordomoRoundTripTest {
         worker(MdpVersion.V0_2, "count", counting());
         awaitWorkers("count", 1);
         MajordomoClient client = client(MdpVersion.V0_2);
-        List<String> partials = new ArrayList<>();
-        Thread caller = Thread.currentThread();
+        List<String> partials = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new CopyOnWriteArrayList<>(); // checked here, on the test thread
         MajordomoReply fin = client.request("count", r -> {
-            assertEquals(caller, Thread.currentThread());
+            threads.add(Thread.currentThread());
             partials.add(r.bodyStrings().get(0));
         }, List.of("4".getBytes(StandardCharsets.UTF_8)));
         assertEquals(List.of("part 1", "part 2", "part 3", "part 4"), partials);
+        assertEquals(Collections.nCopies(4, Thread.currentThread()), threads, "each partial on the caller's thread");
         assertEquals(List.of("done"), fin.bodyStrings());
     }
 
