@@ -3,6 +3,7 @@ package io.zmtp.patterns.majordomo;
 import static io.zmtp.patterns.majordomo.MdpTesting.started;
 
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
+import io.zmtp.patterns.time.ManualClock;
 import io.zmtp.socket.ZmtpContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,12 +26,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Failures with real brokers, workers and clients on short heartbeats (tens of ms): a worker
- * crashing mid-request, a broker crashing or restarting, heartbeat expiry both ways. A "crash" is
- * a component's whole context shut down at once: its sockets close with nothing said.
+ * Failures with real brokers, workers and clients on real heartbeats: a worker crashing
+ * mid-request, a broker crashing or restarting, each side noticing the other gone. A "crash" is
+ * a component's whole context shut down at once: its sockets close with nothing said, so it is
+ * noticed by the closed connection, at once. Heartbeats go every 100 ms, but a peer counts as
+ * gone only after 2 s of silence: a busy machine that stalls a loop for a while must not expire a
+ * live worker or broker (expiry itself, to the interval, is {@link MajordomoClockTest}'s).
  */
 class MajordomoReliabilityTest {
-    static final Duration BEAT = Duration.ofMillis(30);
+    static final Duration BEAT = Duration.ofMillis(100);
+    /** Heartbeat intervals of silence before a peer counts as gone: 2 s at {@link #BEAT}. */
+    static final int LIVENESS = 20;
 
     ZmtpContext brokerCtx;
     ZmtpContext workerCtx;
@@ -59,7 +65,7 @@ class MajordomoReliabilityTest {
     void startBroker(String bind) {
         brokerEvents = new Events();
         broker = started(new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().heartbeatInterval(beat)
-                .heartbeatLiveness(4).listener(brokerEvents).endpoints(bind).build()));
+                .heartbeatLiveness(LIVENESS).listener(brokerEvents).endpoints(bind).build()));
         endpoint = broker.endpoint();
     }
 
@@ -82,7 +88,7 @@ class MajordomoReliabilityTest {
 
     MajordomoWorker worker(ZmtpContext ctx, MdpVersion v, String service, MajordomoHandler h, Events events) {
         MajordomoWorker w = new MajordomoWorker(ctx, endpoint, service, h, MajordomoWorkerSettings.builder()
-                .version(v).heartbeatInterval(beat).heartbeatLiveness(4).reconnectDelay(BEAT)
+                .version(v).heartbeatInterval(beat).heartbeatLiveness(LIVENESS).reconnectDelay(BEAT)
                 .socketOptions(MdpTesting.FAST_RECONNECT).listener(events).build());
         opened.add(w);
         w.start();
@@ -111,13 +117,17 @@ class MajordomoReliabilityTest {
         worker(workerCtx, v, "echo", MajordomoHandler.replying(req -> List.of("from the survivor".getBytes())),
                 new Events());
         awaitWorkers("echo", 2);
+        // The client's try times out when the test moves its clock: once, after the crash.
+        ManualClock clock = new ManualClock();
+        Duration timeout = Duration.ofMillis(300);
         MajordomoClient client = started(new MajordomoClient(clientCtx, endpoint,
-                clientSettings(v).timeout(Duration.ofMillis(300)).retries(3).build()));
+                clientSettings(v).clock(clock).timeout(timeout).retries(3).build()));
         opened.add(client);
         CompletableFuture<MajordomoReply> reply = CompletableFuture.supplyAsync(() -> client.request("echo", "hi"));
         try {
             assertTrue(received.await(T.toMillis(), TimeUnit.MILLISECONDS), "the first worker got the request");
             doomedCtx.close(Duration.ZERO);
+            clock.advance(timeout); // no reply from the crashed worker: the retry goes to the survivor
             assertEquals(List.of("from the survivor"), reply.get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
             // Its connection closed: forgotten at once (the ROUTER's DISCONNECTED), not after the expiry.
             assertEquals("connection closed", brokerEvents.await(MajordomoEvent.Type.WORKER_LEFT).detail());
@@ -189,7 +199,7 @@ class MajordomoReliabilityTest {
         Events workerEvents = new Events();
         worker(workerCtx, MdpVersion.V0_2, "echo", MajordomoHandler.echo(), workerEvents);
         awaitWorkers("echo", 1);
-        // broker -> worker: the worker hears nothing for 3 intervals
+        // broker -> worker: the connection drops
         String bound = endpoint;
         crashBroker();
         workerEvents.await(MajordomoEvent.Type.BROKER_LOST);
