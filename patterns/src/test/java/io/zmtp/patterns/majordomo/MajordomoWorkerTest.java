@@ -33,10 +33,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link MajordomoWorker} against a hand-driven broker (a ROUTER socket), frame by frame. */
+/**
+ * {@link MajordomoWorker} against a hand-driven broker (a ROUTER socket), frame by frame. The
+ * workers run on a {@link ManualClock}: they heartbeat, count the (mostly silent) test broker's
+ * silence and wait to reconnect only when a test moves the clock, so a slow machine cannot make
+ * a worker give up on its broker in the middle of a test.
+ */
 class MajordomoWorkerTest {
-    static final Duration BEAT = Duration.ofMillis(20);
-    /** The heartbeat interval of the tests on the manual clock (it takes no real time). */
+    /** The heartbeat interval (and reconnect delay) on the manual clock: it takes no real time. */
     static final Duration MANUAL_BEAT = Duration.ofSeconds(1);
     final ManualClock clock = new ManualClock();
 
@@ -63,15 +67,15 @@ class MajordomoWorkerTest {
         ctx.close(Duration.ofSeconds(5));
     }
 
-    /** A worker that heartbeats every 20 ms and gives its (mostly silent) test broker 50 intervals. */
+    /** A worker on the manual clock that gives its (mostly silent) test broker 10 intervals. */
     MajordomoWorker worker(MdpVersion v, MajordomoHandler h) {
-        return worker(v, h, 50);
+        return worker(v, h, 10);
     }
 
     MajordomoWorker worker(MdpVersion v, MajordomoHandler h, int liveness) {
         MajordomoWorker w = new MajordomoWorker(ctx, endpoint, "svc", h, MajordomoWorkerSettings.builder()
-                .version(v).heartbeatInterval(BEAT).heartbeatLiveness(liveness).reconnectDelay(BEAT)
-                .listener(events).build());
+                .version(v).clock(clock).heartbeatInterval(MANUAL_BEAT).heartbeatLiveness(liveness)
+                .reconnectDelay(MANUAL_BEAT).listener(events).build());
         opened.add(w);
         w.start();
         return w;
@@ -143,8 +147,10 @@ class MajordomoWorkerTest {
         List<String> ready = next();
         String id = ready.get(0);
         assertEquals(withId(id, command(v, WorkerCommand.READY, "svc")), ready);
+        // READY went out once the connection was up, so the worker counts (and sends) from here.
         for (int i = 0; i < 3; i++) {
-            assertEquals(withId(id, command(v, WorkerCommand.HEARTBEAT)), next());
+            clock.advance(MANUAL_BEAT);
+            assertEquals(withId(id, command(v, WorkerCommand.HEARTBEAT)), next(), "a HEARTBEAT each interval");
             toWorker(id, v, WorkerCommand.HEARTBEAT);
         }
     }
@@ -193,7 +199,11 @@ class MajordomoWorkerTest {
         worker(v, MajordomoHandler.echo(), 3);
         String first = next().get(0);
         // the broker says nothing: after 3 intervals the worker gives up on it
+        clock.advance(MANUAL_BEAT.multipliedBy(2));
+        assertTrue(!events.has(MajordomoEvent.Type.BROKER_LOST), "two silent intervals are not the end");
+        clock.advance(MANUAL_BEAT);
         events.await(MajordomoEvent.Type.BROKER_LOST);
+        clock.advance(MANUAL_BEAT); // the reconnect delay
         List<String> again = nextCommand(v);
         assertEquals(command(v, WorkerCommand.READY, "svc"), again.subList(1, again.size()));
         assertNotEquals(first, again.get(0), "a new socket, a new routing id");
@@ -339,7 +349,7 @@ class MajordomoWorkerTest {
     @Test
     void aWorkerIsALoopComponentThatConnectsOnlyWhenStartedAndNeverAfterClose() {
         MajordomoWorker w = new MajordomoWorker(ctx, endpoint, "svc", MajordomoHandler.echo(), MajordomoWorkerSettings
-                .builder().heartbeatInterval(BEAT).listener(events).build());
+                .builder().clock(clock).heartbeatInterval(MANUAL_BEAT).listener(events).build());
         opened.add(w);
         assertEquals(0, events.count(MajordomoEvent.Type.CONNECTING), "the constructor opens nothing");
         io.zmtp.patterns.Futures.await(w.start(), T); // completes once the connect is under way
