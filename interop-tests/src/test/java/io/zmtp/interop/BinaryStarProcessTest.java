@@ -1,10 +1,16 @@
 package io.zmtp.interop;
 
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.SocketType;
+import io.zmtp.wire.ZmtpMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -135,6 +141,118 @@ class BinaryStarProcessTest {
         // timeout + settle + the backup's takeover; bounded generously for a loaded machine
         assertTrue(longest >= TIMEOUT_MS + 300 && longest < TIMEOUT_MS + 300 + 5000, done);
         assertEquals(2, client.count(l -> l.equals(FAILING_OVER)), () -> client.lines().toString());
+    }
+
+    /**
+     * The guide's reactor rule, with processes: after a failover the backup is active; the primary
+     * is restarted, a client reaches it first, and the backup's state reaches it only 0.6 s later
+     * (a relay holds the link), within the 2 s expiry of the guide's 1 s heartbeat. The
+     * restarted primary must answer nothing (or two servers would), and end passive.
+     */
+    @Test
+    void aRestartedPrimaryServesNothingBeforeItHearsTheActiveBackup() throws Exception {
+        int fp = freePort();
+        int fb = freePort();
+        int sp = freePort();
+        int sb = freePort();
+        try (TcpRelay backupState = new TcpRelay(sb); ZmtpContext ctx = ZmtpContext.create(1)) {
+            PeerScript primary = zmtp("bstarsrv", "--primary", "--frontend", "tcp://127.0.0.1:" + fp,
+                    "--state-pub", "tcp://127.0.0.1:" + sp, "--state-peer", "tcp://127.0.0.1:" + backupState.port(),
+                    "--heartbeat", "1s");
+            PeerScript backup = zmtp("bstarsrv", "--backup", "--frontend", "tcp://127.0.0.1:" + fb,
+                    "--state-pub", "tcp://127.0.0.1:" + sb, "--state-peer", "tcp://127.0.0.1:" + sp,
+                    "--heartbeat", "1s");
+            primary.awaitLine("I: connected to backup (passive), ready as active");
+            backup.awaitLine("I: connected to primary (active), ready as passive");
+
+            long killed = System.nanoTime();
+            primary.kill();
+            Replies toBackup = new Replies(ctx, "tcp://127.0.0.1:" + fb);
+            long failedOver = backup.awaitLineAfter("I: failover successful, ready as active", killed);
+            toBackup.awaitMore(failedOver, 5);
+
+            backupState.hold(); // the restarted primary's link to the backup's state: held 0.6 s
+            PeerScript restarted = zmtp("bstarsrv", "--primary", "--frontend", "tcp://127.0.0.1:" + fp,
+                    "--state-pub", "tcp://127.0.0.1:" + sp, "--state-peer", "tcp://127.0.0.1:" + backupState.port(),
+                    "--heartbeat", "1s");
+            restarted.awaitLine("I: ");  // bound and running
+            Replies toPrimary = new Replies(ctx, "tcp://127.0.0.1:" + fp);
+            // the client reaches it first: refused (or, before the reactor rule, answered)
+            io.zmtp.testing.Await.until(Duration.ofSeconds(30), () -> "a request reached the restarted primary: "
+                    + restarted.lines(), () -> toPrimary.replies() > 0
+                    || restarted.count(l -> l.startsWith("W: client request refused")) > 0);
+            assertEquals(0, toPrimary.replies(), "the restarted primary answered before it knew its peer: "
+                    + restarted.lines());
+            Thread.sleep(600); // the slow link: its length is what this test is about, not a wait
+            backupState.release();
+            restarted.awaitLine("I: connected to backup (active), ready as passive");
+            long passive = System.nanoTime();
+            toBackup.awaitMore(passive, 5);    // the backup goes on serving
+            toPrimary.sendFor(Duration.ofMillis(300));
+            assertEquals(0, toPrimary.replies(), "the restarted primary answered nobody: " + restarted.lines());
+            assertEquals(0, restarted.count(l -> l.contains("ready as active")), () -> restarted.lines().toString());
+            assertEquals(0, backup.count(l -> l.startsWith("E: ")), () -> backup.lines().toString());
+            toPrimary.close();
+            toBackup.close();
+        }
+    }
+
+    /** A DEALER that sends a request every 20 ms from its own thread and counts the replies. */
+    static final class Replies implements AutoCloseable {
+        private final ZmtpSocket dealer;
+        private final java.util.List<Long> arrivals = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final Thread sender;
+        private volatile boolean stopped;
+
+        Replies(ZmtpContext ctx, String endpoint) {
+            dealer = ctx.socket(SocketType.DEALER, SocketOptions.builder().linger(Duration.ZERO)
+                    .reconnectInterval(Duration.ofMillis(20)).reconnectIntervalMax(Duration.ofMillis(100)).build());
+            dealer.onMessage(m -> {
+                m.release();
+                arrivals.add(System.nanoTime());
+            });
+            dealer.connect(endpoint);
+            sender = new Thread(() -> {
+                while (!stopped) {
+                    dealer.eventLoop().execute(() -> { // trySend is for the socket's loop
+                        ZmtpMessage m = ZmtpMessage.ofStrings("request");
+                        if (!dealer.trySend(m)) {
+                            m.release(); // no connected peer with room: this request is not sent
+                        }
+                    });
+                    try {
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "bstar-requests");
+            sender.setDaemon(true);
+            sender.start();
+        }
+
+        long replies() {
+            return arrivals.size();
+        }
+
+        /** Waits until {@code n} replies arrived after {@code since} (System.nanoTime). */
+        void awaitMore(long since, int n) {
+            io.zmtp.testing.Await.until(java.time.Duration.ofSeconds(30), () -> n + " replies after the mark, got "
+                    + arrivals.stream().filter(t -> t - since >= 0).count(),
+                    () -> arrivals.stream().filter(t -> t - since >= 0).count() >= n);
+        }
+
+        /** Keeps sending for {@code d} more (a window in which a reply would show). */
+        void sendFor(Duration d) throws InterruptedException {
+            Thread.sleep(d.toMillis());
+        }
+
+        @Override
+        public void close() {
+            stopped = true;
+            sender.interrupt();
+            dealer.close();
+        }
     }
 
     @Test

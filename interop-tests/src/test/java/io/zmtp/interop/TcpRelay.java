@@ -13,6 +13,8 @@ import java.util.List;
 /**
  * A TCP relay that records what passes: listens on an ephemeral loopback port, and connects each
  * accepted connection to the target, copying bytes both ways and keeping a copy of everything.
+ * While {@link #hold() held}, connections it accepts wait, open, until {@link #release()}: a link
+ * that is slow to come up.
  */
 final class TcpRelay implements AutoCloseable {
     private final ServerSocket listener;
@@ -20,6 +22,8 @@ final class TcpRelay implements AutoCloseable {
     private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
     private final List<Socket> sockets = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
+    private final Object gate = new Object();
+    private boolean held;
 
     TcpRelay(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -34,6 +38,21 @@ final class TcpRelay implements AutoCloseable {
         return listener.getLocalPort();
     }
 
+    /** Connections accepted from now on wait before they are relayed, until {@link #release()}. */
+    void hold() {
+        synchronized (gate) {
+            held = true;
+        }
+    }
+
+    /** Relays the connections that wait, and every later one at once. */
+    void release() {
+        synchronized (gate) {
+            held = false;
+            gate.notifyAll();
+        }
+    }
+
     /** Everything relayed so far, both directions interleaved as it arrived. */
     byte[] captured() {
         synchronized (captured) {
@@ -45,6 +64,11 @@ final class TcpRelay implements AutoCloseable {
         try {
             while (!listener.isClosed()) {
                 Socket in = listener.accept();
+                synchronized (gate) {
+                    while (held) {
+                        gate.wait();
+                    }
+                }
                 Socket out;
                 try {
                     out = new Socket(InetAddress.getLoopbackAddress(), targetPort);
@@ -63,6 +87,8 @@ final class TcpRelay implements AutoCloseable {
             }
         } catch (IOException e) {
             // closed
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -103,6 +129,7 @@ final class TcpRelay implements AutoCloseable {
     @Override
     public void close() throws Exception {
         listener.close();
+        release();
         synchronized (sockets) {
             sockets.forEach(TcpRelay::closeQuietly);
         }

@@ -11,8 +11,10 @@ import java.util.function.LongSupplier;
  *
  * <p>The table (anything not listed: no change, accepted):
  * <pre>
- *  PRIMARY + peer BACKUP   -> ACTIVE              PRIMARY + client request -> served
- *  PRIMARY + peer ACTIVE   -> PASSIVE             PRIMARY + peer PRIMARY   -> fatal (both primary)
+ *  PRIMARY + peer BACKUP   -> ACTIVE              PRIMARY + peer PRIMARY   -> fatal (both primary)
+ *  PRIMARY + peer ACTIVE   -> PASSIVE
+ *  PRIMARY + client request -> ACTIVE and served if the peer has been silent for the expiry since
+ *                              this server started (or since it was last heard), else refused
  *  BACKUP  + peer ACTIVE   -> PASSIVE             BACKUP  + client request -> refused
  *  BACKUP  + peer BACKUP   -> fatal (both backup)
  *  ACTIVE  + peer ACTIVE   -> fatal (both active) ACTIVE  + client request -> served
@@ -25,6 +27,13 @@ import java.util.function.LongSupplier;
  * "Both primary" and "both backup" are not in the guide's code (there the pair would simply
  * never serve); here they are reported as the configuration error they are. A fatal outcome
  * leaves the state as it was; its owner stops, as the guide's servers do.
+ *
+ * <p>The primary's rule is that of the guide's reactor ({@code bstar}), not of its first server
+ * ({@code bstarsrv}, which serves in PRIMARY at once): after a failover the backup is ACTIVE, and a
+ * primary restarted on the same endpoint must not serve a client that reaches it before the
+ * backup's state does, or both would answer. So a primary serves only once it knows its peer
+ * (BACKUP: it becomes ACTIVE; ACTIVE: it becomes PASSIVE), or once the peer has been silent for
+ * the expiry since {@link #start()}, as a passive server takes over.
  */
 public final class BinaryStarFsm {
 
@@ -64,7 +73,7 @@ public final class BinaryStarFsm {
     private final long expiryNanos;
     private BinaryStarState state;
     private boolean peerHeard;
-    private long peerExpiry;
+    private long peerExpiry; // until then the peer may be alive: since start, or since last heard
 
     /**
      * @param primary whether this server is the primary (else the backup)
@@ -79,6 +88,16 @@ public final class BinaryStarFsm {
         this.nanoTime = Objects.requireNonNull(nanoTime);
         this.expiryNanos = peerExpiry.toNanos();
         this.state = primary ? BinaryStarState.PRIMARY : BinaryStarState.BACKUP;
+        start();
+    }
+
+    /**
+     * This server starts waiting for its peer now: until the expiry has passed, or the peer is
+     * heard, the peer may be active (the guide's {@code bstar_start}). The constructor calls it;
+     * the owner calls it again when it starts its state exchange.
+     */
+    public void start() {
+        peerExpiry = nanoTime.getAsLong() + expiryNanos;
     }
 
     public BinaryStarState state() {
@@ -127,11 +146,19 @@ public final class BinaryStarFsm {
     /** A client request arrived: whether to serve it, and the transition it causes. */
     public Outcome clientRequest() {
         return switch (state) {
-            case PRIMARY, ACTIVE -> same();
+            case ACTIVE -> same();
+            case PRIMARY -> peerMayBeAlive()
+                    ? refused("primary has not heard from the backup yet (it may be active after a failover)")
+                    : to(BinaryStarState.ACTIVE, "request from client, ready as active");
             case BACKUP -> refused("backup has not heard from the primary yet");
-            case PASSIVE -> peerAlive() ? refused("passive while the peer is alive")
+            case PASSIVE -> peerMayBeAlive() ? refused("passive while the peer is alive")
                     : to(BinaryStarState.ACTIVE, "failover successful, ready as active");
         };
+    }
+
+    /** Whether the expiry has not yet passed since the peer was last heard, or since {@link #start()}. */
+    private boolean peerMayBeAlive() {
+        return nanoTime.getAsLong() - peerExpiry < 0;
     }
 
     private Outcome to(BinaryStarState next, String reason) {

@@ -152,6 +152,7 @@ public final class BinaryStarStateExchange {
     public CompletableFuture<Void> connectAndStart() {
         return Futures.of(stateSub.connect(statePeer)).thenRun(() -> inLoop(() -> {
             if (!closed) {
+                fsm.start(); // the peer's silence counts from here
                 ticker.start();
             }
         }));

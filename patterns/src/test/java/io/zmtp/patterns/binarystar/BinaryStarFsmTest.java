@@ -62,7 +62,7 @@ class BinaryStarFsmTest {
         expect(in(PRIMARY).peerState(BACKUP), PRIMARY, ACTIVE, Verdict.ACCEPTED);
         expect(in(PRIMARY).peerState(ACTIVE), PRIMARY, PASSIVE, Verdict.ACCEPTED);
         expect(in(PRIMARY).peerState(PASSIVE), PRIMARY, PRIMARY, Verdict.ACCEPTED);
-        expect(in(PRIMARY).clientRequest(), PRIMARY, PRIMARY, Verdict.ACCEPTED);
+        expect(in(PRIMARY).clientRequest(), PRIMARY, PRIMARY, Verdict.REFUSED);
         Outcome both = in(PRIMARY).peerState(PRIMARY);
         expect(both, PRIMARY, PRIMARY, Verdict.FATAL);
         assertTrue(both.reason().contains("both servers are primary"), both.reason());
@@ -116,6 +116,52 @@ class BinaryStarFsmTest {
         Outcome o = f.clientRequest();
         expect(o, PASSIVE, ACTIVE, Verdict.ACCEPTED);
         assertEquals("failover successful, ready as active", o.reason());
+    }
+
+    /**
+     * The guide's reactor rule: a (re)started primary serves no client before it knows its peer,
+     * which may be active after a failover, unless the peer stays silent for the expiry.
+     */
+    @Test
+    void aStartedPrimaryServesOnlyOnceThePeerHasBeenSilentForTheExpiry() {
+        BinaryStarFsm f = fsm(true);
+        clock.advance(EXPIRY.minusMillis(1));
+        expect(f.clientRequest(), PRIMARY, PRIMARY, Verdict.REFUSED);
+        clock.advance(Duration.ofMillis(1));
+        Outcome o = f.clientRequest();
+        expect(o, PRIMARY, ACTIVE, Verdict.ACCEPTED);
+        assertEquals("request from client, ready as active", o.reason());
+        expect(f.clientRequest(), ACTIVE, ACTIVE, Verdict.ACCEPTED);
+    }
+
+    @Test
+    void aRestartedPrimaryThatHearsTheActiveBackupEndsPassiveHavingServedNothing() {
+        BinaryStarFsm f = fsm(true);
+        clock.advance(EXPIRY.dividedBy(2));
+        expect(f.clientRequest(), PRIMARY, PRIMARY, Verdict.REFUSED);
+        expect(f.peerState(ACTIVE), PRIMARY, PASSIVE, Verdict.ACCEPTED);
+        clock.advance(EXPIRY.dividedBy(2));
+        expect(f.clientRequest(), PASSIVE, PASSIVE, Verdict.REFUSED);
+    }
+
+    @Test
+    void startCountsThePeersSilenceFromNow() {
+        BinaryStarFsm f = fsm(true);
+        clock.advance(EXPIRY);
+        f.start();
+        expect(f.clientRequest(), PRIMARY, PRIMARY, Verdict.REFUSED);
+        clock.advance(EXPIRY);
+        expect(f.clientRequest(), PRIMARY, ACTIVE, Verdict.ACCEPTED);
+    }
+
+    @Test
+    void aPrimaryThatHearsAPassivePeerWaitsForItsSilence() {
+        BinaryStarFsm f = fsm(true);
+        clock.advance(EXPIRY);
+        expect(f.peerState(PASSIVE), PRIMARY, PRIMARY, Verdict.ACCEPTED);
+        expect(f.clientRequest(), PRIMARY, PRIMARY, Verdict.REFUSED);
+        clock.advance(EXPIRY);
+        expect(f.clientRequest(), PRIMARY, ACTIVE, Verdict.ACCEPTED);
     }
 
     @Test
