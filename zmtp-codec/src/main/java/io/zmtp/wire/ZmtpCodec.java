@@ -75,8 +75,13 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private BudgetReservation budget;
     /** PINGs, TTL and the one PONG we may owe; made in handlerAdded. */
     private ZmtpHeartbeat heartbeat;
-    /** Messages decoded in this connection's current turn of the event loop. */
+    /** Messages and commands decoded in this connection's current turn of the event loop. */
     private int decodedThisTurn;
+    /**
+     * Commands handled in this decode call that produced no output (PING, PONG, unknown ones):
+     * they count against the turn as messages do, or a flood of them would hold the loop.
+     */
+    private int commandsThisCall;
     /** The turn's messages are decoded: the rest waits, unread, for the task {@link #nextTurn}. */
     private boolean turnOver;
     /** The decoder's output list while decode() runs: fired before any event, to keep order. */
@@ -258,10 +263,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             start();
         }
         currentOut = out;
+        commandsThisCall = 0;
         try {
             decodeFrames(in, out);
             if (state == State.ACTIVE) {
-                endTurnIfDone(in, out.size());
+                endTurnIfDone(in, out.size() + commandsThisCall);
             }
         } catch (ZmtpProtocolException e) {
             in.skipBytes(in.readableBytes());
@@ -371,7 +377,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     if (!reader.read(in, out)) {
                         return;
                     }
-                    if (out.size() >= DECODE_BATCH) {
+                    if (out.size() + commandsThisCall >= DECODE_BATCH) {
                         // Hand messages on in small batches: the decoder fires them and calls
                         // again, so few decoded messages per connection are in flight at once.
                         return;
@@ -445,9 +451,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private void onActiveCommand(String name, ByteBuf data, List<Object> out) throws ZmtpProtocolException {
         switch (name) {
             case ZmtpWire.PING:
+                commandsThisCall++;
                 heartbeat.onPing(data);
                 break;
             case ZmtpWire.PONG:
+                commandsThisCall++;
                 break; // any traffic is a sign of life; nothing else to do
             case ZmtpWire.SUBSCRIBE:
             case ZmtpWire.CANCEL:
@@ -456,6 +464,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             case ZmtpWire.READY:
                 throw new ZmtpProtocolException("READY after the handshake");
             default:
+                commandsThisCall++;
                 peerLog.debug("{} ignoring unknown command {}", ctx.channel(), FrameText.escape(name));
         }
     }
@@ -471,9 +480,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (budget != null && budget.paused()) {
-            // Paused for the inbound budget: ByteToMessageDecoder would ask for one more read when
-            // no message came out of this one, which is exactly the read to hold back.
+        if (turnOver || (budget != null && budget.paused())) {
+            // Paused for this connection's turn or for the inbound budget: ByteToMessageDecoder
+            // would ask for one more read when no message came out of this one (a turn of
+            // commands alone), which is exactly the read to hold back.
             discardSomeReadBytes();
             ctx.fireChannelReadComplete();
         } else {

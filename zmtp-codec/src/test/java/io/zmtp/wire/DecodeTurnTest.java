@@ -118,6 +118,36 @@ class DecodeTurnTest {
         }
     }
 
+    /**
+     * Commands count against the turn as messages do: a peer flooding PINGs, PONGs or unknown
+     * commands (which produce no message) once kept its connection decoding everything it had
+     * read, and the loop's other connections waited for all of it. (PONGs and unknown commands
+     * here: a PING makes the codec write, and an embedded channel runs its scheduled tasks on a
+     * write, so the next turn would come at once. PINGs are counted by the same line;
+     * HostilePeerTest floods them over tcp.)
+     */
+    @Test
+    void aCommandFloodIsDecodedInTurnsToo() {
+        try (Harness h = new Harness(32)) {
+            PeerBytes p = PeerBytes.create();
+            for (int i = 0; i < 100; i++) {
+                p.command(i % 2 == 0 ? "PONG" : "UNKNOWN", new byte[] {0, 0});
+            }
+            p.frame(false, "after the commands");
+            h.channel.pipeline().fireChannelRead(Unpooled.wrappedBuffer(p.toArray()));
+            h.channel.pipeline().fireChannelReadComplete();
+            assertTrue(ReadGate.isPaused(h.channel, ReadGate.TURN), "the turn ended after 32 commands");
+            assertEquals(List.of(), h.bodies, "the message after the commands waits for its turn");
+            int turns = 1;
+            while (ReadGate.isPaused(h.channel, ReadGate.TURN) && turns < 10) {
+                h.channel.runScheduledPendingTasks();
+                turns++;
+            }
+            assertEquals(4, turns, "100 commands and a message in turns of 32");
+            assertEquals(List.of("after the commands"), h.bodies);
+        }
+    }
+
     @Test
     void messagesWaitingForTheirTurnAreDeliveredWhenThePeerCloses() {
         try (Harness h = new Harness(32)) {
