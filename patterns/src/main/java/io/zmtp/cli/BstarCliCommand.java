@@ -88,7 +88,7 @@ public final class BstarCliCommand implements Callable<Integer> {
             err.println("bstarcli: " + e.getMessage());
             return CommonOptions.USAGE;
         }
-        ZmtpContext ctx = ZmtpContext.create(1);
+        ZmtpContext ctx = CommandSupport.clientContext();
         BinaryStarClient client = null;
         Thread hook = null;
         try {

@@ -14,6 +14,22 @@ final class CommandSupport {
     private CommandSupport() {
     }
 
+    /** How long a command's warm-up may take before it goes on without it. */
+    static final java.time.Duration WARM_UP = java.time.Duration.ofSeconds(5);
+
+    /**
+     * A context for a client command, warmed up ({@link io.zmtp.socket.ZmtpContext#warmUp}) so
+     * that the first request's timeout does not pay for the JVM's first connection; the system
+     * property {@code zmtp.warmUp=false} skips it.
+     */
+    static io.zmtp.socket.ZmtpContext clientContext() {
+        io.zmtp.socket.ZmtpContext ctx = io.zmtp.socket.ZmtpContext.create(1);
+        if (Boolean.parseBoolean(System.getProperty("zmtp.warmUp", "true"))) {
+            ctx.warmUp(WARM_UP);
+        }
+        return ctx;
+    }
+
     /** A listener printing each event on its own line, or nothing when quiet. */
     static <E> Consumer<E> printer(PrintWriter out, boolean quiet) {
         if (quiet) {

@@ -89,7 +89,7 @@ public final class FlClientCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--requests must be 1 or more");
             }
             SocketOptions options = security.apply(SocketOptions.builder()).build();
-            ctx = ZmtpContext.create(1);
+            ctx = CommandSupport.clientContext();
             switch (model) {
                 case 1 -> {
                     FailoverClient.Settings.Builder b = FailoverClient.Settings.builder().endpoints(endpoints)

@@ -72,7 +72,7 @@ public final class LpClientCommand implements Callable<Integer> {
             err.println("lpclient: " + e.getMessage());
             return CommonOptions.USAGE;
         }
-        ZmtpContext ctx = ZmtpContext.create(1);
+        ZmtpContext ctx = CommandSupport.clientContext();
         LazyPirateClient client = null;
         Thread hook = null;
         try {

@@ -116,7 +116,7 @@ public final class MdclientCommand implements Callable<Integer> {
         if (output.verbose()) {
             settings.tracer(MdpOptions.tracer(out));
         }
-        ZmtpContext ctx = ZmtpContext.create(1);
+        ZmtpContext ctx = CommandSupport.clientContext();
         long start = System.nanoTime();
         long answered;
         try {

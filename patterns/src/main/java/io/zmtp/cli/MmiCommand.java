@@ -80,7 +80,7 @@ public final class MmiCommand implements Callable<Integer> {
         if (output.verbose()) {
             settings.tracer(MdpOptions.tracer(out));
         }
-        ZmtpContext ctx = ZmtpContext.create(1);
+        ZmtpContext ctx = CommandSupport.clientContext();
         try (MajordomoClient client = new MajordomoClient(ctx, connect, settings.build())) {
             client.start(); // connects in the background; the request waits behind it on the client's loop
             MajordomoReply r = client.request(mmiService, name);

@@ -104,7 +104,7 @@ public final class TiclientCommand implements Callable<Integer> {
         }
         boolean quiet = output.quiet();
         long end = System.nanoTime() + deadline.toNanos();
-        ZmtpContext ctx = ZmtpContext.create(1);
+        ZmtpContext ctx = CommandSupport.clientContext();
         int replied = 0;
         try (TitanicClient client = new TitanicClient(ctx, connect, settings)) {
             client.start();
