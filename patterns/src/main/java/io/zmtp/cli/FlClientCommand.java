@@ -53,19 +53,22 @@ public final class FlClientCommand implements Callable<Integer> {
     CommonOptions.Requests requests = new CommonOptions.Requests(10000);
 
     @Option(names = {"-t", "--timeout"}, paramLabel = "DURATION",
-            description = "Model 1: per server (1000ms); models 2 and 3: per request, global (2500ms, 3000ms).")
+            description = "Model 1: per server (1000ms); models 2 and 3: per request, global (2500ms, 5000ms)."
+                    + " Model 3: longer than --server-ttl, or a request sent to a server that froze fails before"
+                    + " the server counts as dead and the request goes to another.")
     String timeout;
 
     @Option(names = {"-r", "--retries"}, paramLabel = "N", defaultValue = "3",
             description = "Model 1 with a single server: tries per request (default: ${DEFAULT-VALUE}).")
     int retries;
 
-    @Option(names = "--ping-interval", paramLabel = "DURATION", defaultValue = "2000ms",
+    @Option(names = "--ping-interval", paramLabel = "DURATION", defaultValue = "1000ms",
             description = "Model 3: how often each server is pinged (default: ${DEFAULT-VALUE}).")
     String pingInterval;
 
-    @Option(names = "--server-ttl", paramLabel = "DURATION", defaultValue = "6000ms",
-            description = "Model 3: how long a silent server counts as alive (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--server-ttl", paramLabel = "DURATION", defaultValue = "3000ms",
+            description = "Model 3: how long a silent server counts as alive (default: ${DEFAULT-VALUE}; longer"
+                    + " than --ping-interval, shorter than --timeout; the guide's 2 s, 6 s and 3 s break that).")
     String serverTtl;
 
     @Mixin
@@ -85,8 +88,8 @@ public final class FlClientCommand implements Callable<Integer> {
         Function<ZmtpMessage, ZmtpMessage> request;
         boolean echo = model == 1;
         try {
-            if (count < 1) {
-                throw new IllegalArgumentException("--requests must be 1 or more");
+            if (count < 0) {
+                throw new IllegalArgumentException("--requests must not be negative");
             }
             SocketOptions options = security.apply(SocketOptions.builder()).build();
             ctx = CommandSupport.clientContext();
@@ -134,7 +137,7 @@ public final class FlClientCommand implements Callable<Integer> {
         try {
             Futures.await(client.start(), Duration.ofSeconds(30));
             long start = System.nanoTime(); // the command's stopwatch, not pattern code
-            for (long i = 0; i < count; i++) {
+            for (long i = 0; count == 0 || i < count; i++) { // -n 0: until stopped
                 ZmtpMessage reply = request.apply(ZmtpMessage.ofStrings("random name"));
                 try {
                     boolean ok = echo ? reply.size() == 1 && reply.frameString(0).equals("random name")

@@ -395,8 +395,11 @@ public final class FreelanceClient extends LoopComponent {
     }
 
     /**
-     * Model 3 settings, the guide's defaults: PING every 2000 ms, a server silent for 6000 ms is
-     * dead, a request fails after 3000 ms; at most 1000 requests pending.
+     * Model 3 settings. Defaults: PING every 1000 ms, a server silent for 3000 ms is dead, a
+     * request fails after 5000 ms; at most 1000 requests pending. The guide's (2000, 6000, 3000)
+     * break its own promise: a request sent to a server that froze fails at 3 s, while the server
+     * counts as dead, and the request goes to another, only at 6 s. The request timeout must be
+     * longer than the time to live (plus a round trip) for a request to reach a second server.
      */
     public static final class Settings extends FreelanceClientSettings {
         final Duration pingInterval;
@@ -429,9 +432,9 @@ public final class FreelanceClient extends LoopComponent {
         }
 
         public static final class Builder extends FreelanceClientSettings.Builder<Builder, Settings> {
-            private Duration pingInterval = Duration.ofMillis(2000);
-            private Duration serverTtl = Duration.ofMillis(6000);
-            private Duration globalTimeout = Duration.ofMillis(3000);
+            private Duration pingInterval = Duration.ofMillis(1000);
+            private Duration serverTtl = Duration.ofMillis(3000);
+            private Duration globalTimeout = Duration.ofMillis(5000);
             private int maxPending = 1000;
 
             private Builder() {
@@ -442,19 +445,23 @@ public final class FreelanceClient extends LoopComponent {
                 return this;
             }
 
-            /** How often each server is pinged (the guide's PING_INTERVAL, 2000 ms). */
+            /** How often each server is pinged (1000 ms; the guide's PING_INTERVAL is 2000 ms). */
             public Builder pingInterval(Duration d) {
                 this.pingInterval = positive(d, "pingInterval");
                 return this;
             }
 
-            /** How long a silent server counts as alive (the guide's SERVER_TTL, 6000 ms). */
+            /** How long a silent server counts as alive (3000 ms; the guide's SERVER_TTL is 6000 ms). */
             public Builder serverTtl(Duration d) {
                 this.serverTtl = positive(d, "serverTtl");
                 return this;
             }
 
-            /** How long a request may wait for its reply (the guide's GLOBAL_TIMEOUT, 3000 ms). */
+            /**
+             * How long a request may wait for its reply (5000 ms; the guide's GLOBAL_TIMEOUT is
+             * 3000 ms): longer than {@link #serverTtl}, or a request sent to a server that froze
+             * fails before the server counts as dead and the request can go to another.
+             */
             public Builder globalTimeout(Duration d) {
                 this.globalTimeout = positive(d, "globalTimeout");
                 return this;
