@@ -225,6 +225,17 @@ class FreelanceInteropTest {
         return events.stream().filter(e -> e instanceof FreelanceEvent.Replied r && r.server().equals(endpoint)).count();
     }
 
+    /** {@code flclient -n 0} sends until it is stopped, as every client command does. */
+    @Test
+    void flclientWithMinusNZeroSendsUntilStopped() throws Exception {
+        String ep = freeEndpoint();
+        ourServer(3, ep);
+        PeerScript client = zmtp("flclient", "--model", "3", "-n", "0", "-v", ep);
+        client.awaitCount("I: request ", 50, 30_000);
+        client.signal("TERM");
+        assertEquals(143, client.awaitExit(), "stopped by SIGTERM");
+    }
+
     /** Model 3: a frozen server process (SIGSTOP) is dead after its time to live; thawed, it is used again. */
     @Test
     void aFrozenServerProcessIsTreatedAsDead() throws Exception {

@@ -18,7 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Why a fresh {@code zmtp mdclient} once lost its first try on a healthy broker (its connection
+ * {@code zmtp mdclient} as a fresh process: its first request, and what it prints of a failover.
+ *
+ * <p>Why a fresh {@code zmtp mdclient} once lost its first try on a healthy broker (its connection
  * opened, then closed at the try's 1 s timeout with nothing sent): the JVM's first connection
  * loaded and initialised a few hundred classes (Netty's channel and buffer pools, their Flight
  * Recorder events, the codec), 0.2 to 0.3 s on an idle machine and several times that on a busy
@@ -28,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * connection path is loaded between sending the first request and its reply; without it (the
  * control), hundreds are.
  */
-class FirstRequestTest {
+class MdclientProcessTest {
     ZmtpContext ctx;
     MajordomoBroker broker;
     MajordomoWorker worker;
@@ -79,6 +81,35 @@ class FirstRequestTest {
         return classes.stream().filter(c -> c.startsWith("io.netty.") || c.startsWith("jdk.jfr.")
                 || c.startsWith("io.zmtp.wire.") || c.startsWith("io.zmtp.socket.")
                 || c.startsWith("io.zmtp.transport.")).toList();
+    }
+
+    /**
+     * A failover is printed once, as the command's event line: the client no longer also logs it
+     * as a WARN when its application (here the command) listens to its events.
+     */
+    @Test
+    void aFailoverIsPrintedOnce() throws Exception {
+        String nobody = "tcp://127.0.0.1:" + io.zmtp.testing.FreePorts.next();
+        PeerScript client = PeerScript.startProgram("mdclient", List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                PirateCommandsInteropTest.JAR.toString(), "mdclient", "-e", nobody, "-e", broker.endpoint(),
+                "-n", "1", "-t", "300ms", "--settle", "100ms"), true);
+        processes.add(client);
+        assertEquals(0, client.awaitExit(), () -> String.join("\n", client.lines()));
+        assertEquals(1, client.count(l -> l.startsWith("I: RETRYING")), () -> String.join("\n", client.lines()));
+        assertEquals(0, client.count(l -> l.contains("WARN")), () -> String.join("\n", client.lines()));
+    }
+
+    /** {@code -n 0}: requests one after the other until the process is stopped. */
+    @Test
+    void minusNZeroSendsUntilStopped() {
+        PeerScript client = PeerScript.startProgram("mdclient", List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                PirateCommandsInteropTest.JAR.toString(), "mdclient", "-e", broker.endpoint(), "-n", "0", "-v"));
+        processes.add(client);
+        client.awaitCount("I: received reply", 50, 30_000);
+        client.signal("TERM");
+        assertEquals(143, client.awaitExit(), "stopped by SIGTERM: " + client.lines().size() + " lines");
     }
 
     @Test

@@ -39,8 +39,22 @@ public final class PeerScript implements AutoCloseable {
 
     /** Starts any program (the packaged {@code zmtp} command line, say); {@code name} is for messages. */
     public static PeerScript startProgram(String name, List<String> command) {
+        return startProgram(name, command, false);
+    }
+
+    /**
+     * Starts any program; with {@code withStderr} its stderr lines are read with its stdout lines
+     * (in the order the two reach the pipe), else they go to the test's stderr.
+     */
+    public static PeerScript startProgram(String name, List<String> command, boolean withStderr) {
         try {
-            Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            ProcessBuilder b = new ProcessBuilder(command);
+            if (withStderr) {
+                b.redirectErrorStream(true);
+            } else {
+                b.redirectError(ProcessBuilder.Redirect.INHERIT);
+            }
+            Process p = b.start();
             return new PeerScript(name, p);
         } catch (IOException e) {
             throw new IllegalStateException("cannot start " + command, e);

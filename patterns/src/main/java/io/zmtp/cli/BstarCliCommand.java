@@ -27,8 +27,8 @@ import java.util.function.Consumer;
  * checks each reply is its request, and fails over to the other server when a request times out.
  */
 @Command(name = "bstarcli", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Binary Star client: numbered requests to a primary-backup pair; after a timeout it",
-                "waits the settle delay and resends to the other server."},
+        description = {"Binary Star client: numbered requests to a primary-backup pair, failing over on a timeout.",
+                "After a timeout it waits the settle delay and resends to the other server."},
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:every request got its reply", "1:a request got no reply from either server after its"
                 + " tries, or a reply was wrong", "2:bad options"})

@@ -44,7 +44,9 @@ public final class CommonOptions {
         boolean quiet;
 
         @Option(names = {"-v", "--verbose"},
-                description = "Print more: a line per message passed on (Majordomo: every message, as the guide's -v).")
+                description = "Print more: a line per message passed on or request served (Majordomo clients,"
+                        + " workers and brokers: every message, as the guide's -v; titanic: each request stored,"
+                        + " dispatched and replied; flclient: every event).")
         boolean verbose;
 
         public boolean quiet() {
@@ -145,7 +147,9 @@ public final class CommonOptions {
     /** {@code -n/--requests} (and the older {@code --count}, hidden): how many requests a client sends. */
     public static final class Requests {
         @Option(names = {"-n", "--requests"}, paramLabel = "N",
-                description = "Requests to send (default: ${DEFAULT-VALUE}; 0: until stopped, where the command allows).")
+                description = "Requests to send (default: ${DEFAULT-VALUE}; 0: until stopped, Ctrl-C or SIGTERM;"
+                        + " a client that sends every request before it reads a reply, mdclient --async and"
+                        + " ticlient, needs N).")
         long requests;
 
         public Requests() {
@@ -163,6 +167,16 @@ public final class CommonOptions {
 
         public long requests() {
             return requests;
+        }
+
+        /**
+         * The usage error of a client that sends every request before it reads any reply, for
+         * {@code -n 0} (null when N is given): "until stopped" has no end to send first.
+         */
+        public String needsACount(String command, String how) {
+            return requests == 0 ? command + ": " + how + " sends every request before it reads a reply, so it"
+                    + " needs a number of requests (-n N); -n 0, until stopped, is for clients that send one at a"
+                    + " time" : null;
         }
     }
 

@@ -7,7 +7,6 @@ import io.zmtp.patterns.majordomo.MajordomoBroker;
 import io.zmtp.patterns.majordomo.MajordomoBrokerSettings;
 import io.zmtp.patterns.reliability.Heartbeat;
 import io.zmtp.socket.ZmtpContext;
-import io.zmtp.wire.FrameText;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -189,7 +188,7 @@ public final class MdbrokerCommand implements Callable<Integer> {
                 fatal.set(true);
             }
             if (!quiet || e instanceof BinaryStarEvent.Fatal) {
-                MdpOptions.line(out, FrameText.escape(e.toString()));
+                MdpOptions.line(out, e.toString()); // as bstarsrv prints it: what a peer sent is escaped in the event
             }
         });
         HighAvailabilityBroker.Settings s = pair.build();

@@ -26,8 +26,8 @@ import java.util.concurrent.Callable;
  * how many were answered and how fast. Exits 0 when every request got its final reply, 1 otherwise.
  */
 @Command(name = "mdclient", mixinStandardHelpOptions = true,
-        description = {"Sends N requests to a Majordomo service, synchronously or --async,",
-                "then prints a summary with the requests per second (with --quiet: only that)."},
+        description = {"Sends N requests to a Majordomo service and prints the requests per second.",
+                "One at a time, or with --async all first; with --quiet, only the summary line."},
         sortOptions = false,
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:every request answered", "1:a request failed (no reply after every try)",
@@ -98,6 +98,10 @@ public final class MdclientCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("mdclient: --requests must not be negative");
             return CommonOptions.USAGE;
         }
+        if (async && requestCount.needsACount("mdclient", "--async") != null) {
+            spec.commandLine().getErr().println(requestCount.needsACount("mdclient", "--async"));
+            return CommonOptions.USAGE;
+        }
         List<byte[]> frames = new ArrayList<>();
         for (String b : body.isEmpty() ? List.of("Hello world") : body) {
             frames.add(b.getBytes(StandardCharsets.UTF_8));
@@ -134,7 +138,7 @@ public final class MdclientCommand implements Callable<Integer> {
         long count = 0;
         try (MajordomoClient client = new MajordomoClient(ctx, brokers(), settings)) {
             client.start(); // connects in the background; requests wait behind it on the client's loop
-            for (; count < requests; count++) {
+            for (; requests == 0 || count < requests; count++) { // -n 0: until stopped
                 client.request(service, null, frames);
             }
         } catch (MajordomoException e) {

@@ -23,8 +23,8 @@ import java.util.concurrent.Callable;
  * not found, "501" not implemented), 2 when the broker did not answer.
  */
 @Command(name = "mmi", mixinStandardHelpOptions = true,
-        description = {"Asks the broker's mmi.service about a service and prints the code:",
-                "200 (workers registered), 404 (none)."},
+        description = {"Asks the broker's mmi.service whether a service has workers and prints the code.",
+                "200: workers registered; 404: none."},
         sortOptions = false,
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:200, the service has workers", "1:any other code (404 not found, 501 not implemented)",

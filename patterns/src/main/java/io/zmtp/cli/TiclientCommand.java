@@ -30,8 +30,8 @@ import java.util.concurrent.Callable;
  * submitted first, then all are polled in turn. Exits 0 when every reply came within the deadline.
  */
 @Command(name = "ticlient", mixinStandardHelpOptions = true,
-        description = {"Sends requests through a Titanic server (9/TSP) and waits for their replies:",
-                "submit, poll until the reply is stored, print it, close."},
+        description = {"Sends requests through a Titanic server (9/TSP) and prints their replies.",
+                "Each is submitted, polled until its reply is stored, printed and closed."},
         sortOptions = false,
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:every reply came", "1:a request failed (400, or no reply within the deadline)",
@@ -78,8 +78,12 @@ public final class TiclientCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         long n = requestCount.requests();
-        if (n < 1) {
-            spec.commandLine().getErr().println("ticlient: --requests must be at least 1");
+        if (n < 0) {
+            spec.commandLine().getErr().println("ticlient: --requests must not be negative");
+            return CommonOptions.USAGE;
+        }
+        if (requestCount.needsACount("ticlient", "ticlient") != null) {
+            spec.commandLine().getErr().println(requestCount.needsACount("ticlient", "ticlient"));
             return CommonOptions.USAGE;
         }
         List<byte[]> frames = new ArrayList<>();

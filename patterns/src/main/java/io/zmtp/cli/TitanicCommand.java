@@ -28,8 +28,8 @@ import java.util.function.Consumer;
  * replies in a durable store in {@code --store DIR}, dispatches stored requests to their services.
  */
 @Command(name = "titanic", mixinStandardHelpOptions = true,
-        description = {"Runs a Titanic server (9/TSP) on a Majordomo broker until stopped:",
-                "requests are stored durably before they are acknowledged, then dispatched",
+        description = {"Runs a Titanic server (9/TSP) on a Majordomo broker until stopped.",
+                "Requests are stored durably before they are acknowledged, then dispatched",
                 "to their service; replies are stored until the client closes them."},
         sortOptions = false,
         exitCodeListHeading = "Exit status:%n",

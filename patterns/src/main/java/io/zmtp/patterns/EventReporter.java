@@ -74,6 +74,15 @@ public final class EventReporter<E> {
         }
     }
 
+    /**
+     * Whether the application listens: a component that also logs what it reports (a failover, a
+     * retry) logs it only when nobody listens, so a listener that prints events (the commands)
+     * does not see each one twice.
+     */
+    public boolean hasListener() {
+        return listener != null;
+    }
+
     /** Whether anyone will see events (to skip work done only to describe them). */
     public boolean isActive() {
         return listener != null || log.isDebugEnabled();

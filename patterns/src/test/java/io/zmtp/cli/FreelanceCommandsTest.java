@@ -98,7 +98,7 @@ class FreelanceCommandsTest {
     @Test
     void badOptionsAndHelp() throws Exception {
         assertEquals(2, new Run("flclient", "--model", "4", freeEndpoint()).awaitExit());
-        assertEquals(2, new Run("flclient", "-n", "0", freeEndpoint()).awaitExit());
+        assertEquals(2, new Run("flclient", "-n", "-1", freeEndpoint()).awaitExit()); // -n 0: until stopped
         assertEquals(2, new Run("flserver", "--model", "3", "tcp://127.0.0.1:0").awaitExit(),
                 "a model 3 server is known by its port");
         Run help = new Run("flclient", "--help");

@@ -183,8 +183,9 @@ class MajordomoCommandsTest {
                 "--state-pub", "tcp://127.0.0.1:" + sb, "--state-peer", "tcp://127.0.0.1:" + sp,
                 "--state-heartbeat", "100ms");
         String b = backup.out.await("Binary Star backup, at (tcp://\\S+); state on").group(1);
-        primary.out.await("connected to backup \\(passive\\), ready as active");
-        backup.out.await("connected to primary \\(active\\), ready as passive");
+        // the state transition in full, as bstarsrv prints it (these lines were once cut at 64 characters)
+        primary.out.await("I: connected to backup \\(passive\\), ready as active \\(PRIMARY -> ACTIVE\\)");
+        backup.out.await("I: connected to primary \\(active\\), ready as passive \\(BACKUP -> PASSIVE\\)");
         Running worker = start("mdworker", "-e", p, "-e", b, "--interval", "100ms", "-q");
         primary.out.await("WORKER_READY .* service=echo");
         Result before = new Result("mdclient", "-e", p, "-e", b, "-n", "20", "-t", "500", "--settle", "300", "-q");
@@ -287,6 +288,9 @@ class MajordomoCommandsTest {
         Result b = new Result("mdbroker", "--bind", "nonsense://x");
         assertEquals(1, b.exit, "a bad endpoint: 1, as the pirate commands");
         assertTrue(b.err.text().contains("cannot bind"), b.err.text());
+        Result forever = new Result("mdclient", "--async", "-n", "0");
+        assertEquals(2, forever.exit, "-n 0 (until stopped) with --async: every request would go out first");
+        assertTrue(forever.err.text().contains("sends every request before it reads a reply"), forever.err.text());
     }
 
     @Test

@@ -75,7 +75,9 @@ class TitanicCommandsTest {
         Result thelp = new Result("titanic", "--help");
         assertTrue(thelp.out.text().contains("--store=DIR"), thelp.out.text());
         assertTrue(thelp.out.text().matches("(?s).*1 +the store cannot be opened.*"), thelp.out.text());
-        assertEquals(2, new Result("ticlient", "-n", "0").exit);
+        Result untilStopped = new Result("ticlient", "-n", "0");
+        assertEquals(2, untilStopped.exit);
+        assertTrue(untilStopped.err.text().contains("sends every request before it reads a reply"), untilStopped.err.text());
         assertEquals(2, new Result("titanic", "--request-workers", "0", "--store", dir.toString()).exit);
     }
 

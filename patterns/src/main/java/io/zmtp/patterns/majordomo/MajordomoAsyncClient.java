@@ -310,25 +310,34 @@ public final class MajordomoAsyncClient extends LoopComponent {
         }
     }
 
-    /** The requester's events as the client's (one CLI line each). */
+    /** The requester's events as the client's (one CLI line each), and WARN log lines when nobody listens. */
     private void requestEvent(RequestEvent e) {
+        boolean warn = !events.hasListener();
         if (e instanceof RequestEvent.FailingOver f) {
-            log.warn("async client: {} for request {}; failing over to {} in {} ms with every request outstanding"
-                    + " (attempt {} of {})", f.reason(), f.request(), f.endpoint(), f.settle().toMillis(),
-                    f.attempt() + 1, f.tries());
+            if (warn) {
+                log.warn("async client: {} for request {}; failing over to {} in {} ms with every request outstanding"
+                        + " (attempt {} of {})", f.reason(), f.request(), f.endpoint(), f.settle().toMillis(),
+                        f.attempt() + 1, f.tries());
+            }
             event(MajordomoEvent.Type.RETRYING, "failing over to " + f.endpoint() + " in " + f.settle().toMillis()
                     + " ms with every request outstanding: " + f.reason() + " for request " + f.request());
         } else if (e instanceof RequestEvent.Reconnected r) {
-            log.warn("async client: the connection to the broker dropped ({}); resending request {} on a new "
-                    + "connection (attempt {} of {} goes on)", r.reason(), r.request(), r.attempt(), r.tries());
+            if (warn) {
+                log.warn("async client: the connection to the broker dropped ({}); resending request {} on a new "
+                        + "connection (attempt {} of {} goes on)", r.reason(), r.request(), r.attempt(), r.tries());
+            }
             event(MajordomoEvent.Type.RETRYING, "resending request " + r.request()
                     + ": the connection to the broker dropped (same attempt)");
         } else if (e instanceof RequestEvent.Retrying r) {
-            log.warn("async client: {} for request {}; resending on a new connection (attempt {} of {})",
-                    r.reason(), r.request(), r.attempt() + 1, r.tries());
+            if (warn) {
+                log.warn("async client: {} for request {}; resending on a new connection (attempt {} of {})",
+                        r.reason(), r.request(), r.attempt() + 1, r.tries());
+            }
             event(MajordomoEvent.Type.RETRYING, "resending request " + r.request() + ": " + r.reason());
         } else if (e instanceof RequestEvent.Failed f) {
-            log.warn("async client: request {} abandoned after {} attempts: {}", f.request(), f.attempt(), f.reason());
+            if (warn) {
+                log.warn("async client: request {} abandoned after {} attempts: {}", f.request(), f.attempt(), f.reason());
+            }
             event(MajordomoEvent.Type.REQUEST_FAILED, "request " + f.request() + " abandoned: " + f.reason());
         }
     }

@@ -254,23 +254,33 @@ public final class MajordomoClient extends LoopComponent {
         }
     }
 
-    /** The requester's events as the client's (one CLI line each, the guide's words). */
+    /**
+     * The requester's events as the client's (one CLI line each, the guide's words), and as WARN
+     * log lines when the application does not listen.
+     */
     private void requestEvent(RequestEvent e) {
         Call call = current;
         String service = call == null ? null : call.service;
+        boolean warn = !events.hasListener();
         if (e instanceof RequestEvent.FailingOver f) {
-            log.warn("no reply from the broker for '{}' ({}), failing over to {} in {} ms (attempt {} of {})",
-                    service == null ? "?" : FrameText.escape(service), f.reason(), f.endpoint(), f.settle().toMillis(),
-                    f.attempt() + 1, f.tries());
+            if (warn) {
+                log.warn("no reply from the broker for '{}' ({}), failing over to {} in {} ms (attempt {} of {})",
+                        service == null ? "?" : FrameText.escape(service), f.reason(), f.endpoint(), f.settle().toMillis(),
+                        f.attempt() + 1, f.tries());
+            }
             event(MajordomoEvent.Type.RETRYING, service, "no reply, failing over to " + f.endpoint() + " in "
                     + f.settle().toMillis() + " ms");
         } else if (e instanceof RequestEvent.Retrying r) {
-            log.warn("no reply from {} for '{}', reconnecting (attempt {} of {})", endpoint,
-                    service == null ? "?" : FrameText.escape(service), r.attempt(), r.tries());
+            if (warn) {
+                log.warn("no reply from {} for '{}', reconnecting (attempt {} of {})", endpoint,
+                        service == null ? "?" : FrameText.escape(service), r.attempt(), r.tries());
+            }
             event(MajordomoEvent.Type.RETRYING, service, "no reply, reconnecting...");
         } else if (e instanceof RequestEvent.Failed) {
-            log.warn("no reply from {} for '{}' after {} attempts, abandoning", endpoint,
-                    service == null ? "?" : FrameText.escape(service), settings.retries());
+            if (warn) {
+                log.warn("no reply from {} for '{}' after {} attempts, abandoning", endpoint,
+                        service == null ? "?" : FrameText.escape(service), settings.retries());
+            }
             event(MajordomoEvent.Type.REQUEST_FAILED, service, "permanent error, abandoning");
         }
     }
