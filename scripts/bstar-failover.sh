@@ -2,10 +2,10 @@
 # Binary Star failover time: kill -9 the active primary under a running bstarcli and time how
 # long until the first reply served by the backup (kill to that reply line), over several runs.
 # usage: scripts/bstar-failover.sh [RUNS] [HEARTBEAT] [TIMEOUT] [SETTLE]   (defaults: 5 1s 1s 2s, the guide's)
-# Needs patterns/target/zmtp.jar (mvn -pl patterns -am package). Prints each run, then median and worst.
+# Needs zmtp-cli/target/zmtp.jar (mvn -pl zmtp-cli -am package). Prints each run, then median and worst.
 set -euo pipefail
 RUNS=${1:-5}; HB=${2:-1s}; TIMEOUT=${3:-1s}; SETTLE=${4:-2s}
-JAR=$(cd "$(dirname "$0")/.." && pwd)/patterns/target/zmtp.jar
+JAR=$(cd "$(dirname "$0")/.." && pwd)/zmtp-cli/target/zmtp.jar
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }

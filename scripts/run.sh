@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mvn -B -ntp -q -DskipTests package
-exec java -jar patterns/target/zmtp.jar tripping "$@"
+exec java -jar zmtp-cli/target/zmtp.jar tripping "$@"

@@ -28,18 +28,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code java -jar patterns/target/zmtp.jar cat} as users run it, a process of its own (with
+ * {@code java -jar zmtp-cli/target/zmtp.jar cat} as users run it, a process of its own (with
  * Netty's leak detector at paranoid level), against libzmq peers.
  */
 class CatCommandInteropTest {
-    static final Path JAR = Path.of(System.getProperty("zmtp.jar", "../patterns/target/zmtp.jar"));
+    static final Path JAR = Path.of(System.getProperty("zmtp.jar", "../zmtp-cli/target/zmtp.jar"));
     static LibzmqPeer zmq;
     final List<CatProcess> cats = new ArrayList<>();
     final List<SocketEnd> ends = new ArrayList<>();
 
     @BeforeAll
     static void startPeer() {
-        assertTrue(Files.isRegularFile(JAR), JAR + " is missing: it is built by 'mvn package' (or verify) of patterns");
+        assertTrue(Files.isRegularFile(JAR), JAR + " is missing: it is built by 'mvn package' (or verify) of zmtp-cli");
         zmq = LibzmqPeer.start();
     }
 

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a libzmq client and {@code zmtp lpclient} in front.
  */
 class PirateCommandsInteropTest {
-    static final Path JAR = Path.of("..", "patterns", "target", "zmtp.jar").toAbsolutePath().normalize();
+    static final Path JAR = Path.of("..", "zmtp-cli", "target", "zmtp.jar").toAbsolutePath().normalize();
 
     final List<PeerScript> processes = new ArrayList<>();
 

@@ -1,7 +1,7 @@
 package io.zmtp.interop;
 
 import io.zmtp.patterns.LoopComponent;
-import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.testing.Recorder;
 import io.zmtp.patterns.QueueEvent;
 import io.zmtp.patterns.WorkerEvent;
 import io.zmtp.patterns.reliability.Heartbeat;
@@ -24,9 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import static io.zmtp.patterns.PatternTesting.get;
-import static io.zmtp.patterns.PatternTesting.port;
-import static io.zmtp.patterns.PatternTesting.strings;
+import static io.zmtp.testing.Await.get;
+import static io.zmtp.testing.FreePorts.port;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -177,5 +176,18 @@ class PiratesInteropTest {
         PeerScript client = closing(PeerScript.start("lpclient.py", queue.frontendEndpoint(), "5", "2000", "3"));
         assertEquals(0, client.awaitExit(), () -> client.lines().toString());
         assertEquals(5, client.count(l -> l.startsWith("reply ")));
+    }
+
+    /** The frames as strings; the message is released. */
+    static List<String> strings(ZmtpMessage m) {
+        try {
+            List<String> l = new ArrayList<>();
+            for (int i = 0; i < m.size(); i++) {
+                l.add(m.frameString(i));
+            }
+            return l;
+        } finally {
+            m.release();
+        }
     }
 }

@@ -23,6 +23,8 @@ class PublishedArtifactsTest {
     private static final Map<String, String> MODULES = Map.of(
             "zmtp-codec", "io.zmtp.codec",
             "patterns", "io.zmtp.patterns",
+            "titanic-sqlite", "io.zmtp.patterns.titanic.sqlite",
+            "zmtp-cli", "io.zmtp.cli",
             "zmtp-micrometer", "io.zmtp.micrometer");
 
     @Test

@@ -1,5 +1,9 @@
 package io.zmtp.interop;
 
+import io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings;
+
+import io.zmtp.patterns.titanic.sqlite.SqliteTitanicStore;
+
 import io.zmtp.patterns.majordomo.MajordomoClientSettings;
 import io.zmtp.patterns.titanic.TitanicClient;
 import io.zmtp.patterns.titanic.TitanicClientSettings;
@@ -198,8 +202,8 @@ class TitanicProcessTest {
                         // what the store holds tells whether the submission or the dispatch went wrong
                         currentTitanic[0].kill();
                         String stored;
-                        try (var st = io.zmtp.patterns.titanic.SqliteTitanicStore.open(
-                                io.zmtp.patterns.titanic.TitanicStoreSettings.in(dir.resolve("store")))) {
+                        try (var st = io.zmtp.patterns.titanic.sqlite.SqliteTitanicStore.open(
+                                io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings.in(dir.resolve("store")))) {
                             stored = "; the store holds the request " + st.request(e.getKey()).join()
                                     .map(r -> r.service() + " " + new String(r.body().get(0), StandardCharsets.UTF_8))
                                     .orElse("(none)");

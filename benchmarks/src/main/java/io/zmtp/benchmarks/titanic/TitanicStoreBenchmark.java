@@ -1,9 +1,9 @@
 package io.zmtp.benchmarks.titanic;
 
-import io.zmtp.patterns.titanic.SqliteTitanicStore;
+import io.zmtp.patterns.titanic.sqlite.SqliteTitanicStore;
 import io.zmtp.patterns.titanic.TitanicStore;
-import io.zmtp.patterns.titanic.TitanicStoreSettings;
-import io.zmtp.patterns.titanic.TitanicStoreSettings.Durability;
+import io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings;
+import io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings.Durability;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -1,6 +1,6 @@
 package io.zmtp.patterns.binarystar;
 
-import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.testing.Recorder;
 import io.zmtp.patterns.binarystar.BinaryStarEvent.StateChanged;
 import io.zmtp.patterns.time.ManualClock;
 import io.zmtp.socket.SocketOptions;

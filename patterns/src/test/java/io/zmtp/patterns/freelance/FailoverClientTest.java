@@ -1,7 +1,7 @@
 package io.zmtp.patterns.freelance;
 
 import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.testing.Recorder;
 import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.time.ManualClock;
 import io.zmtp.patterns.time.PatternClock;

@@ -1,6 +1,6 @@
 package io.zmtp.patterns.freelance;
 
-import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.testing.Recorder;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.ZmtpMessage;

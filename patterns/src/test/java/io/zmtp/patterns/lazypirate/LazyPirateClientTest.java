@@ -1,7 +1,7 @@
 package io.zmtp.patterns.lazypirate;
 
 import io.netty.buffer.Unpooled;
-import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.testing.Recorder;
 import io.zmtp.socket.RoutingId;
 import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.reliability.RequestEvent;

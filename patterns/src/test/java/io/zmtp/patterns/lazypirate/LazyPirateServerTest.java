@@ -1,7 +1,7 @@
 package io.zmtp.patterns.lazypirate;
 
 import io.zmtp.patterns.FailureSimulation;
-import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.testing.Recorder;
 import io.zmtp.patterns.WorkerEvent;
 import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.reliability.RequestEvent;

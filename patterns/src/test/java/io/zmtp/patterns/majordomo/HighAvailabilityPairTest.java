@@ -1,6 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.testing.Recorder;
 import io.zmtp.patterns.binarystar.BinaryStarEvent;
 import io.zmtp.patterns.binarystar.BinaryStarState;
 import io.zmtp.socket.ZmtpContext;

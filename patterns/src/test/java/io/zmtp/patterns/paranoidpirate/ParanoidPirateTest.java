@@ -3,7 +3,7 @@ package io.zmtp.patterns.paranoidpirate;
 import io.netty.buffer.Unpooled;
 import io.zmtp.patterns.FailureSimulation;
 import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.testing.Recorder;
 import io.zmtp.patterns.QueueEvent;
 import io.zmtp.patterns.RequestHandler;
 import io.zmtp.patterns.WorkerEvent;

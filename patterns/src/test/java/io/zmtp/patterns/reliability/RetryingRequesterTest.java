@@ -3,7 +3,7 @@ package io.zmtp.patterns.reliability;
 import io.netty.channel.EventLoop;
 import io.zmtp.patterns.EventReporter;
 import io.zmtp.patterns.PatternTesting;
-import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.testing.Recorder;
 import io.zmtp.patterns.time.ManualClock;
 import io.zmtp.socket.RoutingId;
 import io.zmtp.socket.SocketOptions;

@@ -1,7 +1,7 @@
 package io.zmtp.patterns.simplepirate;
 
 import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.PatternTesting.Recorder;
+import io.zmtp.testing.Recorder;
 import io.zmtp.patterns.QueueEvent;
 import io.zmtp.patterns.RequestHandler;
 import io.zmtp.patterns.WorkerEvent;

@@ -1,0 +1,636 @@
+package io.zmtp.patterns.titanic.sqlite;
+
+import io.zmtp.patterns.titanic.TitanicStore;
+import io.zmtp.patterns.titanic.TitanicStoreFullException;
+import io.zmtp.patterns.titanic.TitanicIds;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * The {@link TitanicStore} on SQLite (sqlite-jdbc), in WAL mode, one file in the settings' directory.
+ *
+ * <p>How it works: one thread of the store owns the database connection. Every call puts an
+ * operation on a queue and returns its future; the thread takes whatever has queued (at most
+ * {@link TitanicStoreSettings#maxBatch()} operations: nothing is waited for, so an idle store adds
+ * no delay), runs it as one transaction, commits once, and only then completes the futures. So
+ * many requests arriving together cost one durable write (group commit), and no caller, event
+ * loop or not, ever waits for the disk. The futures complete on the store's thread: a caller hops
+ * back to its own thread before touching its state, and does no long work in a callback (it would
+ * hold up the next commit).
+ *
+ * <p>The promises of {@link TitanicStore}, as this store keeps them:
+ * <ul>
+ *   <li>A completed {@link #putRequest} is committed at the settings'
+ *       {@link TitanicStoreSettings.Durability}: by default written to the operating system
+ *       (survives {@code kill -9} and a restart, tested by killing a child process while it
+ *       writes), or flushed to the disk with {@code POWER_LOSS}. After a restart,
+ *       {@link #pendingRequests()} returns it until its reply is stored or it is closed.</li>
+ *   <li>{@link #putReply} stores a reply only for a request that has none ({@code UPDATE ... WHERE
+ *       replied IS NULL}): the first reply stays.</li>
+ *   <li>{@link #reply} returns the stored reply as often as asked until {@link #close(String)};
+ *       {@link #close(String)} succeeds for any uuid, stored or not (an invalid one too).</li>
+ *   <li>Bounds: at most {@link TitanicStoreSettings#maxEntries()} requests and, for admitting a
+ *       request, {@link TitanicStoreSettings#maxBytes()} bytes (bodies, service names and replies as
+ *       stored); a request past either fails with {@link TitanicStoreFullException} and stores
+ *       nothing. Replies may take the bytes up to twice {@code maxBytes}, so requests that filled the
+ *       store can still be answered; a reply past that fails with {@link TitanicStoreFullException}
+ *       and its request stays pending. The counts are read from the database when it opens and
+ *       kept exact by every operation (a failed transaction counts again).</li>
+ *   <li>Retention: {@link #expireReplies(long)} deletes replied requests by the reply's timestamp
+ *       (the settings' clock), through an index of replied requests.</li>
+ * </ul>
+ *
+ * <p>A second store on the same directory, in this process or another, is refused (a lock file);
+ * the operating system releases the lock when a process dies, so a store killed with
+ * {@code kill -9} opens again at once (SQLite replays its write-ahead log).
+ */
+public final class SqliteTitanicStore implements TitanicStore {
+    private static final Logger LOG = LoggerFactory.getLogger(SqliteTitanicStore.class);
+    private static final HexFormat HEX = HexFormat.of();
+    /** The schema this class writes, kept in SQLite's {@code user_version}. */
+    static final int SCHEMA_VERSION = 1;
+    static final String LOCK_FILE = "titanic.lock";
+    /** The most requests {@link #expireReplies} deletes in one transaction. */
+    static final int EXPIRY_CHUNK = 1000;
+    private static final String SIZE = "length(body) + length(service) + coalesce(length(reply), 0)";
+
+    private final TitanicStoreSettings settings;
+    private final LongSupplier clock;
+    private final Connection connection;
+    private final FileChannel lockChannel; // holds the directory's lock until closed
+    private final LinkedBlockingQueue<Op<?>> queue = new LinkedBlockingQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicLong commits = new AtomicLong();
+    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+    private final Op<Void> stop = new Op<>(() -> null);
+    private final Thread writer;
+    private volatile boolean closing;
+
+    // The store thread's own (the connection's statements and the exact counts).
+    private final PreparedStatement insert;
+    private final PreparedStatement selectRequest;
+    private final PreparedStatement selectPending;
+    private final PreparedStatement selectReply;
+    private final PreparedStatement updateReply;
+    private final PreparedStatement deleteOne;
+    private final PreparedStatement deleteReplied;
+    private long entries;
+    private long bytes;
+
+    private SqliteTitanicStore(TitanicStoreSettings settings, Connection connection, FileChannel lockChannel)
+            throws SQLException {
+        this.settings = settings;
+        this.clock = settings.clock();
+        this.connection = connection;
+        this.lockChannel = lockChannel;
+        insert = connection.prepareStatement(
+                "INSERT OR IGNORE INTO titanic_request(uuid, service, body, created) VALUES (?, ?, ?, ?)");
+        selectRequest = connection.prepareStatement("SELECT service, body FROM titanic_request WHERE uuid = ?");
+        selectPending = connection.prepareStatement(
+                "SELECT uuid, service FROM titanic_request WHERE replied IS NULL ORDER BY seq");
+        selectReply = connection.prepareStatement(
+                "SELECT replied IS NOT NULL, reply FROM titanic_request WHERE uuid = ?");
+        updateReply = connection.prepareStatement(
+                "UPDATE titanic_request SET reply = ?, replied = ? WHERE uuid = ? AND replied IS NULL");
+        deleteOne = connection.prepareStatement("DELETE FROM titanic_request WHERE uuid = ? RETURNING " + SIZE);
+        deleteReplied = connection.prepareStatement("DELETE FROM titanic_request WHERE seq IN (SELECT seq FROM "
+                + "titanic_request WHERE replied IS NOT NULL AND replied <= ? LIMIT ?) RETURNING " + SIZE);
+        count();
+        connection.commit();
+        writer = new Thread(this::run, "titanic-store-" + settings.directory().getFileName());
+        writer.setDaemon(true);
+        writer.start();
+    }
+
+    /**
+     * Opens (or creates) the store in the settings' directory, creating the directory. Throws
+     * {@link IllegalStateException} if another store has it open, {@link UncheckedIOException} if
+     * the directory or database cannot be opened.
+     */
+    public static SqliteTitanicStore open(TitanicStoreSettings settings) {
+        Path dir = settings.directory();
+        FileChannel channel = null;
+        Connection connection = null;
+        try {
+            Files.createDirectories(dir);
+            channel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock;
+            try {
+                lock = channel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                throw new IllegalStateException("the Titanic store in " + dir + " is open elsewhere");
+            }
+            // No generated keys: the store never asks for them, and the driver would otherwise
+            // inspect every insert's SQL text for them (a pattern match per statement).
+            org.sqlite.SQLiteConfig config = new org.sqlite.SQLiteConfig();
+            config.setGetGeneratedKeys(false);
+            connection = DriverManager.getConnection("jdbc:sqlite:" + settings.databaseFile(), config.toProperties());
+            configure(connection, settings.durability());
+            SqliteTitanicStore store = new SqliteTitanicStore(settings, connection, channel);
+            LOG.debug("opened {}: {} requests, {} bytes", settings, store.entries, store.bytes);
+            return store;
+        } catch (IOException e) {
+            closeQuietly(connection, channel);
+            throw new UncheckedIOException("cannot open the Titanic store in " + dir, e);
+        } catch (SQLException e) {
+            closeQuietly(connection, channel);
+            throw new UncheckedIOException("cannot open the Titanic store in " + dir, new IOException(e));
+        } catch (RuntimeException | Error e) {
+            closeQuietly(connection, channel);
+            throw e;
+        }
+    }
+
+    private static void configure(Connection c, TitanicStoreSettings.Durability durability) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            // Exclusive before WAL: the write-ahead log's index then lives in the heap, no shared
+            // memory file; nobody else opens the database anyway (the lock file).
+            s.execute("PRAGMA locking_mode = EXCLUSIVE");
+            try (ResultSet rs = s.executeQuery("PRAGMA journal_mode = WAL")) {
+                if (!rs.next() || !"wal".equalsIgnoreCase(rs.getString(1))) {
+                    throw new SQLException("SQLite refused WAL mode");
+                }
+            }
+            s.execute("PRAGMA synchronous = "
+                    + (durability == TitanicStoreSettings.Durability.POWER_LOSS ? "FULL" : "NORMAL"));
+            s.execute("PRAGMA cache_size = -16384");
+            s.execute("PRAGMA temp_store = MEMORY");
+            s.execute("PRAGMA journal_size_limit = 67108864");
+            int version;
+            try (ResultSet rs = s.executeQuery("PRAGMA user_version")) {
+                version = rs.next() ? rs.getInt(1) : 0;
+            }
+            if (version > SCHEMA_VERSION) {
+                throw new SQLException("the store's schema version " + version + " is newer than this code's "
+                        + SCHEMA_VERSION);
+            }
+            c.setAutoCommit(false);
+            // seq: arrival order. uuid: 16 bytes. service: UTF-8 bytes. body, reply: FrameListCodec.
+            s.execute("CREATE TABLE IF NOT EXISTS titanic_request ("
+                    + "seq INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, service BLOB NOT NULL, "
+                    + "body BLOB NOT NULL, created INTEGER NOT NULL, reply BLOB, replied INTEGER)");
+            s.execute("CREATE INDEX IF NOT EXISTS titanic_pending ON titanic_request(seq) WHERE replied IS NULL");
+            s.execute("CREATE INDEX IF NOT EXISTS titanic_replied ON titanic_request(replied) "
+                    + "WHERE replied IS NOT NULL");
+            s.execute("PRAGMA user_version = " + SCHEMA_VERSION);
+            c.commit();
+        }
+    }
+
+    private void count() throws SQLException {
+        try (Statement s = connection.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(" + SIZE + "), 0) FROM titanic_request")) {
+            rs.next();
+            entries = rs.getLong(1);
+            bytes = rs.getLong(2);
+        }
+    }
+
+    /** The settings the store was opened with. */
+    public TitanicStoreSettings settings() {
+        return settings;
+    }
+
+    /** Transactions committed since the store opened (each a group of operations): for tests and metrics. */
+    public long commits() {
+        return commits.get();
+    }
+
+    /** The bytes held now (bodies, service names and replies, as stored), as the bounds count them. */
+    public CompletableFuture<Long> storedBytes() {
+        return submit(() -> bytes);
+    }
+
+    /** Runs {@code sql} on the store's thread as one operation: for tests of a failing operation. */
+    CompletableFuture<Void> executeSql(String sql) {
+        return submit(() -> {
+            try (Statement s = connection.createStatement()) {
+                s.execute(sql);
+            }
+            return null;
+        });
+    }
+
+    /** Runs {@code task} on the store's thread, inside a transaction: for tests that hold the thread. */
+    CompletableFuture<Void> runOnStoreThread(Runnable task) {
+        return submit(() -> {
+            task.run();
+            return null;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> putRequest(String uuid, String service, List<byte[]> body) {
+        byte[] key;
+        byte[] serviceBytes;
+        byte[] data;
+        try {
+            key = key(uuid);
+            if (key == null) {
+                throw new IllegalArgumentException("not a Titanic uuid: " + uuid);
+            }
+            serviceBytes = service.getBytes(StandardCharsets.UTF_8);
+            data = FrameListCodec.encode(body);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        long size = (long) serviceBytes.length + data.length;
+        return submit(() -> {
+            if (entries >= settings.maxEntries()) {
+                throw new TitanicStoreFullException("Titanic store full: " + entries + " requests held (maxEntries "
+                        + settings.maxEntries() + ")");
+            }
+            if (bytes + size > settings.maxBytes()) {
+                throw new TitanicStoreFullException("Titanic store full: " + bytes + " bytes held, a request of "
+                        + size + " bytes would pass maxBytes " + settings.maxBytes());
+            }
+            insert.setBytes(1, key);
+            insert.setBytes(2, serviceBytes);
+            insert.setBytes(3, data);
+            insert.setLong(4, clock.getAsLong());
+            if (insert.executeUpdate() != 1) {
+                throw new IllegalArgumentException("uuid " + uuid + " is already stored");
+            }
+            entries++;
+            bytes += size;
+            return null;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Optional<StoredRequest>> request(String uuid) {
+        byte[] key = key(uuid);
+        if (key == null) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        return submit(() -> {
+            selectRequest.setBytes(1, key);
+            try (ResultSet rs = selectRequest.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new StoredRequest(uuid.toLowerCase(java.util.Locale.ROOT),
+                        new String(rs.getBytes(1), StandardCharsets.UTF_8), FrameListCodec.decode(rs.getBytes(2))));
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<List<PendingRequest>> pendingRequests() {
+        return submit(() -> {
+            List<PendingRequest> pending = new ArrayList<>();
+            try (ResultSet rs = selectPending.executeQuery()) {
+                while (rs.next()) {
+                    pending.add(new PendingRequest(HEX.formatHex(rs.getBytes(1)),
+                            new String(rs.getBytes(2), StandardCharsets.UTF_8)));
+                }
+            }
+            return pending;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> putReply(String uuid, List<byte[]> reply) {
+        byte[] key = key(uuid);
+        if (key == null) {
+            return CompletableFuture.completedFuture(false);
+        }
+        byte[] data;
+        try {
+            data = FrameListCodec.encode(reply);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return submit(() -> {
+            if (bytes + data.length > 2 * settings.maxBytes()) {
+                selectReply.setBytes(1, key);
+                boolean pending;
+                try (ResultSet rs = selectReply.executeQuery()) {
+                    pending = rs.next() && !rs.getBoolean(1);
+                }
+                if (!pending) {
+                    return false;
+                }
+                throw new TitanicStoreFullException("Titanic store full: " + bytes + " bytes held, a reply of "
+                        + data.length + " bytes would pass twice maxBytes " + settings.maxBytes());
+            }
+            updateReply.setBytes(1, data);
+            updateReply.setLong(2, clock.getAsLong());
+            updateReply.setBytes(3, key);
+            if (updateReply.executeUpdate() != 1) {
+                return false;
+            }
+            bytes += data.length;
+            return true;
+        });
+    }
+
+    @Override
+    public CompletableFuture<ReplyLookup> reply(String uuid) {
+        byte[] key = key(uuid);
+        if (key == null) {
+            return CompletableFuture.completedFuture(new ReplyLookup.Unknown());
+        }
+        return submit(() -> {
+            selectReply.setBytes(1, key);
+            try (ResultSet rs = selectReply.executeQuery()) {
+                if (!rs.next()) {
+                    return new ReplyLookup.Unknown();
+                }
+                if (!rs.getBoolean(1)) {
+                    return new ReplyLookup.Pending();
+                }
+                return new ReplyLookup.Ready(FrameListCodec.decode(rs.getBytes(2)));
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> close(String uuid) {
+        byte[] key = key(uuid);
+        if (key == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return submit(() -> {
+            deleteOne.setBytes(1, key);
+            try (ResultSet rs = deleteOne.executeQuery()) {
+                while (rs.next()) {
+                    entries--;
+                    bytes -= rs.getLong(1);
+                }
+            }
+            return null;
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Deletes in transactions of at most {@value #EXPIRY_CHUNK} requests, each queued behind what
+     * arrived meanwhile, so a large expiry does not hold up other operations.
+     */
+    @Override
+    public CompletableFuture<Integer> expireReplies(long storedAtOrBeforeMillis) {
+        CompletableFuture<Integer> result = new CompletableFuture<>();
+        expireChunk(storedAtOrBeforeMillis, 0, result);
+        return result;
+    }
+
+    private void expireChunk(long storedAtOrBeforeMillis, int deletedSoFar, CompletableFuture<Integer> result) {
+        submit(() -> {
+            int deleted = 0;
+            deleteReplied.setLong(1, storedAtOrBeforeMillis);
+            deleteReplied.setInt(2, EXPIRY_CHUNK);
+            try (ResultSet rs = deleteReplied.executeQuery()) {
+                while (rs.next()) {
+                    deleted++;
+                    entries--;
+                    bytes -= rs.getLong(1);
+                }
+            }
+            return deleted;
+        }).whenComplete((deleted, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            } else if (deleted < EXPIRY_CHUNK) {
+                result.complete(deletedSoFar + deleted);
+            } else {
+                expireChunk(storedAtOrBeforeMillis, deletedSoFar + deleted, result);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Long> size() {
+        return submit(() -> entries);
+    }
+
+    /**
+     * Commits what is queued, closes the database and releases the directory; waits for it (unless
+     * called on the store's own thread, from a callback). Operations after it fail with
+     * {@link IllegalStateException}.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (!closing) {
+                closing = true;
+                queued.incrementAndGet();
+                queue.add(stop);
+            }
+        }
+        if (Thread.currentThread() != writer) {
+            terminated.join();
+        }
+    }
+
+    /** Completes when the store is closed. */
+    public CompletableFuture<Void> terminated() {
+        return terminated;
+    }
+
+    private static byte[] key(String uuid) {
+        return TitanicIds.isValid(uuid) ? HEX.parseHex(uuid) : null;
+    }
+
+    private <T> CompletableFuture<T> submit(Work<T> work) {
+        Op<T> op = new Op<>(work);
+        if (closing) {
+            op.future.completeExceptionally(closedException());
+            return op.future;
+        }
+        if (queued.incrementAndGet() > settings.maxQueuedOperations()) {
+            queued.decrementAndGet();
+            op.future.completeExceptionally(new TitanicStoreFullException("Titanic store busy: "
+                    + settings.maxQueuedOperations() + " operations queued (maxQueuedOperations)"));
+            return op.future;
+        }
+        queue.add(op);
+        // Closed meanwhile: the store's thread may have finished before our add. Whoever takes
+        // the operation out of the queue fails it.
+        if (closing && queue.remove(op)) {
+            queued.decrementAndGet();
+            op.future.completeExceptionally(closedException());
+        }
+        return op.future;
+    }
+
+    private IllegalStateException closedException() {
+        return new IllegalStateException("the Titanic store in " + settings.directory() + " is closed");
+    }
+
+    private void run() {
+        int maxBatch = settings.maxBatch();
+        List<Op<?>> batch = new ArrayList<>(Math.min(maxBatch, 4096));
+        boolean stopping = false;
+        while (!stopping) {
+            Op<?> first;
+            try {
+                first = queue.take();
+            } catch (InterruptedException e) {
+                continue; // nobody interrupts this thread but by mistake; close() stops it
+            }
+            batch.add(first);
+            queue.drainTo(batch, maxBatch - 1);
+            queued.addAndGet(-batch.size());
+            int stopAt = batch.indexOf(stop);
+            List<Op<?>> work = stopAt < 0 ? batch : batch.subList(0, stopAt);
+            if (!work.isEmpty()) {
+                execute(work);
+            }
+            if (stopAt >= 0) {
+                stopping = true;
+                for (Op<?> op : batch.subList(stopAt + 1, batch.size())) {
+                    op.future.completeExceptionally(closedException());
+                }
+            }
+            batch.clear();
+        }
+        shutDown();
+    }
+
+    /** Runs the operations as one transaction, then completes them; a failed transaction is retried one operation per transaction, so only the culprit fails. */
+    private void execute(List<Op<?>> ops) {
+        try {
+            for (Op<?> op : ops) {
+                op.run();
+            }
+            connection.commit();
+            commits.incrementAndGet();
+        } catch (SQLException | RuntimeException e) {
+            rollback();
+            if (ops.size() > 1) {
+                LOG.warn("a batch of {} Titanic store operations failed, retrying them one by one: {}", ops.size(),
+                        e.toString());
+                for (Op<?> op : ops) {
+                    op.reset();
+                    execute(List.of(op));
+                }
+                return;
+            }
+            LOG.warn("a Titanic store operation failed", e);
+            ops.get(0).failure = e;
+        }
+        for (Op<?> op : ops) {
+            op.complete();
+        }
+    }
+
+    private void rollback() {
+        try {
+            connection.rollback();
+            count();
+            connection.commit();
+        } catch (SQLException e) {
+            LOG.error("rolling back a failed Titanic store transaction failed", e);
+        }
+    }
+
+    private void shutDown() {
+        Throwable failure = null;
+        try {
+            connection.commit();
+            connection.close();
+        } catch (SQLException e) {
+            failure = e;
+            LOG.error("closing the Titanic store in {} failed", settings.directory(), e);
+        }
+        closeQuietly(null, lockChannel);
+        for (Op<?> op; (op = queue.poll()) != null; ) {
+            queued.decrementAndGet();
+            op.future.completeExceptionally(closedException());
+        }
+        if (failure == null) {
+            terminated.complete(null);
+        } else {
+            terminated.completeExceptionally(failure);
+        }
+    }
+
+    private static void closeQuietly(Connection connection, FileChannel channel) {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                LOG.debug("closing a Titanic store connection", e);
+            }
+        }
+        if (channel != null) {
+            try {
+                channel.close(); // releases the lock
+            } catch (IOException e) {
+                LOG.debug("closing the Titanic store's lock file", e);
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T run() throws SQLException;
+    }
+
+    /** An operation waiting for the store's thread; its outcome is kept until the transaction commits. */
+    private static final class Op<T> {
+        final Work<T> work;
+        final CompletableFuture<T> future = new CompletableFuture<>();
+        T result;
+        Throwable failure;
+
+        Op(Work<T> work) {
+            this.work = work;
+        }
+
+        /** Runs the work; a refusal (an unchecked exception) fails this operation only, an SQL error the transaction. */
+        void run() throws SQLException {
+            try {
+                result = work.run();
+            } catch (SQLException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        }
+
+        void reset() {
+            result = null;
+            failure = null;
+        }
+
+        void complete() {
+            if (failure != null) {
+                future.completeExceptionally(failure);
+            } else {
+                future.complete(result);
+            }
+        }
+    }
+}
