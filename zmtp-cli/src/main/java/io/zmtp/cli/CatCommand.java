@@ -1,11 +1,7 @@
 package io.zmtp.cli;
 
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.Promise;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.socket.RouterSocket;
-import io.zmtp.socket.SendTimeoutException;
-import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -25,36 +21,30 @@ import picocli.CommandLine.Spec;
 import java.io.BufferedWriter;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code zmtp cat}: one ZeroMQ socket between stdin and stdout, as zmq_cat. Each input line is
  * sent as one message and each message received is printed as one line; {@link MessageLines}
  * says how frames are written. Everything a socket does comes from the socket API: this class
- * only parses options and moves lines.
+ * parses the options, opens the socket, counts what it receives and decides the exit status.
  *
- * <p>Three threads: the caller's waits for the end; an input thread reads lines and hands them
- * to the socket ({@link ZmtpSocket#send} futures, at most {@code --hwm} in flight, so a send
- * waits for a peer as a ZeroMQ queue does); an output thread prints what the socket's handler
- * (on the event loop) formatted, and reading from peers pauses while stdout lags behind.
+ * <p>Three threads: the caller's waits for the end; {@link CatInput} reads lines and hands them
+ * to the socket (a ROUTER's through {@link RouterLines}, which wait for the peer they name);
+ * {@link CatOutput} prints what the socket's handler (on the event loop) formatted, and reading
+ * from peers pauses while stdout lags behind.
  */
 @Command(name = "cat", mixinStandardHelpOptions = true, sortOptions = false,
         description = {
@@ -184,20 +174,16 @@ public final class CatCommand implements Callable<Integer> {
 
     // State of one run. The counters are used on the socket's event loop only.
     private final CompletableFuture<Integer> exit = new CompletableFuture<>();
-    private Semaphore inFlight;
     private MessageLines lines;
     private PrintWriter err;
     private ZmtpSocket socket;
-    private Output output;
+    private CatOutput output;
+    private RouterLines routerLines;
     private Thread inputThread;
     private long received;
     private long answered;
     private long lastReceived;
     private int refusedEndpoints;
-    /** ROUTER lines waiting for the peer they name, in input order (event loop only). */
-    private final ArrayDeque<AwaitingPeer> awaitingPeer = new ArrayDeque<>();
-    private boolean stopped;
-    private boolean hexHintGiven;
 
     /** Where input lines come from (stdin by default; tests give their own). */
     void input(InputStream in) {
@@ -304,12 +290,13 @@ public final class CatCommand implements Callable<Integer> {
         if (verbose) {
             printErr("security: " + security.describe());
         }
+        if (type == SocketType.ROUTER) {
+            routerLines = new RouterLines((RouterSocket) socket, sendTimeoutMs, lines::formatFrame);
+        }
         socket.monitor(this::event);
-        output = new Output(stdout != null ? stdout : new PrintWriter(new BufferedWriter(
-                new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8))));
-        Thread writer = new Thread(output, "zmtp-cat-output");
-        writer.setDaemon(true);
-        writer.start();
+        output = new CatOutput(stdout != null ? stdout : new PrintWriter(new BufferedWriter(
+                new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8))),
+                hwm, socket, () -> finish(EXIT_FAILURE));
         socket.onMessage(this::received);
         java.util.concurrent.ScheduledExecutorService stats = startStats();
         try {
@@ -318,9 +305,11 @@ public final class CatCommand implements Callable<Integer> {
             if (inputThread != null) {
                 inputThread.interrupt();
             }
-            socket.inLoop(this::dropAwaiting);
+            if (routerLines != null) {
+                socket.inLoop(routerLines::dropAll);
+            }
             socket.close(Duration.ofMillis(lingerMs)).awaitUninterruptibly(lingerMs + 5000);
-            output.close(writer);
+            output.close();
             if (stats != null) {
                 stats.shutdownNow();
             }
@@ -379,8 +368,7 @@ public final class CatCommand implements Callable<Integer> {
             });
         }
         if (readsInput()) {
-            inFlight = new Semaphore(hwm);
-            inputThread = new Thread(this::readInput, "zmtp-cat-input");
+            inputThread = new Thread(new CatInput(this, input, lines, type, socket, routerLines, hwm), "zmtp-cat-input");
             inputThread.setDaemon(true);
             inputThread.start();
         }
@@ -409,8 +397,8 @@ public final class CatCommand implements Callable<Integer> {
         if (verbose) {
             printErr(e.toString());
         }
-        if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED && !awaitingPeer.isEmpty()) {
-            socket.eventLoop().execute(this::sendAwaiting); // after the peer is attached
+        if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED && routerLines != null) {
+            routerLines.peerAttached();
         }
         if (e.type() == SocketEvent.Type.RECONNECT_STOPPED) {
             printErr("stopped reconnecting to " + e.endpoint() + ": " + e.reason());
@@ -420,18 +408,34 @@ public final class CatCommand implements Callable<Integer> {
         }
     }
 
-    private void finish(int code) {
+    /** Ends the run with {@code code} (the first call wins); any thread. */
+    void finish(int code) {
         exit.complete(code);
     }
 
-    private void printErr(String line) {
+    /** Whether the run has ended. */
+    boolean over() {
+        return exit.isDone();
+    }
+
+    /**
+     * The input ended and every line was taken (or failed): the run ends, unless it goes on
+     * receiving (-n, --timeout, --echo).
+     */
+    void inputEnded() {
+        if (!(receives() && (count > 0 || timeoutMs > 0 || echo))) {
+            finish(EXIT_OK);
+        }
+    }
+
+    void printErr(String line) {
         synchronized (err) {
             err.println(line);
             err.flush();
         }
     }
 
-    private static String reason(Throwable t) {
+    static String reason(Throwable t) {
         return t.getMessage() != null ? t.getMessage() : t.toString();
     }
 
@@ -464,7 +468,12 @@ public final class CatCommand implements Callable<Integer> {
         }
     }
 
-    private void answered() {
+    /** A REP's answer went out (its listener, any thread, hence the loop). */
+    void answered() {
+        socket.inLoop(this::countAnswer);
+    }
+
+    private void countAnswer() {
         if (count > 0 && ++answered >= count) {
             finish(EXIT_OK);
         }
@@ -481,300 +490,6 @@ public final class CatCommand implements Callable<Integer> {
             finish(EXIT_TIMEOUT);
         } else {
             socket.schedule(this::checkTimeout, Duration.ofNanos(limit - idle));
-        }
-    }
-
-    // ------------------------------------------------------------------ sending (input thread)
-
-    private void readInput() {
-        try (InputStream in = input) {
-            InputLines r = new InputLines(in);
-            long number = 0;
-            while (!exit.isDone() && r.next()) {
-                number++;
-                ZmtpMessage m;
-                try {
-                    m = lines.parse(r.line, 0, r.length);
-                } catch (IllegalArgumentException e) {
-                    printErr("input line " + number + " not sent: " + e.getMessage());
-                    continue;
-                }
-                if (type == SocketType.ROUTER && m.size() < 2) {
-                    m.release();
-                    printErr("input line " + number + " not sent: a ROUTER line is the routing id of a peer, "
-                            + "then the frames to send it");
-                    continue;
-                }
-                if (lines.mode() == MessageLines.Mode.TEXT && !hexHintGiven && lines.looksLikeHex(m)) {
-                    hexHintGiven = true;
-                    printErr("note: input frames are sent as typed; 0x... is sent as text (--0x reads it as hex)");
-                }
-                if (!send(m)) {
-                    return; // the socket closed: the run is over
-                }
-            }
-            inFlight.acquire(hwm); // everything read has been taken by a peer (or failed)
-            if (type == SocketType.REQ && !sendAllowed()) {
-                return; // the socket closed before the reply to the last line
-            }
-        } catch (InterruptedException e) {
-            return; // the run is over
-        } catch (IOException e) {
-            log.warn("cannot read the input: {}", e.toString());
-            finish(EXIT_FAILURE);
-            return;
-        }
-        if (!(receives() && (count > 0 || timeoutMs > 0 || echo))) {
-            finish(EXIT_OK);
-        }
-    }
-
-    /**
-     * Sends one line once the socket's state allows it (a REQ has the reply to its last line, or
-     * that line failed to go; a REP has a request to answer: the socket type's rule, see
-     * {@link ZmtpSocket#whenSendAllowed}) and a slot of {@code --hwm} is free. False if the
-     * socket closed meanwhile.
-     */
-    private boolean send(ZmtpMessage m) throws InterruptedException {
-        try {
-            if (!sendAllowed()) {
-                m.release();
-                return false;
-            }
-            inFlight.acquire();
-        } catch (InterruptedException e) {
-            m.release();
-            throw e;
-        }
-        Future<Void> sent = type == SocketType.ROUTER ? sendWhenPeer(m) : socket.send(m);
-        sent.addListener(f -> {
-            inFlight.release();
-            if (!f.isSuccess()) {
-                printErr("not sent: " + reason(f.cause()));
-            }
-            if (type == SocketType.REP) {
-                answered();
-            }
-        });
-        return true;
-    }
-
-    /** Waits until the socket's state allows a send; false if it closed first. */
-    private boolean sendAllowed() throws InterruptedException {
-        return socket.whenSendAllowed().await().isSuccess();
-    }
-
-    /**
-     * ROUTER: sends {@code m} once the peer its first frame names is connected. The socket fails
-     * a send to an unknown peer at once (mandatory routing), so the line waits here, on the event
-     * loop, and is handed to the socket when a handshake brings that peer in, or fails after
-     * {@code --send-timeout}. Lines keep their order: one waiting holds back the ones after it,
-     * as a send waiting at the high-water mark does.
-     */
-    private Future<Void> sendWhenPeer(ZmtpMessage m) {
-        Promise<Void> p = socket.eventLoop().newPromise();
-        AwaitingPeer w = new AwaitingPeer(m, p);
-        socket.inLoop(() -> {
-            if (stopped) {
-                m.release();
-                p.tryFailure(new SocketClosedException("socket is closed"));
-                return;
-            }
-            awaitingPeer.add(w);
-            if (sendTimeoutMs > 0) {
-                w.timer = socket.schedule(() -> peerNeverCame(w), Duration.ofMillis(sendTimeoutMs));
-            }
-            sendAwaiting();
-        });
-        return p;
-    }
-
-    /** On the loop: hands the socket the waiting lines whose peers are connected, in order. */
-    private void sendAwaiting() {
-        RouterSocket router = (RouterSocket) socket;
-        AwaitingPeer w;
-        while (!stopped && (w = awaitingPeer.peek()) != null && router.hasPeer(w.routingId)) {
-            awaitingPeer.poll();
-            w.cancelTimer();
-            Promise<Void> p = w.promise;
-            socket.send(w.msg).addListener(f -> {
-                if (f.isSuccess()) {
-                    p.trySuccess(null);
-                } else {
-                    p.tryFailure(f.cause());
-                }
-            });
-        }
-    }
-
-    private void peerNeverCame(AwaitingPeer w) {
-        if (awaitingPeer.remove(w)) {
-            String id = lines.formatFrame(w.msg.first());
-            w.msg.release();
-            w.promise.tryFailure(new SendTimeoutException("no peer with routing id " + id + " connected within "
-                    + sendTimeoutMs + " ms"));
-            sendAwaiting();
-        }
-    }
-
-    /** On the loop, at the end: lines still waiting for their peer are dropped. */
-    private void dropAwaiting() {
-        stopped = true;
-        AwaitingPeer w;
-        while ((w = awaitingPeer.poll()) != null) {
-            w.cancelTimer();
-            w.msg.release();
-            w.promise.tryFailure(new SocketClosedException("socket is closed"));
-        }
-    }
-
-    /** A ROUTER line waiting for the peer it names. */
-    private static final class AwaitingPeer {
-        final ZmtpMessage msg;
-        final byte[] routingId;
-        final Promise<Void> promise;
-        ScheduledFuture<?> timer;
-
-        AwaitingPeer(ZmtpMessage msg, Promise<Void> promise) {
-            this.msg = msg;
-            this.routingId = msg.frameBytes(0);
-            this.promise = promise;
-        }
-
-        void cancelTimer() {
-            if (timer != null) {
-                timer.cancel(false);
-            }
-        }
-    }
-
-    /**
-     * Input lines as bytes: a line ends at a newline (\n), or at \r\n, whose \r is dropped; the
-     * last line needs no newline. Nothing else is interpreted.
-     */
-    static final class InputLines {
-        private final InputStream in;
-        private final byte[] buf = new byte[8192];
-        private int pos;
-        private int end;
-        byte[] line = new byte[256];
-        int length;
-
-        InputLines(InputStream in) {
-            this.in = in;
-        }
-
-        /** Reads the next line into {@code line[0, length)}; false at the end of the input. */
-        boolean next() throws IOException {
-            length = 0;
-            boolean any = false;
-            while (true) {
-                if (pos == end) {
-                    int n = in.read(buf);
-                    if (n < 0) {
-                        return any;
-                    }
-                    pos = 0;
-                    end = n;
-                    continue;
-                }
-                any = true;
-                int i = pos;
-                while (i < end && buf[i] != '\n') {
-                    i++;
-                }
-                append(pos, i);
-                if (i < end) {
-                    pos = i + 1;
-                    if (length > 0 && line[length - 1] == '\r') {
-                        length--;
-                    }
-                    return true;
-                }
-                pos = end;
-            }
-        }
-
-        private void append(int from, int to) {
-            int n = to - from;
-            if (length + n > line.length) {
-                line = Arrays.copyOf(line, Math.max(line.length * 2, length + n));
-            }
-            System.arraycopy(buf, from, line, length, n);
-            length += n;
-        }
-    }
-
-    // ------------------------------------------------------------------ printing (output thread)
-
-    /**
-     * Prints the lines the socket's handler formats, in a thread of its own so that the event
-     * loop never waits for stdout; past {@code --hwm} lines waiting, the socket stops reading
-     * from its peers until half of them are printed.
-     */
-    private final class Output implements Runnable {
-        private final Object end = new Object();
-        private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
-        private final PrintWriter out;
-        private final AtomicBoolean resumeAsked = new AtomicBoolean();
-        private volatile boolean paused;
-
-        Output(PrintWriter out) {
-            this.out = out;
-        }
-
-        /** On the event loop. */
-        void add(String line) {
-            queue.add(line);
-            if (!paused && queue.size() >= hwm) {
-                paused = true;
-                socket.pauseReceiving();
-            }
-        }
-
-        /** On the event loop. */
-        private void resume() {
-            resumeAsked.set(false);
-            if (paused && queue.size() <= hwm / 2) {
-                paused = false;
-                socket.resumeReceiving();
-            }
-        }
-
-        @Override
-        public void run() {
-            try {
-                Object l;
-                while ((l = queue.take()) != end) {
-                    out.print((String) l);
-                    out.print('\n');
-                    if (queue.isEmpty()) {
-                        out.flush();
-                        if (out.checkError()) {
-                            log.warn("stdout is closed");
-                            CatCommand.this.finish(EXIT_FAILURE);
-                            return;
-                        }
-                    }
-                    if (paused && queue.size() <= hwm / 2 && resumeAsked.compareAndSet(false, true)) {
-                        socket.inLoop(this::resume);
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                out.flush();
-            }
-        }
-
-        /** Prints what is left and stops (the socket is closed, nothing more comes). */
-        void close(Thread writer) {
-            queue.add(end);
-            try {
-                writer.join(5000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 }
