@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Freelance, models 1 to 3, across processes: libzmq servers and clients (peers/flserver.py,
  * peers/flclient.py) against ours in both directions, and our servers as real processes
- * ({@code java -jar patterns/target/zmtp.jar flserver}) killed with SIGKILL, restarted, and (model
+ * ({@code java -jar zmtp-cli/target/zmtp.jar flserver}) killed with SIGKILL, restarted, and (model
  * 3) frozen with SIGSTOP, under the load of an in-process client.
  */
 class FreelanceInteropTest {

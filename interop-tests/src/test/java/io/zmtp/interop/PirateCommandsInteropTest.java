@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The packaged command line ({@code java -jar patterns/target/zmtp.jar}) as separate processes,
+ * The packaged command line ({@code java -jar zmtp-cli/target/zmtp.jar}) as separate processes,
  * mixed with the libzmq Pirate programs: a libzmq worker and ours behind {@code zmtp ppqueue}, with
  * a libzmq client and {@code zmtp lpclient} in front.
  */

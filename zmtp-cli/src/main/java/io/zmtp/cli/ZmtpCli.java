@@ -4,7 +4,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code zmtp} command line: {@code java -jar patterns/target/zmtp.jar <command> [options]}.
+ * The {@code zmtp} command line: {@code java -jar zmtp-cli/target/zmtp.jar <command> [options]}.
  * Each subcommand is a class of this package named after the command.
  */
 @Command(name = "zmtp", mixinStandardHelpOptions = true, version = "zmtp 0.1.0",

@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * the library's default; 0 turns the limit off, for comparison).
  *
  * <p>With a fifth argument, the endpoint of a broker running in another process (ours:
- * {@code java -jar patterns/target/zmtp.jar mdbroker -e tcp://127.0.0.1:5555}; the guide's design
+ * {@code java -jar zmtp-cli/target/zmtp.jar mdbroker -e tcp://127.0.0.1:5555}; the guide's design
  * on libzmq: {@code /usr/bin/python3 interop-tests/src/test/resources/peers/mdp_broker.py
  * tcp://127.0.0.1:5555 --heartbeat 1000}), the program measures that broker instead of starting
  * one: the probe's latency only (the memory figure needs the broker in this process), with the
