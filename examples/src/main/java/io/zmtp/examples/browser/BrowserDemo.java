@@ -43,8 +43,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * reports it to the ROUTER in a last request ({@code report {...}}), which {@link #report()}
  * completes with.
  *
- * <p>Run: {@code bash examples/js/build.sh && mvn -q -pl examples -am compile exec:java
- * -Dexec.mainClass=io.zmtp.examples.browser.BrowserDemo} and open the printed address.
+ * <p>Run: {@code bash examples/js/build.sh && examples/browser-demo.sh} (after a build that packaged
+ * this module, which writes its class path) and open the printed address (docs/NETTY.md).
  */
 public final class BrowserDemo implements AutoCloseable {
     private final ZmtpContext ctx;
