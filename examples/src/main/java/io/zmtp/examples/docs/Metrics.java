@@ -1,0 +1,46 @@
+package io.zmtp.examples.docs;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zmtp.micrometer.ZmtpSocketMeters;
+import io.zmtp.socket.BlockingSocket;
+import io.zmtp.socket.SocketMetrics;
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.SocketType;
+
+import java.time.Duration;
+
+/** docs/metrics.md: a socket's counters, and the same as Micrometer meters. */
+public final class Metrics {
+    public static void main(String[] args) throws Exception {
+        try (ZmtpContext ctx = ZmtpContext.create(1)) {
+            ZmtpSocket frontend = ctx.socket(SocketType.ROUTER);
+            frontend.onMessage(frontend::send);
+            String endpoint = frontend.bind("tcp://127.0.0.1:0").get();
+            try (BlockingSocket client = ctx.blocking(SocketType.DEALER).connect(endpoint)) {
+                client.send("ping");
+                client.receiveStrings(Duration.ofSeconds(5));
+            }
+            // tag::metrics[]
+            SocketMetrics m = frontend.metrics();                   // any thread; costs the socket nothing
+            long in = m.messagesIn();
+            System.out.println(m.toLine());                         // in=1/4B out=1/4B queued-in=0 ...
+            // end::metrics[]
+            if (in != 1) {
+                throw new IllegalStateException("messages in: " + in);
+            }
+            // tag::micrometer[]
+            MeterRegistry registry = new SimpleMeterRegistry();     // your application's registry
+            new ZmtpSocketMeters(frontend, "frontend").bindTo(registry);
+            double received = registry.get("zmtp.socket.messages").tag("direction", "in").functionCounter().count();
+            // end::micrometer[]
+            if (received != 1) {
+                throw new IllegalStateException("zmtp.socket.messages in: " + received);
+            }
+        }
+    }
+
+    private Metrics() {
+    }
+}
