@@ -25,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with one of two endpoints down, and sending while the peer restarts. Ours never gives a message
  * to a peer whose handshake has not completed (libzmq's IMMEDIATE=1), and a send made while no
  * peer is connected waits in the socket until one is (as libzmq's default queues it), so each
- * situation delivers everything. The test asserts ours and prints the three rows that the
- * README's "Socket options" section quotes:
+ * situation delivers everything. The test asserts ours and prints the three rows that
+ * docs/socket-options.md quotes:
  *
  * <pre>
  * mvn -B -ntp -o -Dsurefire.forks=1 -pl interop-tests -am verify -Dtest=io.zmtp.interop.ImmediateInteropTest \

@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The libzmq socket options whose effect shows on the wire, each between a socket of ours and a
  * libzmq socket: CONFLATE, PROBE_ROUTER, CONNECT_ROUTING_ID, ROUTER_NOTIFY, XPUB_WELCOME_MSG,
- * XPUB_MANUAL, XPUB_NODROP and INVERT_MATCHING (README, "Socket options").
+ * XPUB_MANUAL, XPUB_NODROP and INVERT_MATCHING (docs/socket-options.md).
  */
 class SocketOptionsInteropTest extends LibzmqTestBase {
     private static final AtomicInteger IDS = new AtomicInteger();

@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * The picocli mixin of libzmq's socket options that change what a socket does with messages,
  * for {@code zmtp cat}: each flag sets the {@link SocketOptions} setting of the same name (the
- * README's "Socket options" table says what each does and on which types).
+ * table of docs/socket-options.md says what each does and on which types).
  */
 final class LibzmqSocketOptions {
     @Option(names = "--conflate", description = "Keep only the last message in each queue (ZMQ_CONFLATE; PUB, SUB, "

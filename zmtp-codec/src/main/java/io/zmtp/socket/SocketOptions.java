@@ -48,7 +48,7 @@ import java.util.Objects;
  *   <tr><td>listen backlog</td><td>100 (ZMQ_BACKLOG)</td></tr>
  * </table>
  *
- * <p>The README's "Socket options" compares every setting with libzmq's; a few may change after
+ * <p>docs/socket-options.md compares every setting with libzmq's; a few may change after
  * the socket is made ({@link ZmtpSocket#setSendHwm} and the setters next to it).
  */
 public final class SocketOptions {

@@ -67,7 +67,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      * released: false by default (system property {@code zmtp.messagePool.reuseAcrossThreads}).
      * Such a message is marked with {@link #doNotReuse()} on arrival, which suits G1, Java's
      * default collector. With a collector whose write barrier has no fence (the parallel collector),
-     * reuse was faster (README, Performance), and {@code true} brings it back.
+     * reuse was faster (benchmarks/RESULTS.md), and {@code true} brings it back.
      */
     public static final boolean REUSE_ACROSS_THREADS = Boolean.getBoolean("zmtp.messagePool.reuseAcrossThreads");
 
@@ -558,7 +558,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
      * and the collector a card to refine; a young object costs neither. Measured: the inproc round
      * trip over two loops ran about a third slower once its pooled messages had been promoted;
      * without reuse it stays within about a tenth of its speed before promotion, for about 200
-     * bytes of short-lived garbage per call (README, Performance). A message that
+     * bytes of short-lived garbage per call (benchmarks/RESULTS.md). A message that
      * stays on the thread that made it is still reused.
      *
      * @return this message

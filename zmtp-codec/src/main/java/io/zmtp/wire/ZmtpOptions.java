@@ -45,7 +45,7 @@ public final class ZmtpOptions {
      * loop's other connections (see {@link Builder#messagesPerTurn}). About what libzmq decodes
      * from one 8 KiB read of small messages; 128 measured up to a quarter slower on the
      * asynchronous round trip (a turn costs a pause and a resume of reading, and a flush), and
-     * no fairer at the median (README, Limits).
+     * no fairer at the median (benchmarks/RESULTS.md, the broker under a flood).
      */
     public static final int DEFAULT_MESSAGES_PER_TURN = 512;
 

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The libzmq socket options between sockets of ours: what the interop tests cannot see from a
  * libzmq peer (kernel settings, options changed after creation, conflation in a blocking socket,
- * inproc, validation), and the corners of the others (README, "Socket options").
+ * inproc, validation), and the corners of the others (docs/socket-options.md).
  */
 class SocketOptionsTest extends ContextTest {
 

@@ -119,7 +119,7 @@ public final class TrippingClient implements AutoCloseable {
      * turn a zero-delay scheduled task as the decoder's turns are (ARCHITECTURE, "Turns"): each
      * turn is flushed, and the loop polls, before the next, so the broker starts on the first
      * requests while the rest are still being written: about a tenth to a fifth more calls per
-     * second than one task for the whole burst, over tcp and inproc (README, Performance). The
+     * second than one task for the whole burst, over tcp and inproc (benchmarks/RESULTS.md). The
      * next turn given to {@code execute} instead ran within the same run of tasks.
      */
     public long asynchronousReactor(int n) {
