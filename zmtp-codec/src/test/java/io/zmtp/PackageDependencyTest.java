@@ -25,7 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * authenticators) on the wire only; {@code io.zmtp.transport} on neither the socket layer nor
  * security; {@code io.zmtp.socket} on all of them. Checked on the sources: every reference to
  * an {@code io.zmtp.*} package in code (imports and qualified names; comments and string
- * literals do not count) is compared with what its package may use.
+ * literals do not count) is compared with what its package may use. And no class is bound by
+ * its name at run time (reflection), which neither the compiler nor this check could see: socket
+ * types, for one, are bound by a switch the compiler checks ({@code SocketTypes}).
  */
 class PackageDependencyTest {
     private static final Path SOURCES = Path.of("src", "main", "java");
@@ -36,6 +38,10 @@ class PackageDependencyTest {
             "io.zmtp.security", Set.of("io.zmtp.socket", "io.zmtp.transport"),
             "io.zmtp.transport", Set.of("io.zmtp.socket", "io.zmtp.security"));
 
+    /** Ways to reach a class by its name at run time. */
+    private static final Pattern REFLECTION = Pattern.compile(
+            "\\bClass\\s*\\.\\s*forName\\b|\\bfind(Constructor|Virtual|Static)\\b|\\bgetDeclaredConstructors?\\b"
+                    + "|\\bloadClass\\b");
     private static final Pattern PACKAGE = Pattern.compile("^\\s*package\\s+([\\w.]+)\\s*;", Pattern.MULTILINE);
     private static final Pattern REFERENCE = Pattern.compile("\\bio\\.zmtp\\.(\\w+)\\b");
 
@@ -60,6 +66,18 @@ class PackageDependencyTest {
         }
         assertEquals(FORBIDDEN.keySet(), checked, "every package with a rule has sources");
         assertEquals(List.of(), violations, "dependencies against the package direction");
+    }
+
+    @Test
+    void noClassIsBoundByName() {
+        List<String> found = new ArrayList<>();
+        for (Path file : javaFiles()) {
+            Matcher m = REFLECTION.matcher(stripCommentsAndStrings(read(file)));
+            while (m.find()) {
+                found.add(SOURCES.relativize(file) + ": " + m.group());
+            }
+        }
+        assertEquals(List.of(), found, "classes bound by name at run time");
     }
 
     @Test

@@ -74,7 +74,6 @@ public final class CatCommand implements Callable<Integer> {
     static final int EXIT_USAGE = 2;
     static final int EXIT_FAILURE = 3;
 
-    private static final Set<SocketType> SEND_ONLY = EnumSet.of(SocketType.PUB, SocketType.PUSH);
     private static final Set<SocketType> RECEIVE_ONLY = EnumSet.of(SocketType.SUB, SocketType.PULL);
 
     @Spec
@@ -220,7 +219,7 @@ public final class CatCommand implements Callable<Integer> {
     }
 
     private boolean receives() {
-        return !SEND_ONLY.contains(type);
+        return type.deliversMessages();
     }
 
     private boolean readsInput() {

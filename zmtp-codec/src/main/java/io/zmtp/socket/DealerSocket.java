@@ -12,6 +12,12 @@ public final class DealerSocket extends ZmtpSocket {
         super(context, SocketType.DEALER, options, loop);
     }
 
+    /** CONFLATE applies to this type, as in libzmq. */
+    @Override
+    boolean conflates() {
+        return true;
+    }
+
     @Override
     SendResult route(ZmtpMessage msg) {
         Pipe p = out.select();
@@ -26,6 +32,7 @@ public final class DealerSocket extends ZmtpSocket {
     boolean pipeAttached(Pipe pipe) {
         out.attach(pipe);
         receiveFrom(pipe);
+        probeRouter(pipe);
         return true;
     }
 

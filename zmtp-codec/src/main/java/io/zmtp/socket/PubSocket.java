@@ -18,6 +18,12 @@ public final class PubSocket extends ZmtpSocket {
         this.out = new Distributor(options);
     }
 
+    /** CONFLATE applies to this type, as in libzmq. */
+    @Override
+    boolean conflates() {
+        return true;
+    }
+
     @Override
     SendResult route(ZmtpMessage msg) {
         return out.publish(msg, pipes(), options());

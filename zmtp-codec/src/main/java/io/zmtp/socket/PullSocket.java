@@ -11,6 +11,12 @@ public final class PullSocket extends ZmtpSocket {
         super(context, SocketType.PULL, options, loop);
     }
 
+    /** CONFLATE applies to this type, as in libzmq. */
+    @Override
+    boolean conflates() {
+        return true;
+    }
+
     @Override
     SendResult route(ZmtpMessage msg) {
         throw new UnsupportedOperationException("a PULL socket cannot send");

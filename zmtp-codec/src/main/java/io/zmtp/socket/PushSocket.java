@@ -12,6 +12,12 @@ public final class PushSocket extends ZmtpSocket {
         super(context, SocketType.PUSH, options, loop);
     }
 
+    /** CONFLATE applies to this type, as in libzmq. */
+    @Override
+    boolean conflates() {
+        return true;
+    }
+
     @Override
     SendResult route(ZmtpMessage msg) {
         Pipe p = out.select();

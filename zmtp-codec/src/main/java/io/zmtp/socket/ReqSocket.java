@@ -79,6 +79,7 @@ public final class ReqSocket extends ZmtpSocket {
     boolean pipeAttached(Pipe pipe) {
         out.attach(pipe);
         receiveFrom(pipe);
+        probeRouter(pipe);
         return true;
     }
 

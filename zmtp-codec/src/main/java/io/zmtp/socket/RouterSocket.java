@@ -1,6 +1,7 @@
 package io.zmtp.socket;
 
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.LazyFrame;
 import io.zmtp.wire.SocketType;
@@ -19,6 +20,27 @@ public final class RouterSocket extends ZmtpSocket {
 
     RouterSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
         super(context, SocketType.ROUTER, options, loop);
+    }
+
+    /**
+     * Connects as {@link #connect(String)} does, and routes to the peer reached through this
+     * endpoint by {@code routingId} instead of the identity it announces, on every connection
+     * made to it (ZMQ_CONNECT_ROUTING_ID, which libzmq sets for the next connect call). 1-255
+     * bytes, not starting with a zero byte; tcp:// and ipc:// only.
+     */
+    @Override
+    public Future<Void> connect(String endpoint, byte[] routingId) {
+        if (routingId == null) {
+            return connect(endpoint);
+        }
+        if (routingId.length == 0) {
+            throw new IllegalArgumentException("a connect routing id has 1 to 255 bytes");
+        }
+        SocketOptions.builder().identity(routingId); // validates
+        if (endpoint.startsWith("inproc://")) {
+            throw new IllegalArgumentException("a connect routing id is not supported over inproc://");
+        }
+        return connectEndpoint(endpoint, routingId.clone());
     }
 
     @Override
@@ -70,6 +92,7 @@ public final class RouterSocket extends ZmtpSocket {
         if ((options().routerNotify() & SocketOptions.NOTIFY_CONNECT) != 0) {
             notifyApplication(pipe);
         }
+        probeRouter(pipe);
         return true;
     }
 

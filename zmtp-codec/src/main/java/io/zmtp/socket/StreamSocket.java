@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import io.zmtp.transport.Endpoint;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
@@ -43,6 +44,13 @@ public final class StreamSocket extends ZmtpSocket {
 
     StreamSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
         super(context, SocketType.STREAM, options, loop);
+    }
+
+    @Override
+    String transportRefusal(Endpoint endpoint) {
+        Endpoint.Transport t = endpoint.transport();
+        return t == Endpoint.Transport.INPROC || t.webSocket() || t == Endpoint.Transport.TLS
+                ? "STREAM sockets speak raw TCP: tcp:// and ipc:// only" : null;
     }
 
     @Override

@@ -23,6 +23,12 @@ public final class SubSocket extends ZmtpSocket {
         this.invertMatching = options.invertMatching();
     }
 
+    /** CONFLATE applies to this type, as in libzmq. */
+    @Override
+    boolean conflates() {
+        return true;
+    }
+
     /** Subscribes to messages starting with {@code prefix}. */
     @Override
     public Future<Void> subscribe(byte[] prefix) {

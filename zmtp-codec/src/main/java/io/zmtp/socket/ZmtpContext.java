@@ -124,33 +124,37 @@ public final class ZmtpContext implements AutoCloseable {
 
     /** A socket on a given loop of this context (null: the next one). */
     public ZmtpSocket socket(SocketType type, SocketOptions options, EventLoop loop) {
-        ZmtpSocket s = SocketTypes.create(this, type, options, loop == null ? nextLoop() : loop);
-        sockets.add(s);
-        return s;
+        return opened(SocketTypes.create(this, type, options, loop == null ? nextLoop() : loop));
     }
 
     public RouterSocket router(SocketOptions options) {
-        return (RouterSocket) socket(SocketType.ROUTER, options);
+        return opened(new RouterSocket(this, options, nextLoop()));
     }
 
     public DealerSocket dealer(SocketOptions options) {
-        return (DealerSocket) socket(SocketType.DEALER, options);
+        return opened(new DealerSocket(this, options, nextLoop()));
     }
 
     public ReqSocket req(SocketOptions options) {
-        return (ReqSocket) socket(SocketType.REQ, options);
+        return opened(new ReqSocket(this, options, nextLoop()));
     }
 
     public RepSocket rep(SocketOptions options) {
-        return (RepSocket) socket(SocketType.REP, options);
+        return opened(new RepSocket(this, options, nextLoop()));
     }
 
     public PubSocket pub(SocketOptions options) {
-        return (PubSocket) socket(SocketType.PUB, options);
+        return opened(new PubSocket(this, options, nextLoop()));
     }
 
     public SubSocket sub(SocketOptions options) {
-        return (SubSocket) socket(SocketType.SUB, options);
+        return opened(new SubSocket(this, options, nextLoop()));
+    }
+
+    /** Counts {@code s} among this context's sockets, which {@link #close()} closes. */
+    private <S extends ZmtpSocket> S opened(S s) {
+        sockets.add(s);
+        return s;
     }
 
     /** A blocking facade over a new socket, for a user thread that sends and receives with timeouts. */

@@ -55,7 +55,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
     private final SocketType type;
     /** Replaced on the loop by the setters of dynamic options; read from any thread. */
     private volatile SocketOptions options;
-    /** CONFLATE set on a type that supports it. */
+    /** CONFLATE set on a type that {@link #conflates()}. */
     private final boolean conflating;
     private final ZmtpOptions zmtpOptions;
     private final ZmtpOptions acceptedZmtpOptions;
@@ -94,7 +94,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
         this.context = context;
         this.type = type;
         this.options = options;
-        this.conflating = options.conflate() && conflates(type);
+        this.conflating = options.conflate() && conflates();
         // one inbound budget for every connection of the socket, made or accepted
         InboundBudget budget = new InboundBudget(options.maxInboundBuffered());
         this.zmtpOptions = options.zmtpOptions(type, false, budget);
@@ -113,10 +113,12 @@ public abstract class ZmtpSocket implements AutoCloseable {
         return options;
     }
 
-    /** The types on which CONFLATE has an effect, as in libzmq. */
-    private static boolean conflates(SocketType type) {
-        return type == SocketType.PUB || type == SocketType.SUB || type == SocketType.PUSH
-                || type == SocketType.PULL || type == SocketType.DEALER;
+    /**
+     * Whether CONFLATE has an effect on this type (PUB, SUB, PUSH, PULL and DEALER, as in libzmq).
+     * Called once, by this class's constructor: an override answers a constant.
+     */
+    boolean conflates() {
+        return false;
     }
 
     /**
@@ -186,9 +188,9 @@ public abstract class ZmtpSocket implements AutoCloseable {
                 p.tryFailure(e);
                 return;
             }
-            if (type.isRaw() && (ep.transport() == Endpoint.Transport.INPROC || ep.transport().webSocket()
-                    || ep.transport() == Endpoint.Transport.TLS)) {
-                p.tryFailure(new IllegalArgumentException(type + " sockets speak raw TCP: tcp:// and ipc:// only"));
+            String refusal = transportRefusal(ep);
+            if (refusal != null) {
+                p.tryFailure(new IllegalArgumentException(refusal));
                 return;
             }
             if (ep.transport() == Endpoint.Transport.INPROC) {
@@ -225,29 +227,25 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * after failures, in the background, as ZeroMQ does). Connecting before the peer binds works.
      */
     public final Future<Void> connect(String endpoint) {
-        return connect(endpoint, null);
+        return connectEndpoint(endpoint, null);
     }
 
     /**
      * ROUTER: connects as {@link #connect(String)} does, and routes to the peer reached through
      * this endpoint by {@code routingId} instead of the identity it announces, on every
      * connection made to it (ZMQ_CONNECT_ROUTING_ID, which libzmq sets for the next connect
-     * call). 1-255 bytes, not starting with a zero byte; tcp:// and ipc:// only.
+     * call). 1-255 bytes, not starting with a zero byte; tcp:// and ipc:// only. Other types
+     * take a null {@code routingId} only.
      */
-    public final Future<Void> connect(String endpoint, byte[] routingId) {
+    public Future<Void> connect(String endpoint, byte[] routingId) {
         if (routingId != null) {
-            if (type != SocketType.ROUTER) {
-                throw new IllegalArgumentException("a connect routing id is for ROUTER sockets, not " + type);
-            }
-            if (routingId.length == 0) {
-                throw new IllegalArgumentException("a connect routing id has 1 to 255 bytes");
-            }
-            SocketOptions.builder().identity(routingId); // validates
-            if (endpoint.startsWith("inproc://")) {
-                throw new IllegalArgumentException("a connect routing id is not supported over inproc://");
-            }
+            throw new IllegalArgumentException("a connect routing id is for ROUTER sockets, not " + type);
         }
-        byte[] assigned = routingId == null ? null : routingId.clone();
+        return connect(endpoint);
+    }
+
+    /** {@link #connect(String)}, the peer routed to by {@code assigned} (checked and copied) or null. */
+    final Future<Void> connectEndpoint(String endpoint, byte[] assigned) {
         Promise<Void> p = loop.newPromise();
         inLoop(() -> {
             if (state != State.OPEN) {
@@ -264,9 +262,9 @@ public abstract class ZmtpSocket implements AutoCloseable {
                 p.tryFailure(e);
                 return;
             }
-            if (type.isRaw() && (ep.transport() == Endpoint.Transport.INPROC || ep.transport().webSocket()
-                    || ep.transport() == Endpoint.Transport.TLS)) {
-                p.tryFailure(new IllegalArgumentException(type + " sockets speak raw TCP: tcp:// and ipc:// only"));
+            String refusal = transportRefusal(ep);
+            if (refusal != null) {
+                p.tryFailure(new IllegalArgumentException(refusal));
                 return;
             }
             if (ep.transport() == Endpoint.Transport.INPROC) {
@@ -349,6 +347,14 @@ public abstract class ZmtpSocket implements AutoCloseable {
             l.add("inproc://" + n);
         }
         return l;
+    }
+
+    /**
+     * Why this type cannot use {@code endpoint}'s transport, or null when it can (all but STREAM
+     * use them all). Checked by bind and connect.
+     */
+    String transportRefusal(Endpoint endpoint) {
+        return null;
     }
 
     /**
@@ -838,13 +844,19 @@ public abstract class ZmtpSocket implements AutoCloseable {
             log.debug("{} ignoring {}", this, pipe);
             return;
         }
-        if (options.probeRouter() && (type == SocketType.ROUTER || type == SocketType.DEALER
-                || type == SocketType.REQ)) {
-            // ZMQ_PROBE_ROUTER: an empty message first, outside the type's own sending rules
-            pipe.write(ZmtpMessage.of(Unpooled.EMPTY_BUFFER));
-        }
         retryBlocked();
         runRoomWaiters();
+    }
+
+    /**
+     * ZMQ_PROBE_ROUTER, for the types that have it (ROUTER, DEALER, REQ: from their
+     * {@link #pipeAttached}): with the option set, an empty message goes to the new peer first,
+     * outside the type's own sending rules, so a ROUTER peer learns our routing id.
+     */
+    final void probeRouter(Pipe pipe) {
+        if (options.probeRouter()) {
+            pipe.write(ZmtpMessage.of(Unpooled.EMPTY_BUFFER));
+        }
     }
 
     /** Called on the loop when a peer's connection closed. */

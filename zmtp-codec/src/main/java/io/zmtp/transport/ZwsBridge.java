@@ -13,7 +13,6 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.PromiseNotifier;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.PeerFailureLog;
-import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpCodec;
 import io.zmtp.wire.ZmtpMetadata;
 import io.zmtp.wire.ZmtpOptions;
@@ -252,7 +251,7 @@ public final class ZwsBridge extends ChannelDuplexHandler {
     /** The raw subprotocol's first message: the peer's routing id, told to the codec as READY. */
     private void fireRoutingIdAsReady(ChannelHandlerContext ctx, ByteBuf routingId) {
         ZmtpMetadata.Builder m = ZmtpMetadata.builder();
-        m.put(ZmtpMetadata.SOCKET_TYPE, peerTypeFor(options.socketType()).wireName());
+        m.put(ZmtpMetadata.SOCKET_TYPE, options.socketType().assumedPeer().wireName());
         int n = routingId.readableBytes();
         if (n > 0 && n <= 255 && routingId.getByte(routingId.readerIndex()) != 0) {
             byte[] id = new byte[n];
@@ -267,32 +266,6 @@ public final class ZwsBridge extends ChannelDuplexHandler {
             ZmtpWire.writeCommand(b, ZmtpWire.READY, props);
         } finally {
             props.release();
-        }
-    }
-
-    /** A type that pairs with ours: what the raw subprotocol's peer is taken to be. */
-    static SocketType peerTypeFor(SocketType ours) {
-        switch (ours) {
-            case PUB:
-            case XPUB:
-                return SocketType.SUB;
-            case SUB:
-            case XSUB:
-                return SocketType.PUB;
-            case REQ:
-                return SocketType.REP;
-            case REP:
-                return SocketType.REQ;
-            case DEALER:
-                return SocketType.ROUTER;
-            case ROUTER:
-                return SocketType.DEALER;
-            case PUSH:
-                return SocketType.PULL;
-            case PULL:
-                return SocketType.PUSH;
-            default:
-                return ours;
         }
     }
 

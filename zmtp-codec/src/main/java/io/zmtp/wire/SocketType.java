@@ -7,40 +7,39 @@ import java.util.Set;
 
 /**
  * The ZeroMQ socket types that ZMTP 3.x peers announce in the {@code Socket-Type} property,
- * with the table of valid pairs from 23/ZMTP.
+ * with what the wire needs to know of each: the table of valid pairs from 23/ZMTP, the code of a
+ * ZMTP 2.0 greeting, and which types send an identity or subscriptions.
+ *
+ * <p>The class that implements a type is bound in the socket layer, by a switch over these
+ * constants that the compiler checks is complete ({@code io.zmtp.socket.SocketTypes}); the wire
+ * layer never names it. The tables below are switches the compiler checks the same way, so a new
+ * constant does not compile until it has its peers and its class.
  */
 public enum SocketType {
-    PAIR("PairSocket"), PUB("PubSocket"), SUB("SubSocket"), REQ("ReqSocket"), REP("RepSocket"),
-    DEALER("DealerSocket"), ROUTER("RouterSocket"), PULL("PullSocket"), PUSH("PushSocket"),
-    XPUB("XPubSocket"), XSUB("XSubSocket"),
+    PAIR(0), PUB(1), SUB(2), REQ(3), REP(4), DEALER(5), ROUTER(6), PULL(7), PUSH(8), XPUB(9), XSUB(10),
     /**
      * libzmq's ZMQ_STREAM: raw TCP peers that speak no ZMTP at all (no greeting, no frames), each
      * connection with a routing id of its own. It has no ZMTP peer type: {@link #validPeers()} is
      * empty, and a ZMTP peer announcing it is refused by every other type.
      */
-    STREAM("StreamSocket");
+    STREAM(Zmtp20.NO_CODE);
 
     private final byte[] wireName = name().getBytes(StandardCharsets.US_ASCII);
-    private final String socketClass;
+    private final int zmtp20Code;
 
-    /**
-     * @param socketClass the simple name of the class in {@code io.zmtp.socket} that implements
-     *     the type, with a constructor {@code (ZmtpContext, SocketOptions, EventLoop)}; sockets are
-     *     made through it, so a new type takes its constant here and its class there, nothing else
-     *     (named, not referenced: the wire layer does not depend on the socket layer)
-     */
-    SocketType(String socketClass) {
-        this.socketClass = socketClass;
-    }
-
-    /** The simple name of the {@code io.zmtp.socket} class that implements this type. */
-    public String socketClass() {
-        return socketClass;
+    /** @param zmtp20Code the socket-type byte of a ZMTP 2.0 greeting (15/ZMTP), or {@link Zmtp20#NO_CODE} */
+    SocketType(int zmtp20Code) {
+        this.zmtp20Code = zmtp20Code;
     }
 
     /** The name as it travels in the Socket-Type property. */
     public byte[] wireName() {
         return wireName.clone();
+    }
+
+    /** The socket-type byte of a ZMTP 2.0 greeting, or {@link Zmtp20#NO_CODE} for a type 2.0 did not have. */
+    int zmtp20Code() {
+        return zmtp20Code;
     }
 
     /** Whether a peer of type {@code peer} may talk to a socket of this type (23/ZMTP's table). */
@@ -50,19 +49,38 @@ public enum SocketType {
 
     /** The peer types this type accepts. */
     public Set<SocketType> validPeers() {
-        switch (this) {
-            case REQ: return EnumSet.of(REP, ROUTER);
-            case REP: return EnumSet.of(REQ, DEALER);
-            case DEALER: return EnumSet.of(REP, DEALER, ROUTER);
-            case ROUTER: return EnumSet.of(REQ, DEALER, ROUTER);
-            case PUB: case XPUB: return EnumSet.of(SUB, XSUB);
-            case SUB: case XSUB: return EnumSet.of(PUB, XPUB);
-            case PUSH: return EnumSet.of(PULL);
-            case PULL: return EnumSet.of(PUSH);
-            case PAIR: return EnumSet.of(PAIR);
-            case STREAM: return EnumSet.noneOf(SocketType.class);
-            default: throw new AssertionError(this);
-        }
+        return switch (this) {
+            case REQ -> EnumSet.of(REP, ROUTER);
+            case REP -> EnumSet.of(REQ, DEALER);
+            case DEALER -> EnumSet.of(REP, DEALER, ROUTER);
+            case ROUTER -> EnumSet.of(REQ, DEALER, ROUTER);
+            case PUB, XPUB -> EnumSet.of(SUB, XSUB);
+            case SUB, XSUB -> EnumSet.of(PUB, XPUB);
+            case PUSH -> EnumSet.of(PULL);
+            case PULL -> EnumSet.of(PUSH);
+            case PAIR -> EnumSet.of(PAIR);
+            case STREAM -> EnumSet.noneOf(SocketType.class);
+        };
+    }
+
+    /**
+     * The type a peer that does not announce its own is taken to be: the usual partner of this
+     * type (a REQ's REP, a DEALER's ROUTER). ZWS 2.0 without a mechanism (jszmq, libzmq's
+     * fallback) sends no Socket-Type, and libzmq does not check it either.
+     */
+    public SocketType assumedPeer() {
+        return switch (this) {
+            case PUB, XPUB -> SUB;
+            case SUB, XSUB -> PUB;
+            case REQ -> REP;
+            case REP -> REQ;
+            case DEALER -> ROUTER;
+            case ROUTER -> DEALER;
+            case PUSH -> PULL;
+            case PULL -> PUSH;
+            case PAIR -> PAIR;
+            case STREAM -> STREAM;
+        };
     }
 
     /** Whether this type sends its routing identity to peers (only REQ, DEALER and ROUTER do). */
@@ -78,6 +96,14 @@ public enum SocketType {
     /** Whether this type filters outgoing messages by its peers' subscriptions. */
     public boolean isPublisher() {
         return this == PUB || this == XPUB;
+    }
+
+    /**
+     * Whether a socket of this type hands messages to its application: every type but PUB, whose
+     * peers send it subscriptions only, and PUSH, whose peers send it nothing.
+     */
+    public boolean deliversMessages() {
+        return this != PUB && this != PUSH;
     }
 
     /** Whether this type's connections carry raw bytes instead of ZMTP (STREAM). */

@@ -10,24 +10,35 @@ package io.zmtp.wire;
 final class Zmtp20 {
     /** The revision byte of a ZMTP 2.0 greeting (where 3.x has its major version). */
     static final int REVISION = 1;
+    /** The code of a type ZMTP 2.0 did not have ({@link SocketType#zmtp20Code()}). */
+    static final int NO_CODE = -1;
 
-    /** The socket types by their 2.0 code: the index is the byte on the wire. */
-    private static final SocketType[] TYPES = {
-        SocketType.PAIR, SocketType.PUB, SocketType.SUB, SocketType.REQ, SocketType.REP, SocketType.DEALER,
-        SocketType.ROUTER, SocketType.PULL, SocketType.PUSH, SocketType.XPUB, SocketType.XSUB,
-    };
+    /** The socket types by their 2.0 code (each type's {@link SocketType#zmtp20Code()}): the index is the byte on the wire. */
+    private static final SocketType[] TYPES = byCode();
 
     private Zmtp20() {
     }
 
-    /** The socket-type byte of {@code type} in a 2.0 greeting. */
-    static int typeCode(SocketType type) {
-        for (int i = 0; i < TYPES.length; i++) {
-            if (TYPES[i] == type) {
-                return i;
+    private static SocketType[] byCode() {
+        int n = 0;
+        for (SocketType t : SocketType.values()) {
+            n = Math.max(n, t.zmtp20Code() + 1);
+        }
+        SocketType[] types = new SocketType[n];
+        for (SocketType t : SocketType.values()) {
+            if (t.zmtp20Code() != NO_CODE) {
+                types[t.zmtp20Code()] = t;
             }
         }
-        throw new IllegalArgumentException(type + " has no ZMTP 2.0 code");
+        return types;
+    }
+
+    /** The socket-type byte of {@code type} in a 2.0 greeting. */
+    static int typeCode(SocketType type) {
+        if (type.zmtp20Code() == NO_CODE) {
+            throw new IllegalArgumentException(type + " has no ZMTP 2.0 code");
+        }
+        return type.zmtp20Code();
     }
 
     /** The socket type of a 2.0 socket-type byte, or null for an unknown code. */
