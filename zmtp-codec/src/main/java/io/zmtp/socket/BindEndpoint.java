@@ -80,12 +80,12 @@ final class BindEndpoint {
             WebSocketListener.bind(socket, requested, this).addListener(f -> {
                 if (!f.isSuccess()) {
                     String reason = f.cause().getMessage();
-                    socket.event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
+                    socket.monitor.event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
                     p.tryFailure(new IOException("cannot bind " + requested + ": " + reason, f.cause()));
                     return;
                 }
                 resolved = requested.withPort(((InetSocketAddress) f.getNow()).getPort());
-                socket.event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
+                socket.monitor.event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
                 p.trySuccess(resolved.toString());
             });
             return p;
@@ -93,7 +93,7 @@ final class BindEndpoint {
         if (requested.transport() == Endpoint.Transport.TLS
                 && (options.tls() == null || options.tls().serverContext() == null)) {
             String reason = "binding " + requested + " needs SocketOptions.tls with a server context";
-            socket.event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
+            socket.monitor.event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
             p.tryFailure(new IllegalStateException(reason));
             return p;
         }
@@ -130,7 +130,7 @@ final class BindEndpoint {
         f.addListener((ChannelFuture cf) -> {
             if (!cf.isSuccess()) {
                 String reason = cf.cause().getMessage();
-                socket.event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
+                socket.monitor.event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
                 p.tryFailure(new IOException("cannot bind " + requested + ": " + reason, cf.cause()));
                 return;
             }
@@ -140,7 +140,7 @@ final class BindEndpoint {
             } else {
                 resolved = requested.withPath(ipcPath);
             }
-            socket.event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
+            socket.monitor.event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
             p.trySuccess(resolved.toString());
         });
         return p;
@@ -161,9 +161,9 @@ final class BindEndpoint {
         }
         io.zmtp.wire.ZmtpOptions zo = socket.acceptedZmtpOptions();
         io.zmtp.transport.WebSocketTransport.addUpgradeHandlers(ch.pipeline(), requested.path(), zo);
-        socket.channelOpened(ch);
+        socket.endpoints.channelOpened(ch);
         socket.initConnection(ch, true, resolved(), null);
-        socket.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
+        socket.monitor.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
         return true;
     }
 
@@ -173,13 +173,13 @@ final class BindEndpoint {
             return;
         }
         SocketOptions options = socket.options();
-        socket.channelOpened(ch);
+        socket.endpoints.channelOpened(ch);
         if (requested.transport() == Endpoint.Transport.TLS) {
             ch.pipeline().addLast(options.tls().newServerHandler(ch.alloc(), options.handshakeTimeout()),
                     new io.zmtp.transport.TlsPeerIdentity());
         }
         socket.initConnection(ch, true, resolved(), null);
-        socket.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
+        socket.monitor.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
     }
 
     /** Counts a new connection, or closes it at once when it passes a bound (then false). */
@@ -200,7 +200,7 @@ final class BindEndpoint {
             ch.config().setOption(ChannelOption.SO_LINGER, 0);   // reset: no TIME_WAIT left behind
             ch.close();
             log.warn("{} {} refused a connection from {}: {}", socket, resolved(), remote, refusal);
-            socket.event(SocketEvent.Type.REFUSED, resolved(), String.valueOf(remote), refusal, null);
+            socket.monitor.event(SocketEvent.Type.REFUSED, resolved(), String.valueOf(remote), refusal, null);
             return false;
         }
         connections++;
@@ -277,9 +277,9 @@ final class BindEndpoint {
             WebSocketListener l = webSocketListener;
             webSocketListener = null;
             closed = l.remove(requested.path(), this, socket.loop);
-            socket.bindClosing(this);
+            socket.endpoints.bindClosing(this);
             closed.addListener(f -> {
-                socket.event(SocketEvent.Type.UNBOUND, resolved(), null, null, null);
+                socket.monitor.event(SocketEvent.Type.UNBOUND, resolved(), null, null, null);
                 done.trySuccess(null);
             });
             closeAcceptedPipes(closeAccepted);
@@ -289,12 +289,12 @@ final class BindEndpoint {
             done.trySuccess(null);
             return done;
         }
-        socket.bindClosing(this);
+        socket.endpoints.bindClosing(this);
         server.close().addListener(f -> {
             if (ipcPath != null) {
                 new File(ipcPath).delete();
             }
-            socket.event(SocketEvent.Type.UNBOUND, resolved(), null, null, null);
+            socket.monitor.event(SocketEvent.Type.UNBOUND, resolved(), null, null, null);
             done.trySuccess(null);
         });
         closeAcceptedPipes(closeAccepted);

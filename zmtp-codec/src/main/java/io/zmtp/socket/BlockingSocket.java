@@ -264,7 +264,7 @@ public final class BlockingSocket implements AutoCloseable {
                 continue;
             }
             if (!taken) {
-                socket.whenRoom(this::scheduleDrain);
+                socket.blocked.whenRoom(this::scheduleDrain);
                 break;
             }
             outbox.poll();

@@ -106,14 +106,14 @@ final class ConnectEndpoint {
         }
         ChannelFuture f = b.connect(address);
         channel = f.channel();
-        socket.channelOpened(channel);
+        socket.endpoints.channelOpened(channel);
         f.addListener((ChannelFuture cf) -> {
             if (!cf.isSuccess()) {
                 channel = null;
                 failedAttempt(cf.cause().getMessage());
                 return;
             }
-            socket.event(SocketEvent.Type.CONNECTED, endpoint.toString(), String.valueOf(cf.channel().remoteAddress()),
+            socket.monitor.event(SocketEvent.Type.CONNECTED, endpoint.toString(), String.valueOf(cf.channel().remoteAddress()),
                     null, null);
             cf.channel().closeFuture().addListener(c -> closed(cf.channel()));
         });
@@ -123,7 +123,7 @@ final class ConnectEndpoint {
         if (stopped) {
             return;
         }
-        socket.event(SocketEvent.Type.CONNECT_FAILED, endpoint.toString(), null, reason, null);
+        socket.monitor.event(SocketEvent.Type.CONNECT_FAILED, endpoint.toString(), null, reason, null);
         scheduleReconnect();
     }
 
@@ -144,7 +144,7 @@ final class ConnectEndpoint {
         Duration doubled = d.multipliedBy(2);
         Duration max = socket.options().reconnectIntervalMax();
         nextDelay = doubled.compareTo(max) > 0 ? max : doubled;
-        socket.event(SocketEvent.Type.RECONNECT_SCHEDULED, endpoint.toString(), null, null, d);
+        socket.monitor.event(SocketEvent.Type.RECONNECT_SCHEDULED, endpoint.toString(), null, null, d);
         timer = socket.loop.schedule(this::attempt, d.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -157,7 +157,7 @@ final class ConnectEndpoint {
     void connectionFailed(ConnectionFailed f) {
         if (f.suppressesReconnect() && !suppressed) {
             suppressed = true;
-            socket.event(SocketEvent.Type.RECONNECT_STOPPED, endpoint.toString(), null, f.reason(), null);
+            socket.monitor.event(SocketEvent.Type.RECONNECT_STOPPED, endpoint.toString(), null, f.reason(), null);
         }
     }
 

@@ -72,8 +72,8 @@ final class InprocPipe extends Pipe {
     static void link(ZmtpSocket connector, ZmtpSocket binder, String endpoint) {
         if (!connector.type().isCompatibleWith(binder.type())) {
             String reason = "socket types " + connector.type() + " and " + binder.type() + " cannot talk";
-            connector.inLoop(() -> connector.event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, null, reason, null));
-            binder.inLoop(() -> binder.event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, null, reason, null));
+            connector.inLoop(() -> connector.monitor.event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, null, reason, null));
+            binder.inLoop(() -> binder.monitor.event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, null, reason, null));
             return;
         }
         ZmtpMetadata binderMeta = binder.zmtpOptions().localMetadata();
@@ -86,14 +86,14 @@ final class InprocPipe extends Pipe {
         c.peer = b;
         b.peer = c;
         binder.inLoop(() -> {
-            binder.event(SocketEvent.Type.ACCEPTED, endpoint, null, null, null);
+            binder.monitor.event(SocketEvent.Type.ACCEPTED, endpoint, null, null, null);
             binder.attach(b);
-            binder.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null, b.routingId());
+            binder.monitor.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null, b.routingId());
         });
         connector.inLoop(() -> {
-            connector.event(SocketEvent.Type.CONNECTED, endpoint, null, null, null);
+            connector.monitor.event(SocketEvent.Type.CONNECTED, endpoint, null, null, null);
             connector.attach(c);
-            connector.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null, c.routingId());
+            connector.monitor.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null, c.routingId());
         });
     }
 
@@ -228,7 +228,7 @@ final class InprocPipe extends Pipe {
         closed = true;
         RoutingId id = routingId(); // detaching clears it
         socket.detach(this);
-        socket.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint(), null, "closed", null, id);
+        socket.monitor.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint(), null, "closed", null, id);
         InprocPipe p = peer;
         p.socket.inLoop(p::peerClosed);
     }
@@ -253,7 +253,7 @@ final class InprocPipe extends Pipe {
             closed = true;
             RoutingId id = routingId();
             socket.detach(this);
-            socket.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint(), null, "peer closed", null, id);
+            socket.monitor.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint(), null, "peer closed", null, id);
         } else {
             releaseInbound();
         }

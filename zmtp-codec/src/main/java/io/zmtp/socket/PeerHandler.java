@@ -64,7 +64,7 @@ public final class PeerHandler extends ChannelDuplexHandler {
                 owner.handshakeSucceeded();
             }
             if (socket.isClosing()) {
-                socket.event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null);
+                socket.monitor.event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null);
                 ctx.close();
                 return;
             }
@@ -74,14 +74,14 @@ public final class PeerHandler extends ChannelDuplexHandler {
             }
             socket.attach(pipe);
             // After attaching, so the event carries the routing id a ROUTER gave the peer.
-            socket.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null,
+            socket.monitor.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null,
                     pipe.routingId());
         } else if (evt instanceof ConnectionFailed) {
             ConnectionFailed f = (ConnectionFailed) evt;
             failure = f.reason();
             failedEvent = f;
             if (f.beforeHandshake()) {
-                socket.peerEvent(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, remote(ctx), f.reason(), f.kind(), null);
+                socket.monitor.peerEvent(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, remote(ctx), f.reason(), f.kind(), null);
             }
             if (owner != null) {
                 owner.connectionFailed(f);
@@ -122,7 +122,7 @@ public final class PeerHandler extends ChannelDuplexHandler {
             RoutingId id = p.routingId(); // detaching clears it
             p.releaseBacklog();
             socket.detach(p);
-            socket.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint, remote(ctx),
+            socket.monitor.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint, remote(ctx),
                     failure != null ? failure : "connection closed", failedEvent != null ? failedEvent.kind() : null, id);
         }
         super.channelInactive(ctx);

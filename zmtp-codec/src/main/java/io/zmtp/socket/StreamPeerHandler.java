@@ -62,7 +62,7 @@ final class StreamPeerHandler extends ChannelInboundHandlerAdapter {
         pipe = new ChannelPipe(socket, ctx, null, ZmtpMetadata.EMPTY, null, endpoint);
         socket.attach(pipe);
         // No handshake: the event says the raw connection is a peer now, with the id it got.
-        socket.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null, pipe.routingId());
+        socket.monitor.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null, pipe.routingId());
     }
 
     @Override
@@ -96,7 +96,7 @@ final class StreamPeerHandler extends ChannelInboundHandlerAdapter {
             RoutingId id = p.routingId(); // detaching clears it
             p.releaseBacklog();
             socket.detach(p);
-            socket.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint, remote(ctx), "connection closed", null, id);
+            socket.monitor.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint, remote(ctx), "connection closed", null, id);
         }
         ctx.fireChannelInactive();
     }

@@ -9,7 +9,6 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.transport.Endpoint;
-import io.zmtp.wire.ConnectionFailed;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.InboundBudget;
@@ -21,12 +20,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -48,7 +42,7 @@ import java.util.function.UnaryOperator;
 public abstract class ZmtpSocket implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ZmtpSocket.class);
 
-    private enum State { OPEN, CLOSING, CLOSED }
+    enum State { OPEN, CLOSING, CLOSED }
 
     final ZmtpContext context;
     final EventLoop loop;
@@ -60,24 +54,21 @@ public abstract class ZmtpSocket implements AutoCloseable {
     private final ZmtpOptions zmtpOptions;
     private final ZmtpOptions acceptedZmtpOptions;
 
-    private State state = State.OPEN;
-    private final Promise<Void> closeFuture;
-    private ScheduledFuture<?> lingerTimer;
+    /** Written by the {@link CloseSequence} alone. */
+    State state = State.OPEN;
+    final SocketEndpoints endpoints = new SocketEndpoints(this);
+    final BlockedSends blocked = new BlockedSends(this);
+    final SocketMonitor monitor = new SocketMonitor(this);
+    final CloseSequence closing;
 
-    private final Map<String, BindEndpoint> binds = new LinkedHashMap<>();
-    private final Map<String, ConnectEndpoint> connects = new LinkedHashMap<>();
-    private final Set<Channel> channels = new HashSet<>();
     private final List<Pipe> pipes = new ArrayList<>();
-    private final List<String> inprocNames = new ArrayList<>();
-
     private final ArrayDeque<Pipe> dirty = new ArrayDeque<>();
     private boolean flushScheduled;
     private final Runnable flushTask = this::flushDirty;
 
-    private final ArrayDeque<PendingSend> blocked = new ArrayDeque<>();
-
+    /** The application's handler while no message waits for it, else null ({@link UndeliveredQueue}). */
     private MessageHandler handler;
-    private final ArrayDeque<ZmtpMessage> undelivered = new ArrayDeque<>();
+    private final UndeliveredQueue undelivered = new UndeliveredQueue(this);
     private final FairQueue fairQueue = new FairQueue();
     /**
      * Set by a {@link BlockingSocket} that wraps this socket: its thread is then the application,
@@ -86,7 +77,6 @@ public abstract class ZmtpSocket implements AutoCloseable {
     private volatile boolean stateKeptByBlockingSocket;
     /** {@link #whenSendAllowed} futures waiting for the type's state to allow a send (on the loop). */
     private final ArrayList<Promise<Void>> sendAllowedWaiters = new ArrayList<>(1);
-    private final CopyOnWriteArrayList<Consumer<SocketEvent>> monitors = new CopyOnWriteArrayList<>();
     /** Traffic, drops, failures and queue depths (written on the loop, read anywhere). */
     final SocketCounters counters = new SocketCounters();
 
@@ -100,7 +90,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
         this.zmtpOptions = options.zmtpOptions(type, false, budget);
         this.acceptedZmtpOptions = options.zmtpOptions(type, true, budget);
         this.loop = loop;
-        this.closeFuture = loop.newPromise();
+        this.closing = new CloseSequence(this);
     }
 
     // ------------------------------------------------------------------ identity
@@ -175,51 +165,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * is replaced by the port the system chose.
      */
     public final Future<String> bind(String endpoint) {
-        Promise<String> p = loop.newPromise();
-        inLoop(() -> {
-            if (state != State.OPEN) {
-                p.tryFailure(new SocketClosedException("socket is closed"));
-                return;
-            }
-            Endpoint ep;
-            try {
-                ep = Endpoint.parse(endpoint);
-            } catch (IllegalArgumentException e) {
-                p.tryFailure(e);
-                return;
-            }
-            String refusal = transportRefusal(ep);
-            if (refusal != null) {
-                p.tryFailure(new IllegalArgumentException(refusal));
-                return;
-            }
-            if (ep.transport() == Endpoint.Transport.INPROC) {
-                try {
-                    context.inproc().bind(ep.address(), this);
-                    inprocNames.add(ep.address());
-                    event(SocketEvent.Type.LISTENING, ep.toString(), null, null, null);
-                    p.trySuccess(ep.toString());
-                } catch (RuntimeException e) {
-                    event(SocketEvent.Type.BIND_FAILED, ep.toString(), null, e.getMessage(), null);
-                    p.tryFailure(e);
-                }
-                return;
-            }
-            BindEndpoint b = new BindEndpoint(this, ep);
-            b.bind().addListener(f -> {
-                if (f.isSuccess()) {
-                    String resolved = (String) f.getNow();
-                    binds.put(resolved, b);
-                    if (!resolved.equals(endpoint)) {
-                        binds.put(endpoint, b);
-                    }
-                    p.trySuccess(resolved);
-                } else {
-                    p.tryFailure(f.cause());
-                }
-            });
-        });
-        return p;
+        return endpoints.bind(endpoint);
     }
 
     /**
@@ -227,7 +173,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * after failures, in the background, as ZeroMQ does). Connecting before the peer binds works.
      */
     public final Future<Void> connect(String endpoint) {
-        return connectEndpoint(endpoint, null);
+        return endpoints.connect(endpoint, null);
     }
 
     /**
@@ -244,109 +190,24 @@ public abstract class ZmtpSocket implements AutoCloseable {
         return connect(endpoint);
     }
 
-    /** {@link #connect(String)}, the peer routed to by {@code assigned} (checked and copied) or null. */
-    final Future<Void> connectEndpoint(String endpoint, byte[] assigned) {
-        Promise<Void> p = loop.newPromise();
-        inLoop(() -> {
-            if (state != State.OPEN) {
-                p.tryFailure(new SocketClosedException("socket is closed"));
-                return;
-            }
-            Endpoint ep;
-            try {
-                ep = Endpoint.parse(endpoint);
-                if (ep.transport().overTcp()) {
-                    ep.connectAddress();
-                }
-            } catch (IllegalArgumentException e) {
-                p.tryFailure(e);
-                return;
-            }
-            String refusal = transportRefusal(ep);
-            if (refusal != null) {
-                p.tryFailure(new IllegalArgumentException(refusal));
-                return;
-            }
-            if (ep.transport() == Endpoint.Transport.INPROC) {
-                context.inproc().connect(ep.address(), this);
-                p.trySuccess(null);
-                return;
-            }
-            ConnectEndpoint c = new ConnectEndpoint(this, ep, assigned);
-            ConnectEndpoint old = connects.put(endpoint, c);
-            if (old != null) {
-                old.stop(true);
-            }
-            c.start();
-            p.trySuccess(null);
-        });
-        return p;
+    /** {@link #connect(String)}, the peer routed to by {@code routingId} (checked and copied) or null. */
+    final Future<Void> connectEndpoint(String endpoint, byte[] routingId) {
+        return endpoints.connect(endpoint, routingId);
     }
 
     /** Stops connecting to an endpoint and closes the connection made to it. */
     public final Future<Void> disconnect(String endpoint) {
-        Promise<Void> p = loop.newPromise();
-        inLoop(() -> {
-            ConnectEndpoint c = connects.remove(endpoint);
-            if (c != null) {
-                c.stop(true);
-            }
-            p.trySuccess(null);
-        });
-        return p;
+        return endpoints.disconnect(endpoint);
     }
 
     /** Stops listening on an endpoint and closes the connections accepted through it. */
     public final Future<Void> unbind(String endpoint) {
-        Promise<Void> p = loop.newPromise();
-        inLoop(() -> {
-            BindEndpoint b = binds.remove(endpoint);
-            if (b == null) {
-                if (inprocNames.remove(endpoint.replaceFirst("^inproc://", ""))) {
-                    context.inproc().unbind(endpoint.replaceFirst("^inproc://", ""), this);
-                    event(SocketEvent.Type.UNBOUND, endpoint, null, null, null);
-                    p.trySuccess(null);
-                } else {
-                    p.tryFailure(new IllegalArgumentException("not bound: " + endpoint));
-                }
-                return;
-            }
-            binds.values().removeIf(v -> v == b);
-            b.close(true).addListener(f -> p.trySuccess(null));
-        });
-        return p;
-    }
-
-    /** The server channel of a bound endpoint (tests), or null. Call on the event loop. */
-    final Channel serverChannel(String endpoint) {
-        BindEndpoint b = binds.get(endpoint);
-        return b == null ? null : b.serverChannel();
-    }
-
-    /** Connections accepted on bound tcp:// and ipc:// endpoints and still open. Call on the event loop. */
-    final int acceptedConnections() {
-        int n = 0;
-        for (BindEndpoint b : new HashSet<>(binds.values())) {
-            n += b.connectionCount();
-        }
-        return n;
-    }
-
-    /** The channels of this socket's connections, made and accepted, still open (tests). Call on the event loop. */
-    final List<Channel> openChannels() {
-        return new ArrayList<>(channels);
+        return endpoints.unbind(endpoint);
     }
 
     /** The endpoints bound so far, as resolved. Call on the event loop. */
     public final List<String> boundEndpoints() {
-        List<String> l = new ArrayList<>();
-        for (BindEndpoint b : new HashSet<>(binds.values())) {
-            l.add(b.resolved());
-        }
-        for (String n : inprocNames) {
-            l.add("inproc://" + n);
-        }
-        return l;
+        return endpoints.boundEndpoints();
     }
 
     /**
@@ -383,10 +244,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * before a handler was set are delivered to it first.
      */
     public final ZmtpSocket onMessage(MessageHandler h) {
-        inLoop(() -> {
-            handler = h;
-            drainUndelivered();
-        });
+        inLoop(() -> undelivered.handTo(h));
         return this;
     }
 
@@ -447,42 +305,24 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     /** Hands a message to the application (on the loop). */
     final void deliver(ZmtpMessage msg) {
-        if (handler != null && undelivered.isEmpty()) {
-            handOver(msg);
-            return;
-        }
-        if (conflating) {
-            // keep only the last: the new message replaces what the application has not taken
-            ZmtpMessage old;
-            while ((old = undelivered.poll()) != null) {
-                old.release();
-            }
-            undelivered.add(msg);
+        MessageHandler h = handler;
+        if (h != null) {
+            handOver(h, msg);
             return;
         }
         undelivered.add(msg);
-        counters.undelivered(undelivered.size());
-        if (undelivered.size() >= receiveLimit()) {
-            fairQueue.pause(ReadPause.UNDELIVERED);
-        }
     }
 
-    private void drainUndelivered() {
-        ZmtpMessage m;
-        while (handler != null && (m = undelivered.poll()) != null) {
-            handOver(m);
-        }
-        counters.undelivered(undelivered.size());
-        if (undelivered.isEmpty()) {
-            fairQueue.resume(ReadPause.UNDELIVERED);
-        }
+    /** Set by the {@link UndeliveredQueue}: the handler messages go to directly, or null while some wait. */
+    final void handDirectlyTo(MessageHandler h) {
+        handler = h;
     }
 
     /**
      * The handler takes {@code msg}. The type's state hears of it first (a REP's handler may
      * answer at once); those waiting in {@link #whenSendAllowed} hear after the handler ran.
      */
-    private void handOver(ZmtpMessage msg) {
+    final void handOver(MessageHandler handler, ZmtpMessage msg) {
         boolean application = !stateKeptByBlockingSocket;
         if (application) {
             messageTaken();
@@ -542,7 +382,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
             if (blocked.isEmpty() && route(msg) != SendResult.WOULD_BLOCK) {
                 return true;
             }
-            enqueueBlocked(msg, loop.newPromise());   // replaces what waited
+            blocked.add(msg, loop.newPromise());   // replaces what waited
             return true;
         }
         if (!blocked.isEmpty()) {
@@ -588,12 +428,12 @@ public abstract class ZmtpSocket implements AutoCloseable {
             }
         }
         if (!blocked.isEmpty()) {
-            enqueueBlocked(msg, p);
+            blocked.add(msg, p);
             return;
         }
         try {
             if (route(msg) == SendResult.WOULD_BLOCK) {
-                enqueueBlocked(msg, p);
+                blocked.add(msg, p);
             } else {
                 p.trySuccess(null);
             }
@@ -603,58 +443,12 @@ public abstract class ZmtpSocket implements AutoCloseable {
     }
 
     /** A send accepted by {@link #startSend} did not reach a peer: the type's state is rolled back. */
-    private void sendFailed(ZmtpMessage msg, Promise<Void> p, Throwable cause) {
+    final void sendFailed(ZmtpMessage msg, Promise<Void> p, Throwable cause) {
         ReferenceCountUtil.safeRelease(msg);
         if (!stateKeptByBlockingSocket) {
             abandonSend();
         }
         p.tryFailure(cause);
-    }
-
-    private void enqueueBlocked(ZmtpMessage msg, Promise<Void> p) {
-        if (conflating) {
-            // keep only the last: what waited is replaced, its send done (conflated away)
-            PendingSend old;
-            while ((old = blocked.poll()) != null) {
-                old.done();
-                old.msg.release();
-                old.promise.trySuccess(null);
-            }
-        }
-        PendingSend ps = new PendingSend(msg, p);
-        Duration timeout = options.sendTimeout();
-        if (timeout != null) {
-            ps.timer = loop.schedule(() -> {
-                if (blocked.remove(ps)) {
-                    counters.queuedSends(blocked.size());
-                    sendFailed(ps.msg, ps.promise, new SendTimeoutException("no peer could take the message within "
-                            + timeout.toMillis() + " ms"));
-                }
-            }, timeout.toMillis(), TimeUnit.MILLISECONDS);
-        }
-        blocked.add(ps);
-        counters.queuedSends(blocked.size());
-    }
-
-    /** Sends what waited, in order, as long as peers take it. */
-    private void retryBlocked() {
-        PendingSend ps;
-        while (state == State.OPEN && (ps = blocked.peek()) != null) {
-            try {
-                if (route(ps.msg) == SendResult.WOULD_BLOCK) {
-                    return;
-                }
-                blocked.poll();
-                counters.queuedSends(blocked.size());
-                ps.done();
-                ps.promise.trySuccess(null);
-            } catch (RuntimeException e) {
-                blocked.poll();
-                counters.queuedSends(blocked.size());
-                ps.done();
-                sendFailed(ps.msg, ps.promise, e);
-            }
-        }
     }
 
     /**
@@ -663,30 +457,13 @@ public abstract class ZmtpSocket implements AutoCloseable {
      */
     final void retryWaitingSends() {
         if (!blocked.isEmpty()) {
-            retryBlocked();
+            blocked.retry();
         }
     }
 
     /** The number of sends waiting at the high-water mark. Call on the event loop. */
     public final int blockedSends() {
         return blocked.size();
-    }
-
-    private static final class PendingSend {
-        final ZmtpMessage msg;
-        final Promise<Void> promise;
-        ScheduledFuture<?> timer;
-
-        PendingSend(ZmtpMessage msg, Promise<Void> promise) {
-            this.msg = msg;
-            this.promise = promise;
-        }
-
-        void done() {
-            if (timer != null) {
-                timer.cancel(false);
-            }
-        }
     }
 
     // ------------------------------------------------------------------ type hooks
@@ -777,7 +554,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
     public final Future<Void> whenSendAllowed() {
         Promise<Void> p = loop.newPromise();
         inLoop(() -> {
-            if (state != State.OPEN) {
+            if (isClosing()) {
                 p.tryFailure(new SocketClosedException("socket is closed"));
             } else if (sendRefusal() == null) {
                 p.trySuccess(null);
@@ -844,8 +621,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
             log.debug("{} ignoring {}", this, pipe);
             return;
         }
-        retryBlocked();
-        runRoomWaiters();
+        blocked.roomAvailable();
     }
 
     /**
@@ -872,7 +648,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
             pipe.dirty = false;
         }
         if (was) {
-            maybeFinishClose();
+            closing.maybeFinish();
         }
     }
 
@@ -883,28 +659,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     /** A pipe that was full has room again. */
     final void pipeHasRoom(Pipe pipe) {
-        if (!blocked.isEmpty()) {
-            retryBlocked();
-        }
-        runRoomWaiters();
-    }
-
-    private final ArrayList<Runnable> roomWaiters = new ArrayList<>(1);
-
-    /** Runs {@code task} once, on the loop, the next time a peer attaches or a full peer has room. */
-    final void whenRoom(Runnable task) {
-        roomWaiters.add(task);
-    }
-
-    private void runRoomWaiters() {
-        if (roomWaiters.isEmpty()) {
-            return;
-        }
-        Runnable[] tasks = roomWaiters.toArray(new Runnable[0]);
-        roomWaiters.clear();
-        for (Runnable r : tasks) {
-            r.run();
-        }
+        blocked.roomAvailable();
     }
 
     /** Remembers to flush {@code pipe} at the end of this batch of work. */
@@ -919,24 +674,12 @@ public abstract class ZmtpSocket implements AutoCloseable {
         }
     }
 
-    private void flushDirty() {
+    final void flushDirty() {
         flushScheduled = false;
         Pipe p;
         while ((p = dirty.poll()) != null) {
             p.dirty = false;
             p.flush();
-        }
-    }
-
-    /** A channel (connected or accepted) now exists; tracked until it closes. */
-    final void channelOpened(Channel ch) {
-        channels.add(ch);
-        ch.closeFuture().addListener(f -> {
-            channels.remove(ch);
-            maybeFinishClose();
-        });
-        if (state != State.OPEN) {
-            ch.close();
         }
     }
 
@@ -952,32 +695,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     /** Adds a listener of this socket's events (run on the event loop). */
     public final AutoCloseable monitor(Consumer<SocketEvent> listener) {
-        monitors.add(listener);
-        return () -> monitors.remove(listener);
-    }
-
-    final void event(SocketEvent.Type t, String endpoint, String peer, String reason, Duration delay) {
-        event(new SocketEvent(t, endpoint, peer, reason, delay));
-    }
-
-    /** An event about one peer: the codec's failure kind (or null) and its routing id (or null). */
-    final void peerEvent(SocketEvent.Type t, String endpoint, String peer, String reason,
-                         ConnectionFailed.Kind failure, RoutingId routingId) {
-        event(new SocketEvent(t, endpoint, peer, reason, null, failure, routingId));
-    }
-
-    private void event(SocketEvent e) {
-        counters.onEvent(e);
-        if (log.isDebugEnabled()) {
-            log.debug("{} {}", this, e);
-        }
-        for (Consumer<SocketEvent> m : monitors) {
-            try {
-                m.accept(e);
-            } catch (Throwable th) {
-                log.warn("{} monitor listener failed", this, th);
-            }
-        }
+        return monitor.add(listener);
     }
 
     /** Runs {@code task} on this socket's event loop after {@code delay}. */
@@ -1076,113 +794,29 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * waiting at the high-water mark fail. The future completes once everything is released.
      */
     public final Future<Void> close(Duration linger) {
-        inLoop(() -> startClose(linger));
-        return closeFuture;
+        inLoop(() -> closing.start(linger));
+        return closing.future();
     }
 
     /** Completes when the socket has closed. */
     public final Future<Void> closeFuture() {
-        return closeFuture;
+        return closing.future();
     }
 
-    private void startClose(Duration linger) {
-        if (state != State.OPEN) {
-            return;
-        }
-        state = State.CLOSING;
-        for (ConnectEndpoint c : connects.values()) {
-            c.stop(false);
-        }
-        connects.clear();
-        for (BindEndpoint b : new HashSet<>(binds.values())) {
-            b.close(false);
-        }
-        binds.clear();
-        for (String n : inprocNames) {
-            context.inproc().unbind(n, this);
-        }
-        inprocNames.clear();
-        context.inproc().cancelPending(this);
-        PendingSend ps;
-        while ((ps = blocked.poll()) != null) {
-            ps.done();
-            sendFailed(ps.msg, ps.promise, new SocketClosedException("socket closed before the message could be sent"));
-        }
+    /**
+     * The close has begun: what waits for the application or for the type's state goes (the
+     * {@link CloseSequence} fails the waiting sends and lingers the peers around this).
+     */
+    final void dropQueued() {
         for (Promise<Void> w : sendAllowedWaiters) {
             w.tryFailure(new SocketClosedException("socket closed"));
         }
         sendAllowedWaiters.clear();
-        ZmtpMessage m;
-        while ((m = undelivered.poll()) != null) {
-            m.release();
-        }
-        counters.queuedSends(0);
-        counters.undelivered(0);
+        undelivered.releaseAll();
         beforeClose();
-        Set<Pipe> attachedChannels = new HashSet<>();
-        for (Pipe p : new ArrayList<>(pipes)) {
-            if (linger.isZero()) {
-                p.close();
-            } else {
-                attachedChannels.add(p);
-                p.closeAfterFlush(this::maybeFinishClose);
-            }
-        }
-        for (Channel ch : new ArrayList<>(channels)) {
-            boolean hasPipe = false;
-            for (Pipe p : attachedChannels) {
-                if (p instanceof ChannelPipe && ((ChannelPipe) p).context().channel() == ch) {
-                    hasPipe = true;
-                }
-            }
-            if (!hasPipe) {
-                ch.close();
-            }
-        }
-        flushDirty();
-        if (!linger.isZero()) {
-            lingerTimer = loop.schedule(this::closeNow, linger.toMillis(), TimeUnit.MILLISECONDS);
-        }
-        maybeFinishClose();
     }
 
     /** Hook for types that hold messages of their own (REP's queued requests). */
     void beforeClose() {
-    }
-
-    private void closeNow() {
-        for (Pipe p : new ArrayList<>(pipes)) {
-            p.close();
-        }
-        for (Channel ch : new ArrayList<>(channels)) {
-            ch.close();
-        }
-    }
-
-    private void maybeFinishClose() {
-        if (state != State.CLOSING || !pipes.isEmpty() || !channels.isEmpty()) {
-            return;
-        }
-        if (!closingBinds.isEmpty()) {
-            return;
-        }
-        state = State.CLOSED;
-        if (lingerTimer != null) {
-            lingerTimer.cancel(false);
-        }
-        event(SocketEvent.Type.CLOSED, null, null, null, null);
-        context.socketClosed(this);
-        closeFuture.trySuccess(null);
-    }
-
-    private final List<BindEndpoint> closingBinds = new ArrayList<>();
-
-    /** A bound endpoint's server channel is closing; the socket finishes closing after it. */
-    final void bindClosing(BindEndpoint b) {
-        closingBinds.add(b);
-        b.closeFuture().addListener(f -> {
-            closingBinds.remove(b);
-            maybeFinishClose();
-        });
     }
 }

@@ -50,7 +50,7 @@ class ConnectionLimitsTest extends ContextTest {
     /** The local ports of the peers {@code rep} kept: its open channels, by their remote port. */
     private static Set<Integer> keptPorts(ZmtpSocket rep) {
         Set<Integer> ports = new HashSet<>();
-        for (Channel ch : onLoop(rep, rep::openChannels)) {
+        for (Channel ch : onLoop(rep, rep.endpoints::openChannels)) {
             ports.add(((InetSocketAddress) ch.remoteAddress()).getPort());
         }
         return ports;
@@ -80,7 +80,7 @@ class ConnectionLimitsTest extends ContextTest {
                 }
             }
             eventually("46 connections refused", () -> events.count(SocketEvent.Type.REFUSED) == 46);
-            assertEquals(4, onLoop(rep, rep::acceptedConnections));
+            assertEquals(4, onLoop(rep, rep.endpoints::acceptedConnections));
             Set<Integer> kept = keptPorts(rep);
             assertEquals(4, kept.size(), "the address keeps its 4 connections");
             for (RawPeer p : flood) {
@@ -97,7 +97,7 @@ class ConnectionLimitsTest extends ContextTest {
         } finally {
             flood.forEach(RawPeer::close);
         }
-        eventually("the flood's connections are released", () -> onLoop(rep, rep::acceptedConnections) == 0);
+        eventually("the flood's connections are released", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 0);
         goodClientRoundTrips(ep, "after");
     }
 
@@ -111,19 +111,19 @@ class ConnectionLimitsTest extends ContextTest {
             for (int i = 0; i < 4; i++) {
                 holders.add(RawPeer.handshaken(ep, "127.0.0." + (2 + i), "REQ"));
             }
-            eventually("4 held", () -> onLoop(rep, rep::acceptedConnections) == 4);
+            eventually("4 held", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 4);
             assertTrue(closedAtOnce(ep, "127.0.0.9"), "the fifth connection is closed at once");
             events.await(SocketEvent.Type.REFUSED);
             SocketEvent refused = events.first(SocketEvent.Type.REFUSED);
             assertNotNull(refused);
             assertTrue(refused.reason().contains("maximum of 4 connections"), refused.reason());
             holders.remove(0).close();
-            eventually("a slot is free", () -> onLoop(rep, rep::acceptedConnections) == 3);
+            eventually("a slot is free", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 3);
             goodClientRoundTrips(ep, "in the freed slot");
         } finally {
             holders.forEach(RawPeer::close);
         }
-        eventually("every connection is released", () -> onLoop(rep, rep::acceptedConnections) == 0);
+        eventually("every connection is released", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 0);
     }
 
     @Test
@@ -142,7 +142,7 @@ class ConnectionLimitsTest extends ContextTest {
             events.await(SocketEvent.Type.DISCONNECTED);
             SocketEvent d = events.first(SocketEvent.Type.DISCONNECTED);
             assertTrue(d.reason().contains("PING"), d.reason());
-            eventually("only the good client is left", () -> onLoop(rep, rep::acceptedConnections) == 1);
+            eventually("only the good client is left", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 1);
             // The good client answered every PING meanwhile (our codec answers PINGs), so it stayed.
             req.send("second");
             assertEquals(List.of("second"), req.receiveStrings(SocketTesting.T));
@@ -156,7 +156,7 @@ class ConnectionLimitsTest extends ContextTest {
     void failingAcceptsPauseAcceptingForAWhileAndThenItResumes() {
         ZmtpSocket rep = echo(SocketOptions.DEFAULTS);
         String ep = get(rep.bind("tcp://127.0.0.1:0"));
-        io.netty.channel.Channel server = onLoop(rep, () -> rep.serverChannel(ep));
+        io.netty.channel.Channel server = onLoop(rep, () -> rep.endpoints.serverChannel(ep));
         // What Netty's accept loop does when accept(2) fails with EMFILE, many times over.
         // checked in the same loop task: the pause's own timer (10 ms) cannot run in between
         boolean paused = onLoop(rep, () -> {

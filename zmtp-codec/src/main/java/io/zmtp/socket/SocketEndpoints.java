@@ -1,0 +1,258 @@
+package io.zmtp.socket;
+
+import io.netty.channel.Channel;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.zmtp.transport.Endpoint;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What one socket binds and connects, and the channels it has open: bound tcp://, ipc://, ws://
+ * endpoints ({@link BindEndpoint}), connected ones ({@link ConnectEndpoint}, which reconnect),
+ * inproc:// names, and every channel made or accepted until it closes. Lives on the socket's
+ * event loop; {@link ZmtpSocket}'s bind, connect, unbind and disconnect hand their work here, and
+ * its {@link CloseSequence} stops everything here and waits for the channels to close.
+ */
+final class SocketEndpoints {
+    private final ZmtpSocket socket;
+    /** By the endpoint as given and as resolved (port 0 becomes the port chosen): one object, two keys. */
+    private final Map<String, BindEndpoint> binds = new LinkedHashMap<>();
+    private final Map<String, ConnectEndpoint> connects = new LinkedHashMap<>();
+    private final List<String> inprocNames = new ArrayList<>();
+    private final Set<Channel> channels = new HashSet<>();
+    /** Bound endpoints whose server channel is closing: the socket finishes closing after them. */
+    private final List<BindEndpoint> closingBinds = new ArrayList<>();
+
+    SocketEndpoints(ZmtpSocket socket) {
+        this.socket = socket;
+    }
+
+    /** {@link ZmtpSocket#bind}: on the loop, the future gives the endpoint actually bound. */
+    Future<String> bind(String endpoint) {
+        Promise<String> p = socket.loop.newPromise();
+        socket.inLoop(() -> {
+            if (socket.isClosing()) {
+                p.tryFailure(new SocketClosedException("socket is closed"));
+                return;
+            }
+            Endpoint ep;
+            try {
+                ep = Endpoint.parse(endpoint);
+            } catch (IllegalArgumentException e) {
+                p.tryFailure(e);
+                return;
+            }
+            String refusal = socket.transportRefusal(ep);
+            if (refusal != null) {
+                p.tryFailure(new IllegalArgumentException(refusal));
+                return;
+            }
+            if (ep.transport() == Endpoint.Transport.INPROC) {
+                try {
+                    socket.context.inproc().bind(ep.address(), socket);
+                    inprocNames.add(ep.address());
+                    socket.monitor.event(SocketEvent.Type.LISTENING, ep.toString(), null, null, null);
+                    p.trySuccess(ep.toString());
+                } catch (RuntimeException e) {
+                    socket.monitor.event(SocketEvent.Type.BIND_FAILED, ep.toString(), null, e.getMessage(), null);
+                    p.tryFailure(e);
+                }
+                return;
+            }
+            BindEndpoint b = new BindEndpoint(socket, ep);
+            b.bind().addListener(f -> {
+                if (f.isSuccess()) {
+                    String resolved = (String) f.getNow();
+                    binds.put(resolved, b);
+                    if (!resolved.equals(endpoint)) {
+                        binds.put(endpoint, b);
+                    }
+                    p.trySuccess(resolved);
+                } else {
+                    p.tryFailure(f.cause());
+                }
+            });
+        });
+        return p;
+    }
+
+    /**
+     * {@link ZmtpSocket#connect}: on the loop; {@code routingId} is what a ROUTER routes this
+     * endpoint's peer by (already checked and copied), or null.
+     */
+    Future<Void> connect(String endpoint, byte[] routingId) {
+        Promise<Void> p = socket.loop.newPromise();
+        socket.inLoop(() -> {
+            if (socket.isClosing()) {
+                p.tryFailure(new SocketClosedException("socket is closed"));
+                return;
+            }
+            Endpoint ep;
+            try {
+                ep = Endpoint.parse(endpoint);
+                if (ep.transport().overTcp()) {
+                    ep.connectAddress();
+                }
+            } catch (IllegalArgumentException e) {
+                p.tryFailure(e);
+                return;
+            }
+            String refusal = socket.transportRefusal(ep);
+            if (refusal != null) {
+                p.tryFailure(new IllegalArgumentException(refusal));
+                return;
+            }
+            if (ep.transport() == Endpoint.Transport.INPROC) {
+                socket.context.inproc().connect(ep.address(), socket);
+                p.trySuccess(null);
+                return;
+            }
+            ConnectEndpoint c = new ConnectEndpoint(socket, ep, routingId);
+            ConnectEndpoint old = connects.put(endpoint, c);
+            if (old != null) {
+                old.stop(true);
+            }
+            c.start();
+            p.trySuccess(null);
+        });
+        return p;
+    }
+
+    /** {@link ZmtpSocket#disconnect}. */
+    Future<Void> disconnect(String endpoint) {
+        Promise<Void> p = socket.loop.newPromise();
+        socket.inLoop(() -> {
+            ConnectEndpoint c = connects.remove(endpoint);
+            if (c != null) {
+                c.stop(true);
+            }
+            p.trySuccess(null);
+        });
+        return p;
+    }
+
+    /** {@link ZmtpSocket#unbind}. */
+    Future<Void> unbind(String endpoint) {
+        Promise<Void> p = socket.loop.newPromise();
+        socket.inLoop(() -> {
+            BindEndpoint b = binds.remove(endpoint);
+            if (b == null) {
+                String name = endpoint.replaceFirst("^inproc://", "");
+                if (inprocNames.remove(name)) {
+                    socket.context.inproc().unbind(name, socket);
+                    socket.monitor.event(SocketEvent.Type.UNBOUND, endpoint, null, null, null);
+                    p.trySuccess(null);
+                } else {
+                    p.tryFailure(new IllegalArgumentException("not bound: " + endpoint));
+                }
+                return;
+            }
+            binds.values().removeIf(v -> v == b);
+            b.close(true).addListener(f -> p.trySuccess(null));
+        });
+        return p;
+    }
+
+    /** The server channel of a bound endpoint (tests), or null. On the loop. */
+    Channel serverChannel(String endpoint) {
+        BindEndpoint b = binds.get(endpoint);
+        return b == null ? null : b.serverChannel();
+    }
+
+    /** Connections accepted on bound tcp:// and ipc:// endpoints and still open. On the loop. */
+    int acceptedConnections() {
+        int n = 0;
+        for (BindEndpoint b : new HashSet<>(binds.values())) {
+            n += b.connectionCount();
+        }
+        return n;
+    }
+
+    /** The endpoints bound so far, as resolved. On the loop. */
+    List<String> boundEndpoints() {
+        List<String> l = new ArrayList<>();
+        for (BindEndpoint b : new HashSet<>(binds.values())) {
+            l.add(b.resolved());
+        }
+        for (String n : inprocNames) {
+            l.add("inproc://" + n);
+        }
+        return l;
+    }
+
+    /** The channels of the socket's connections, made and accepted, still open (tests). On the loop. */
+    List<Channel> openChannels() {
+        return new ArrayList<>(channels);
+    }
+
+    /** A channel (connected or accepted) now exists; tracked until it closes. */
+    void channelOpened(Channel ch) {
+        channels.add(ch);
+        ch.closeFuture().addListener(f -> {
+            channels.remove(ch);
+            socket.closing.maybeFinish();
+        });
+        if (socket.isClosing()) {
+            ch.close();
+        }
+    }
+
+    /** A bound endpoint's server channel is closing; the socket finishes closing after it. */
+    void bindClosing(BindEndpoint b) {
+        closingBinds.add(b);
+        b.closeFuture().addListener(f -> {
+            closingBinds.remove(b);
+            socket.closing.maybeFinish();
+        });
+    }
+
+    /** Stops listening and reconnecting, and gives up the inproc names (the socket is closing). */
+    void stopAll() {
+        for (ConnectEndpoint c : connects.values()) {
+            c.stop(false);
+        }
+        connects.clear();
+        for (BindEndpoint b : new HashSet<>(binds.values())) {
+            b.close(false);
+        }
+        binds.clear();
+        for (String n : inprocNames) {
+            socket.context.inproc().unbind(n, socket);
+        }
+        inprocNames.clear();
+        socket.context.inproc().cancelPending(socket);
+    }
+
+    /** Closes every open channel but those of {@code lingering} pipes, which close once flushed. */
+    void closeChannelsExcept(Set<Pipe> lingering) {
+        for (Channel ch : new ArrayList<>(channels)) {
+            boolean hasPipe = false;
+            for (Pipe p : lingering) {
+                if (p instanceof ChannelPipe && ((ChannelPipe) p).context().channel() == ch) {
+                    hasPipe = true;
+                }
+            }
+            if (!hasPipe) {
+                ch.close();
+            }
+        }
+    }
+
+    /** Closes every open channel (the linger ran out). */
+    void closeChannels() {
+        for (Channel ch : new ArrayList<>(channels)) {
+            ch.close();
+        }
+    }
+
+    /** Whether every channel, server channels included, has closed. */
+    boolean allClosed() {
+        return channels.isEmpty() && closingBinds.isEmpty();
+    }
+}
