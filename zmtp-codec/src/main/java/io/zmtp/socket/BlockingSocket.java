@@ -5,18 +5,14 @@ import io.zmtp.wire.Frames;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.jctools.queues.SpscArrayQueue;
-import org.jctools.queues.SpscUnboundedArrayQueue;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -46,20 +42,8 @@ public final class BlockingSocket implements AutoCloseable {
     private final Runnable drainTask = this::drainOutbox;
     private volatile Thread blockedSender;
 
-    private final SpscUnboundedArrayQueue<ZmtpMessage> inbox = new SpscUnboundedArrayQueue<>(1024);
-    private final AtomicInteger inboxCount = new AtomicInteger();
-    private final AtomicBoolean consumerPaused = new AtomicBoolean();
-    /**
-     * Held by whoever polls {@link #inbox}, which has one consumer at a time: the user thread
-     * taking a message, or the release after close. Whoever finds the socket closed when it lets
-     * go releases what is left, so the inbox is never polled by two threads at once.
-     */
-    private final AtomicBoolean inboxBusy = new AtomicBoolean();
-    private volatile boolean inboxClosed;
-    private volatile Thread receiver;
-    private final CopyOnWriteArrayList<ZmtpPoller> pollers = new CopyOnWriteArrayList<>();
-    /** CONFLATE: the one message waiting for the user thread, replaced by each newer one. */
-    private final AtomicReference<ZmtpMessage> latest = new AtomicReference<>();
+    private final BlockingInbox inbox;
+    private final MultipartCursor cursor = new MultipartCursor();
 
     BlockingSocket(ZmtpSocket socket) {
         this.socket = socket;
@@ -67,7 +51,8 @@ public final class BlockingSocket implements AutoCloseable {
         // alternation) advances when this facade sends and when its user takes a message.
         socket.keepStateOnUserThread();
         this.outbox = new SpscArrayQueue<>(Math.max(16, socket.options().sendHwm()));
-        socket.onMessage(this::onMessage);
+        this.inbox = new BlockingInbox(socket);
+        socket.onMessage(inbox::offer);
         socket.counters.blocking = this;
         // However the socket is closed (here, or by its context), release what still waits here.
         socket.closeFuture().addListener(f -> releaseQueues());
@@ -76,12 +61,7 @@ public final class BlockingSocket implements AutoCloseable {
     /** On the loop, once the socket has closed. */
     private void releaseQueues() {
         releaseOutbox();
-        inboxClosed = true;
-        releaseInboxIfFree();
-        ZmtpMessage last = latest.getAndSet(null);
-        if (last != null) {
-            last.release();
-        }
+        inbox.close();
     }
 
     /** On the loop (the outbox's one consumer): releases what waits to be sent. */
@@ -89,21 +69,6 @@ public final class BlockingSocket implements AutoCloseable {
         ZmtpMessage m;
         while ((m = outbox.poll()) != null) {
             m.release();
-        }
-    }
-
-    /** Releases what waits in the inbox, unless the user thread is taking (it then releases it as it leaves). */
-    private void releaseInboxIfFree() {
-        while (inboxClosed && inboxBusy.compareAndSet(false, true)) {
-            ZmtpMessage m;
-            while ((m = inbox.poll()) != null) {
-                inboxCount.decrementAndGet();
-                m.release();
-            }
-            inboxBusy.set(false);
-            if (inbox.isEmpty()) {
-                return;
-            }
         }
     }
 
@@ -278,52 +243,6 @@ public final class BlockingSocket implements AutoCloseable {
 
     // ------------------------------------------------------------------ receiving
 
-    /** On the loop: a message for the user thread. */
-    private void onMessage(ZmtpMessage m) {
-        if (socket.conflating()) {
-            conflate(m);
-            return;
-        }
-        inbox.offer(m);
-        int n = inboxCount.incrementAndGet();
-        if (n >= socket.receiveLimit() && consumerPaused.compareAndSet(false, true)) {
-            socket.pauseReading(ReadPause.CONSUMER);
-            // The consumer may have emptied the inbox before it could see the flag (then it
-            // posted no resume): check again now that the flag is visible.
-            if (inboxCount.get() <= socket.receiveLimit() / 2 && consumerPaused.compareAndSet(true, false)) {
-                socket.resumeReading(ReadPause.CONSUMER);
-            }
-        }
-        Thread r = receiver;
-        if (r != null) {
-            LockSupport.unpark(r);
-        }
-        if (!pollers.isEmpty()) {
-            for (ZmtpPoller p : pollers) {
-                p.signal();
-            }
-        }
-    }
-
-    /** CONFLATE: {@code m} replaces the message the user thread has not taken yet. */
-    private void conflate(ZmtpMessage m) {
-        if (inboxClosed) {
-            m.release();
-            return;
-        }
-        ZmtpMessage old = latest.getAndSet(m);
-        if (old != null) {
-            old.release();
-        }
-        Thread r = receiver;
-        if (r != null) {
-            LockSupport.unpark(r);
-        }
-        for (ZmtpPoller p : pollers) {
-            p.signal();
-        }
-    }
-
     /** Receives a message, waiting for it as long as needed. */
     public ZmtpMessage receive() {
         return receive(null);
@@ -351,7 +270,7 @@ public final class BlockingSocket implements AutoCloseable {
                 return m;
             }
         }
-        receiver = Thread.currentThread();
+        inbox.receiver = Thread.currentThread();
         try {
             while ((m = take()) == null) {
                 long left = deadline - System.nanoTime();
@@ -369,7 +288,7 @@ public final class BlockingSocket implements AutoCloseable {
             }
             return m;
         } finally {
-            receiver = null;
+            inbox.receiver = null;
         }
     }
 
@@ -397,31 +316,16 @@ public final class BlockingSocket implements AutoCloseable {
     }
 
     private ZmtpMessage take() {
-        if (socket.conflating()) {
-            return latest.getAndSet(null);
+        ZmtpMessage m = inbox.take();
+        if (m != null) {
+            socket.messageTaken(); // the type's state: a REQ's reply came, a REP has a request to answer
         }
-        if (!inboxBusy.compareAndSet(false, true)) {
-            return null;   // the close is releasing the inbox
-        }
-        ZmtpMessage m = inbox.poll();
-        inboxBusy.set(false);
-        if (inboxClosed) {
-            releaseInboxIfFree();   // the close found us taking: what is left is ours to release
-        }
-        if (m == null) {
-            return null;
-        }
-        int left = inboxCount.decrementAndGet();
-        if (consumerPaused.get() && left <= socket.receiveLimit() / 2 && consumerPaused.compareAndSet(true, false)) {
-            socket.inLoop(() -> socket.resumeReading(ReadPause.CONSUMER));
-        }
-        socket.messageTaken(); // the type's state: a REQ's reply came, a REP has a request to answer
         return m;
     }
 
     /** Whether a message is waiting. */
     public boolean hasMessage() {
-        return socket.conflating() ? latest.get() != null : inboxCount.get() > 0;
+        return inbox.hasMessage();
     }
 
     /** Messages waiting to be handed to the socket (any thread; for {@link ZmtpSocket#metrics()}). */
@@ -431,15 +335,15 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** Messages received and not yet taken (any thread; for {@link ZmtpSocket#metrics()}). */
     long queuedIn() {
-        return inboxCount.get();
+        return inbox.size();
     }
 
     void addPoller(ZmtpPoller p) {
-        pollers.addIfAbsent(p);
+        inbox.addPoller(p);
     }
 
     void removePoller(ZmtpPoller p) {
-        pollers.remove(p);
+        inbox.removePoller(p);
     }
 
     // ------------------------------------------------------------------ byte arrays (JeroMQ's shape)
@@ -450,9 +354,6 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** Frames given to {@link #sendMore} for the message the next {@code send} finishes. */
     private final ArrayList<byte[]> framesToSend = new ArrayList<>();
-    /** The message {@link #recv} is reading frame by frame, and the next frame it returns. */
-    private Frames framesReceived;
-    private int nextFrameReceived;
 
     /**
      * Adds a frame to the message being built; the next {@link #send(byte[])} or
@@ -556,19 +457,14 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** {@link #recv()}, waiting at most {@code timeout} (null: forever) for a message; null on timeout. */
     public byte[] recv(Duration timeout) {
-        if (framesReceived == null) {
+        if (!cursor.hasMore()) {
             ZmtpMessage m = receive(timeout);
             if (m == null) {
                 return null;
             }
-            framesReceived = Frames.takeFrom(m);
-            nextFrameReceived = 0;
+            cursor.start(m);
         }
-        byte[] f = framesReceived.frame(nextFrameReceived++);
-        if (nextFrameReceived == framesReceived.size()) {
-            framesReceived = null;
-        }
-        return f;
+        return cursor.next();
     }
 
     /** {@link #recv()} decoded as UTF-8. */
@@ -584,7 +480,7 @@ public final class BlockingSocket implements AutoCloseable {
 
     /** Whether the message {@link #recv()} is reading has more frames. */
     public boolean hasReceiveMore() {
-        return framesReceived != null;
+        return cursor.hasMore();
     }
 
     /** Receives a whole message as byte-array frames (copied once; nothing to release), waiting as long as needed. */
@@ -602,10 +498,7 @@ public final class BlockingSocket implements AutoCloseable {
     }
 
     private void checkNoFramesReceived() {
-        if (framesReceived != null) {
-            throw new IllegalStateException("the message read with recv() has "
-                    + (framesReceived.size() - nextFrameReceived) + " frame(s) left: read them with recv()");
-        }
+        cursor.checkDone();
     }
 
     // ------------------------------------------------------------------ closing

@@ -1,0 +1,153 @@
+package io.zmtp.socket;
+
+import io.zmtp.wire.ZmtpMessage;
+import org.jctools.queues.SpscUnboundedArrayQueue;
+
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The messages a {@link BlockingSocket}'s socket received, on their way from the event loop (the
+ * one producer) to the user thread (the one consumer) through a single-producer queue. The loop
+ * wakes the user thread only when it is parked waiting ({@link #receiver}), and signals the
+ * pollers that watch the socket. When the user thread falls behind by the receive limit, reading
+ * from peers pauses ({@link ReadPause#CONSUMER}) until it has taken half of what waits. With
+ * CONFLATE only the newest message waits.
+ *
+ * <p>The queue has one consumer at a time: the user thread taking a message, or the release after
+ * the socket closed. Both take {@link #busy} first; whichever finds the other holding it leaves
+ * the release to it (no lock, one uncontended CAS per take).
+ */
+final class BlockingInbox {
+    private final ZmtpSocket socket;
+    private final SpscUnboundedArrayQueue<ZmtpMessage> queue = new SpscUnboundedArrayQueue<>(1024);
+    private final AtomicInteger count = new AtomicInteger();
+    private final AtomicBoolean consumerPaused = new AtomicBoolean();
+    /** Held by whoever polls {@link #queue}; see the class comment. */
+    private final AtomicBoolean busy = new AtomicBoolean();
+    private volatile boolean closed;
+    /** CONFLATE: the one message waiting for the user thread, replaced by each newer one. */
+    private final AtomicReference<ZmtpMessage> latest = new AtomicReference<>();
+    /** The user thread while it is parked waiting for a message, else null. */
+    volatile Thread receiver;
+    private final CopyOnWriteArrayList<ZmtpPoller> pollers = new CopyOnWriteArrayList<>();
+
+    BlockingInbox(ZmtpSocket socket) {
+        this.socket = socket;
+    }
+
+    /** On the loop: a message for the user thread. */
+    void offer(ZmtpMessage m) {
+        if (socket.conflating()) {
+            conflate(m);
+            return;
+        }
+        queue.offer(m);
+        int n = count.incrementAndGet();
+        if (n >= socket.receiveLimit() && consumerPaused.compareAndSet(false, true)) {
+            socket.pauseReading(ReadPause.CONSUMER);
+            // The consumer may have emptied the inbox before it could see the flag (then it
+            // posted no resume): check again now that the flag is visible.
+            if (count.get() <= socket.receiveLimit() / 2 && consumerPaused.compareAndSet(true, false)) {
+                socket.resumeReading(ReadPause.CONSUMER);
+            }
+        }
+        Thread r = receiver;
+        if (r != null) {
+            LockSupport.unpark(r);
+        }
+        if (!pollers.isEmpty()) {
+            for (ZmtpPoller p : pollers) {
+                p.signal();
+            }
+        }
+    }
+
+    /** CONFLATE: {@code m} replaces the message the user thread has not taken yet. */
+    private void conflate(ZmtpMessage m) {
+        if (closed) {
+            m.release();
+            return;
+        }
+        ZmtpMessage old = latest.getAndSet(m);
+        if (old != null) {
+            old.release();
+        }
+        Thread r = receiver;
+        if (r != null) {
+            LockSupport.unpark(r);
+        }
+        for (ZmtpPoller p : pollers) {
+            p.signal();
+        }
+    }
+
+    /** On the user thread: the next message, or null when none waits. */
+    ZmtpMessage take() {
+        if (socket.conflating()) {
+            return latest.getAndSet(null);
+        }
+        if (!busy.compareAndSet(false, true)) {
+            return null;   // the close is releasing the inbox
+        }
+        ZmtpMessage m = queue.poll();
+        busy.set(false);
+        if (closed) {
+            releaseIfFree();   // the close found us taking: what is left is ours to release
+        }
+        if (m == null) {
+            return null;
+        }
+        int left = count.decrementAndGet();
+        if (consumerPaused.get() && left <= socket.receiveLimit() / 2 && consumerPaused.compareAndSet(true, false)) {
+            socket.inLoop(() -> socket.resumeReading(ReadPause.CONSUMER));
+        }
+        return m;
+    }
+
+    /** Whether a message is waiting (any thread). */
+    boolean hasMessage() {
+        return socket.conflating() ? latest.get() != null : count.get() > 0;
+    }
+
+    /** Messages received and not yet taken (any thread). */
+    long size() {
+        return count.get();
+    }
+
+    void addPoller(ZmtpPoller p) {
+        pollers.addIfAbsent(p);
+    }
+
+    void removePoller(ZmtpPoller p) {
+        pollers.remove(p);
+    }
+
+    /** On the loop, once the socket has closed: releases what waits, now or as the user thread lets go. */
+    void close() {
+        closed = true;
+        releaseIfFree();
+        ZmtpMessage last = latest.getAndSet(null);
+        if (last != null) {
+            last.release();
+        }
+    }
+
+    /** Releases what waits, unless the user thread is taking (it then releases it as it leaves). */
+    private void releaseIfFree() {
+        while (closed && busy.compareAndSet(false, true)) {
+            ZmtpMessage m;
+            while ((m = queue.poll()) != null) {
+                count.decrementAndGet();
+                m.release();
+            }
+            busy.set(false);
+            if (queue.isEmpty()) {
+                return;
+            }
+        }
+    }
+}
