@@ -1,7 +1,6 @@
 package io.zmtp.socket;
 
 import io.zmtp.wire.Mechanism;
-import io.zmtp.wire.NullMechanism;
 import io.zmtp.transport.TcpKeepAlive;
 import io.zmtp.wire.HeartbeatPolicy;
 import io.zmtp.wire.InboundBudget;
@@ -76,19 +75,14 @@ public final class SocketOptions {
 
     public static final SocketOptions DEFAULTS = builder().build();
 
-    private final byte[] identity;
-    private final String resource;
-    private final ZmtpMetadata properties;
-    private final Mechanism mechanism;
-    private final long maxMessageSize;
-    private final int maxMetadataSize;
-    private final int maxMetadataProperties;
-    private final int maxFramesPerMessage;
-    private final int messagesPerTurn;
+    /**
+     * The settings of the socket's ZMTP connections (identity, security, limits, version); the
+     * socket type and heartbeats of each connection are set when the socket makes its own
+     * ({@link #zmtpOptions(SocketType, boolean, InboundBudget)}).
+     */
+    private final ZmtpOptions connection;
     private final long maxInboundBuffered;
-    private final Duration handshakeTimeout;
     private final HeartbeatPolicy heartbeat;
-    private final ZmtpVersion version;
     private final int sendHwm;
     private final int receiveHwm;
     private final Duration linger;
@@ -99,7 +93,6 @@ public final class SocketOptions {
     private final boolean routerMandatory;
     private final boolean routerHandover;
     private final boolean streamNotify;
-    private final boolean zmtp20Fallback;
     private final boolean reqRelaxed;
     private final boolean reqCorrelate;
     private final boolean xpubVerbose;
@@ -123,19 +116,9 @@ public final class SocketOptions {
     private final int typeOfService;
 
     private SocketOptions(Builder b) {
-        identity = b.identity;
-        resource = b.resource;
-        properties = b.properties;
-        mechanism = b.mechanism;
-        maxMessageSize = b.maxMessageSize;
-        maxMetadataSize = b.maxMetadataSize;
-        maxMetadataProperties = b.maxMetadataProperties;
-        maxFramesPerMessage = b.maxFramesPerMessage;
-        messagesPerTurn = b.messagesPerTurn;
+        connection = b.connection.build();
         maxInboundBuffered = b.maxInboundBuffered;
-        handshakeTimeout = b.handshakeTimeout;
         heartbeat = b.heartbeat;
-        version = b.version;
         sendHwm = b.sendHwm;
         receiveHwm = b.receiveHwm;
         linger = b.linger;
@@ -146,7 +129,6 @@ public final class SocketOptions {
         routerMandatory = b.routerMandatory;
         routerHandover = b.routerHandover;
         streamNotify = b.streamNotify;
-        zmtp20Fallback = b.zmtp20Fallback;
         reqRelaxed = b.reqRelaxed;
         reqCorrelate = b.reqCorrelate;
         xpubVerbose = b.xpubVerbose;
@@ -176,19 +158,9 @@ public final class SocketOptions {
 
     public Builder toBuilder() {
         Builder b = new Builder();
-        b.identity = identity;
-        b.resource = resource;
-        b.properties = properties;
-        b.mechanism = mechanism;
-        b.maxMessageSize = maxMessageSize;
-        b.maxMetadataSize = maxMetadataSize;
-        b.maxMetadataProperties = maxMetadataProperties;
-        b.maxFramesPerMessage = maxFramesPerMessage;
-        b.messagesPerTurn = messagesPerTurn;
+        b.connection = connection.toBuilder();
         b.maxInboundBuffered = maxInboundBuffered;
-        b.handshakeTimeout = handshakeTimeout;
         b.heartbeat = heartbeat;
-        b.version = version;
         b.sendHwm = sendHwm;
         b.receiveHwm = receiveHwm;
         b.linger = linger;
@@ -199,7 +171,6 @@ public final class SocketOptions {
         b.routerMandatory = routerMandatory;
         b.routerHandover = routerHandover;
         b.streamNotify = streamNotify;
-        b.zmtp20Fallback = zmtp20Fallback;
         b.reqRelaxed = reqRelaxed;
         b.reqCorrelate = reqCorrelate;
         b.xpubVerbose = xpubVerbose;
@@ -237,27 +208,16 @@ public final class SocketOptions {
      * {@code budget} is the socket's one inbound budget, shared by all its connections.
      */
     public ZmtpOptions zmtpOptions(SocketType type, boolean accepted, InboundBudget budget) {
-        ZmtpOptions.Builder b = ZmtpOptions.builder(type).mechanism(mechanism).maxMessageSize(maxMessageSize)
-                .maxMetadataSize(maxMetadataSize).maxMetadataProperties(maxMetadataProperties)
-                .maxFramesPerMessage(maxFramesPerMessage)
-                .messagesPerTurn(messagesPerTurn)
-                .inboundBudget(budget)
-                .handshakeTimeout(handshakeTimeout)
-                .heartbeat(accepted ? boundHeartbeat() : connectedHeartbeat())
-                .version(version).properties(properties).identity(identity)
-                .zmtp20Fallback(zmtp20Fallback);
-        if (resource != null) {
-            b.resource(resource);
-        }
-        return b.build();
+        return connection.toBuilder().socketType(type).inboundBudget(budget)
+                .heartbeat(accepted ? boundHeartbeat() : connectedHeartbeat()).build();
     }
 
     public byte[] identity() {
-        return identity.clone();
+        return connection.identity();
     }
 
     public Mechanism mechanism() {
-        return mechanism;
+        return connection.mechanism();
     }
 
     /** The heartbeat policy set with {@link Builder#heartbeat}, or null when the defaults apply. */
@@ -300,18 +260,22 @@ public final class SocketOptions {
         return maxConnectionsPerAddress;
     }
 
-    /** TCP keepalive of this socket's tcp:// connections, or null when off. */
     /** The TLS settings of tls:// and wss:// endpoints; null when none were set. */
     public io.zmtp.transport.TlsSettings tls() {
         return tls;
     }
 
+    /** TCP keepalive of this socket's tcp:// connections, or null when off. */
     public TcpKeepAlive tcpKeepAlive() {
         return tcpKeepAlive;
     }
 
+    /**
+     * The largest message accepted, as in effect: a negative setting, or one above the limit,
+     * reads as {@link ZmtpOptions#MAX_MESSAGE_SIZE_LIMIT}.
+     */
     public long maxMessageSize() {
-        return maxMessageSize;
+        return connection.maxMessageSize();
     }
 
     /**
@@ -323,26 +287,24 @@ public final class SocketOptions {
         if (maxInboundBuffered > 0) {
             return maxInboundBuffered;
         }
-        long maxMessage = maxMessageSize < 0 ? ZmtpOptions.MAX_MESSAGE_SIZE_LIMIT
-                : Math.min(maxMessageSize, ZmtpOptions.MAX_MESSAGE_SIZE_LIMIT);
-        return Math.max(DEFAULT_MAX_INBOUND_BUFFERED, 2 * maxMessage);
+        return Math.max(DEFAULT_MAX_INBOUND_BUFFERED, 2 * connection.maxMessageSize());
     }
 
     public int maxFramesPerMessage() {
-        return maxFramesPerMessage;
+        return connection.maxFramesPerMessage();
     }
 
     /** Messages one connection decodes per turn of its event loop (0: no limit). */
     public int messagesPerTurn() {
-        return messagesPerTurn;
+        return connection.messagesPerTurn();
     }
 
     public int maxMetadataProperties() {
-        return maxMetadataProperties;
+        return connection.maxMetadataProperties();
     }
 
     public Duration handshakeTimeout() {
-        return handshakeTimeout;
+        return connection.handshakeTimeout();
     }
 
     public int sendHwm() {
@@ -384,7 +346,7 @@ public final class SocketOptions {
 
     /** Whether peers announcing ZMTP 2.0 are spoken to in 2.0 (NULL security only); off by default. */
     public boolean zmtp20Fallback() {
-        return zmtp20Fallback;
+        return connection.zmtp20Fallback();
     }
 
     /** STREAM: whether connects and disconnects are delivered as [routing id][empty frame]. */
@@ -463,19 +425,13 @@ public final class SocketOptions {
     }
 
     public static final class Builder {
-        private byte[] identity = new byte[0];
-        private String resource;
-        private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
-        private Mechanism mechanism = NullMechanism.INSTANCE;
-        private long maxMessageSize = ZmtpOptions.DEFAULT_MAX_MESSAGE_SIZE;
-        private int maxMetadataSize = ZmtpOptions.DEFAULT_MAX_METADATA_SIZE;
-        private int maxMetadataProperties = ZmtpOptions.DEFAULT_MAX_METADATA_PROPERTIES;
-        private int maxFramesPerMessage = ZmtpOptions.DEFAULT_MAX_FRAMES_PER_MESSAGE;
-        private int messagesPerTurn = ZmtpOptions.DEFAULT_MESSAGES_PER_TURN;
+        /**
+         * What the connections' settings become (each checked as it is set); ZmtpOptions need a
+         * socket type, whose place this one keeps until each socket puts its own.
+         */
+        private ZmtpOptions.Builder connection = ZmtpOptions.builder(SocketType.PAIR);
         private long maxInboundBuffered;
-        private Duration handshakeTimeout = ZmtpOptions.DEFAULT_HANDSHAKE_TIMEOUT;
         private HeartbeatPolicy heartbeat;
-        private ZmtpVersion version = ZmtpVersion.V3_1;
         private int sendHwm = 1000;
         private int receiveHwm = 1000;
         private Duration linger = Duration.ofSeconds(30);
@@ -486,7 +442,6 @@ public final class SocketOptions {
         private boolean routerMandatory;
         private boolean routerHandover;
         private boolean streamNotify = true;
-        private boolean zmtp20Fallback;
         private boolean reqRelaxed;
         private boolean reqCorrelate;
         private boolean xpubVerbose;
@@ -514,8 +469,7 @@ public final class SocketOptions {
 
         /** The routing identity announced to peers (ZMQ_ROUTING_ID); 0-255 bytes, not starting with 0. */
         public Builder identity(byte[] id) {
-            ZmtpOptions.builder(SocketType.DEALER).identity(id); // validates
-            this.identity = id.clone();
+            connection.identity(id);
             return this;
         }
 
@@ -524,19 +478,19 @@ public final class SocketOptions {
         }
 
         public Builder resource(String r) {
-            this.resource = r;
+            connection.resource(r);
             return this;
         }
 
         /** Application properties (names start with X-) sent in READY. */
         public Builder properties(ZmtpMetadata p) {
-            this.properties = Objects.requireNonNull(p);
+            connection.properties(Objects.requireNonNull(p));
             return this;
         }
 
         /** The security mechanism (NULL by default). */
         public Builder mechanism(Mechanism m) {
-            this.mechanism = Objects.requireNonNull(m);
+            connection.mechanism(m);
             return this;
         }
 
@@ -546,14 +500,13 @@ public final class SocketOptions {
          * {@link ZmtpOptions#MAX_MESSAGE_SIZE_LIMIT}.
          */
         public Builder maxMessageSize(long bytes) {
-            this.maxMessageSize = bytes;
+            connection.maxMessageSize(bytes);
             return this;
         }
 
         /** The most frames one received message may have (default 65,536). */
         public Builder maxFramesPerMessage(int frames) {
-            ZmtpOptions.builder(SocketType.DEALER).maxFramesPerMessage(frames); // validates
-            this.maxFramesPerMessage = frames;
+            connection.maxFramesPerMessage(frames);
             return this;
         }
 
@@ -564,15 +517,13 @@ public final class SocketOptions {
          * its whole backlog. See {@link ZmtpOptions.Builder#messagesPerTurn}.
          */
         public Builder messagesPerTurn(int messages) {
-            ZmtpOptions.builder(SocketType.DEALER).messagesPerTurn(messages); // validates
-            this.messagesPerTurn = messages;
+            connection.messagesPerTurn(messages);
             return this;
         }
 
         /** The most properties a peer may announce in its handshake (default 128). */
         public Builder maxMetadataProperties(int properties) {
-            ZmtpOptions.builder(SocketType.DEALER).maxMetadataProperties(properties); // validates
-            this.maxMetadataProperties = properties;
+            connection.maxMetadataProperties(properties);
             return this;
         }
 
@@ -589,13 +540,15 @@ public final class SocketOptions {
             return this;
         }
 
+        /** The largest handshake command body a peer may send, READY or INITIATE and their metadata (at least 256). */
         public Builder maxMetadataSize(int bytes) {
-            this.maxMetadataSize = bytes;
+            connection.maxMetadataSize(bytes);
             return this;
         }
 
+        /** How long a connection's greeting and handshake may take (ZMQ_HANDSHAKE_IVL; positive). */
         public Builder handshakeTimeout(Duration d) {
-            this.handshakeTimeout = Objects.requireNonNull(d);
+            connection.handshakeTimeout(Objects.requireNonNull(d));
             return this;
         }
 
@@ -685,10 +638,7 @@ public final class SocketOptions {
 
         /** Announce ZMTP 3.0 (behave as an older peer); 3.1 by default. */
         public Builder version(ZmtpVersion v) {
-            if (Objects.requireNonNull(v).isZmtp20()) {
-                throw new IllegalArgumentException("ZMTP 2.0 is never announced; see zmtp20Fallback");
-            }
-            this.version = v;
+            connection.version(v);
             return this;
         }
 
@@ -780,7 +730,7 @@ public final class SocketOptions {
          * See {@link ZmtpOptions.Builder#zmtp20Fallback}.
          */
         public Builder zmtp20Fallback(boolean on) {
-            this.zmtp20Fallback = on;
+            connection.zmtp20Fallback(on);
             return this;
         }
 
