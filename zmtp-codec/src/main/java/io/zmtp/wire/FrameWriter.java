@@ -106,6 +106,25 @@ final class FrameWriter {
         ZmtpWire.writeCommand(room(ZmtpWire.commandFrameSize(name, dataSize)), name, data);
     }
 
+    /**
+     * Encodes a subscription in the form the peer's version expects: a 3.1 peer gets a
+     * SUBSCRIBE or CANCEL command, a 3.0 (or 2.0) peer a message of byte 1 or 0 and the topic.
+     */
+    void writeSubscription(ZmtpSubscription sub, ZmtpVersion version) {
+        if (version.hasCommands31()) {
+            writeCommand(sub.isSubscribe() ? ZmtpWire.SUBSCRIBE : ZmtpWire.CANCEL, sub.topic());
+            return;
+        }
+        ByteBuf body = ctx.alloc().buffer(1 + sub.topic().readableBytes());
+        try {
+            body.writeByte(sub.isSubscribe() ? 1 : 0);
+            body.writeBytes(sub.topic(), sub.topic().readerIndex(), sub.topic().readableBytes());
+            writeFrame(0, body);
+        } finally {
+            body.release();
+        }
+    }
+
     /** Writes bytes as they are (the greeting). */
     void writeRaw(ByteBuf bytes) {
         room(bytes.readableBytes()).writeBytes(bytes, bytes.readerIndex(), bytes.readableBytes());

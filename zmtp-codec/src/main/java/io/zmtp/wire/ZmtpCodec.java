@@ -2,11 +2,11 @@ package io.zmtp.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandler;
 import io.netty.channel.ChannelPromise;
-import io.netty.channel.PendingWriteQueue;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -15,7 +15,6 @@ import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -41,11 +40,13 @@ import java.util.concurrent.TimeUnit;
  * have no COMMAND flag; no heartbeats, no ERROR).
  *
  * <p>Inside, one stage at a time reads what arrives: {@code ZmtpGreeting}, then
- * {@code HandshakeDriver} (its commands read by the {@code FrameReader}), then the
- * {@code FrameReader} alone; {@code ZmtpHeartbeat} owns the heartbeat timers and
- * {@code FrameWriter} encodes, {@code BudgetReservation} holds the connection's share of the
- * socket's inbound budget. The codec itself keeps the connection's state, the per-turn decode
- * quota, failure handling and the writes made before the handshake.
+ * {@code HandshakeDriver} (its commands read by the {@code FrameReader}) or, for a 2.0 peer,
+ * {@code Zmtp20Handshake}, then the {@code FrameReader} alone, whose commands go to
+ * {@code ConnectionCommands}; {@code ZmtpHeartbeat} owns the heartbeat timers,
+ * {@code FrameWriter} encodes, {@code WritesBeforeReady} holds what is written before the
+ * handshake ends, {@code DecodeTurn} counts the connection's per-turn quota and
+ * {@code BudgetReservation} holds its share of the socket's inbound budget. The codec itself keeps
+ * the connection's state, the decode loop, failure handling and the outbound dispatch.
  */
 public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutboundHandler {
     private static final Logger log = LoggerFactory.getLogger(ZmtpCodec.class);
@@ -62,8 +63,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private ZmtpGreeting greeting;
     /** Set from the greeting's end to the handshake's. */
     private HandshakeDriver handshake;
-    /** A ZMTP 2.0 peer's socket type, from the greeting's end to its identity frame (the fallback). */
-    private SocketType zmtp20PeerType;
+    /** Set from the greeting's end to the handshake's when the peer speaks ZMTP 2.0 (the fallback). */
+    private Zmtp20Handshake zmtp20Handshake;
     private final FrameReader reader;
     /** Written on the event loop, read from any thread through the accessors. */
     private volatile ZmtpVersion version;
@@ -75,20 +76,17 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private BudgetReservation budget;
     /** PINGs, TTL and the one PONG we may owe; made in handlerAdded. */
     private ZmtpHeartbeat heartbeat;
-    /** Messages and commands decoded in this connection's current turn of the event loop. */
-    private int decodedThisTurn;
+    /** This connection's share of its event loop (the per-turn quota); made in handlerAdded. */
+    private DecodeTurn turn;
     /**
      * Commands handled in this decode call that produced no output (PING, PONG, unknown ones):
      * they count against the turn as messages do, or a flood of them would hold the loop.
      */
     private int commandsThisCall;
-    /** The turn's messages are decoded: the rest waits, unread, for the task {@link #nextTurn}. */
-    private boolean turnOver;
     /** The decoder's output list while decode() runs: fired before any event, to keep order. */
     private List<Object> currentOut;
 
-    /** Writes made before the handshake completed (made on the first one). */
-    private PendingWriteQueue writesBeforeReady;
+    private final WritesBeforeReady writesBeforeReady = new WritesBeforeReady();
     private ScheduledFuture<?> handshakeTimer;
     /** Set when our side closes the channel (so channelInactive is not the peer hanging up). */
     private boolean closeRequested;
@@ -103,7 +101,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     public ZmtpCodec(ZmtpOptions options) {
         this.options = options;
-        this.reader = new FrameReader(options, new Commands());
+        this.reader = new FrameReader(options, new ConnectionCommands(this));
     }
 
     /** The options this codec was made with. */
@@ -138,6 +136,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         this.ctx = ctx;
         this.writer = new FrameWriter(ctx);
         this.heartbeat = new ZmtpHeartbeat(this, ctx, writer);
+        this.turn = new DecodeTurn(ctx, options.messagesPerTurn(), this::nextTurn);
         this.greeting = new ZmtpGreeting(options, ctx, writer);
         if (options.inboundBudget() != null) {
             this.budget = new BudgetReservation(this, ctx, options.inboundBudget());
@@ -173,11 +172,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         writable = false; // as Channel.isWritable() says of a closed channel
-        if (turnOver && state == State.ACTIVE) {
+        if (state == State.ACTIVE && turn.lastTurn()) {
             // Messages that were waiting for their turn arrived before the close: deliver them.
-            turnOver = false;
-            TurnRound.done();
-            decodedThisTurn = Integer.MIN_VALUE;
             channelRead(ctx, Unpooled.EMPTY_BUFFER);
         }
         if (state == State.HANDSHAKE && !closeRequested) {
@@ -198,14 +194,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
 
     private void cleanup(Throwable cause) {
-        if (state != State.CLOSED) {
-            state = State.CLOSED;
-        }
+        state = State.CLOSED;
         active = false;
-        cancelTimers();
-        reader.discardPartial();
-        releaseBudget();
-        failWritesBeforeReady(cause);
+        releaseHeld(cause);
         if (writer != null) {
             writer.discard(cause);
         }
@@ -219,11 +210,17 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         }
     }
 
-    private void cancelTimers() {
+    /** Stops the timers and gives back what the connection holds: the closing starts. */
+    private void releaseHeld(Throwable cause) {
         handshakeTimer = cancel(handshakeTimer);
         if (heartbeat != null) {
             heartbeat.stop();
         }
+        reader.discardPartial();
+        if (budget != null) {
+            budget.release();
+        }
+        writesBeforeReady.failAll(cause);
     }
 
     private static ScheduledFuture<?> cancel(ScheduledFuture<?> f) {
@@ -252,7 +249,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        if (turnOver) {
+        if (turn.over()) {
             // This connection's turn is over: what it read waits for the next one (the decoder
             // sees no progress and stops calling).
             return;
@@ -267,7 +264,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         try {
             decodeFrames(in, out);
             if (state == State.ACTIVE) {
-                endTurnIfDone(in, out.size() + commandsThisCall);
+                turn.count(in, out.size() + commandsThisCall);
             }
         } catch (ZmtpProtocolException e) {
             in.skipBytes(in.readableBytes());
@@ -280,7 +277,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         if (state == State.CLOSED) {
             in.skipBytes(in.readableBytes());
         }
-        accountBudget(in.readableBytes());
+        if (budget != null) {
+            // What this connection holds of an unfinished message: its frames, and the start of an
+            // unfinished frame left in the read buffer (BudgetReservation).
+            budget.hold(state == State.CLOSED ? 0 : reader.partialBytes() + in.readableBytes());
+        }
     }
 
     @Override
@@ -291,38 +292,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         in.skipBytes(in.readableBytes());
     }
 
-    /**
-     * Counts the messages of this decode call against the turn's quota; when it is used up and
-     * bytes are left, stops reading and leaves the rest for the next turn: a zero-delay scheduled
-     * task, which Netty takes into its task queue only when a task run starts, so the turn comes
-     * after the other connections of this I/O pass had theirs (and a turn scheduled from a turn,
-     * after the next poll). A task given to {@code execute} would run within the current task run:
-     * Netty runs the tasks added while it runs tasks, for up to a second, so a connection that
-     * resubmitted itself would keep its turn and starve the poll.
-     */
-    private void endTurnIfDone(ByteBuf in, int decoded) {
-        int perTurn = options.messagesPerTurn();
-        if (perTurn <= 0 || decodedThisTurn < 0) {
-            return;
-        }
-        decodedThisTurn += decoded;
-        if (decodedThisTurn >= TurnRound.quota(perTurn) && in.isReadable()) {
-            turnOver = true;
-            TurnRound.waiting();
-            ReadGate.pause(ctx.channel(), ReadGate.TURN);
-            ctx.executor().schedule(this::nextTurn, 0, TimeUnit.NANOSECONDS);
-        }
-    }
-
     /** This connection's next turn: decodes what it had read (up to the quota), then reads again. */
     private void nextTurn() {
-        if (!turnOver) {
-            return;
-        }
-        turnOver = false;
-        TurnRound.done();
-        decodedThisTurn = 0;
-        if (state != State.ACTIVE) {
+        if (!turn.begin() || state != State.ACTIVE) {
             return;
         }
         try {
@@ -331,10 +303,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             exceptionCaught(ctx, e);
             return;
         }
-        if (!turnOver) {
-            decodedThisTurn = 0;
-            ReadGate.resume(ctx.channel(), ReadGate.TURN);
-        }
+        turn.resumeReading();
         // As at the end of a read, but without asking for a read (the gate decides that).
         discardSomeReadBytes();
         ctx.fireChannelReadComplete();
@@ -356,9 +325,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     }
                     state = State.HANDSHAKE;
                     if (version.isZmtp20()) {
-                        zmtp20PeerType = greeting.zmtp20PeerType();
+                        zmtp20Handshake = new Zmtp20Handshake(this, ctx, writer, greeting.zmtp20PeerType());
                         greeting = null;
-                        sendZmtp20Identity();
+                        zmtp20Handshake.start();
                         break;
                     }
                     handshake = new HandshakeDriver(this, ctx, writer, version, greeting.peerAsServer());
@@ -366,8 +335,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     handshake.start();
                     break;
                 case HANDSHAKE:
-                    if (zmtp20PeerType != null) {
-                        if (!readZmtp20Identity(in)) {
+                    if (zmtp20Handshake != null) {
+                        if (!zmtp20Handshake.read(in)) {
                             return;
                         }
                         break;
@@ -389,98 +358,27 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         }
     }
 
-    /** ZMTP 2.0: our identity as one short final frame, right after the greeting. */
-    private void sendZmtp20Identity() {
-        byte[] id = options.socketType().sendsIdentity() ? options.identity() : new byte[0];
-        ByteBuf frame = id.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(id);
-        try {
-            writer.writeFrame(0, frame);
-        } finally {
-            frame.release();
-        }
-        writer.flush();
+    /** A command that produced no output was handled: it counts against the turn as a message does. */
+    void commandHandled() {
+        commandsThisCall++;
     }
 
-    /**
-     * ZMTP 2.0: the peer's identity frame (one short final frame, at most 255 bytes), which ends
-     * the 2.0 handshake; the peer's metadata is its socket type, identity and address.
-     */
-    private boolean readZmtp20Identity(ByteBuf in) throws ZmtpProtocolException {
-        if (in.readableBytes() < 2) {
-            return false;
-        }
-        int flags = in.getUnsignedByte(in.readerIndex());
-        if (flags != 0) {
-            throw new ZmtpProtocolException("ZMTP 2.0 peer's identity frame has flags 0x" + Integer.toHexString(flags)
-                    + " (one short final frame expected)");
-        }
-        int length = in.getUnsignedByte(in.readerIndex() + 1);
-        if (in.readableBytes() < 2 + length) {
-            return false;
-        }
-        in.skipBytes(2);
-        byte[] identity = new byte[length];
-        in.readBytes(identity);
-        ZmtpMetadata.Builder b = ZmtpMetadata.builder()
-                .put(ZmtpMetadata.SOCKET_TYPE, zmtp20PeerType.wireName())
-                .put(ZmtpMetadata.IDENTITY, identity);
-        SocketAddress remote = ctx.channel().remoteAddress();
-        if (remote != null) {
-            b.put(ZmtpMetadata.PEER_ADDRESS, remote.toString());
-        }
-        zmtp20PeerType = null;
-        reader.zmtp20();
-        handshakeSucceeded(b.build(), null);
-        return true;
+    /** The running handshake (while {@link #handshaking()}). */
+    HandshakeDriver handshake() {
+        return handshake;
     }
 
-    /** Where the {@link FrameReader} delivers commands: to the handshake, or the connection's own. */
-    private final class Commands implements FrameReader.Listener {
-        @Override
-        public void commandRead(String name, ByteBuf data, List<Object> out) throws ZmtpProtocolException {
-            if (ZmtpWire.ERROR.equals(name)) {
-                onError(data);
-            } else if (state == State.HANDSHAKE) {
-                handshake.onCommand(name, data);
-            } else {
-                onActiveCommand(name, data, out);
-            }
-        }
+    ZmtpHeartbeat heartbeat() {
+        return heartbeat;
     }
 
-    private void onActiveCommand(String name, ByteBuf data, List<Object> out) throws ZmtpProtocolException {
-        switch (name) {
-            case ZmtpWire.PING:
-                commandsThisCall++;
-                heartbeat.onPing(data);
-                break;
-            case ZmtpWire.PONG:
-                commandsThisCall++;
-                break; // any traffic is a sign of life; nothing else to do
-            case ZmtpWire.SUBSCRIBE:
-            case ZmtpWire.CANCEL:
-                out.add(new ZmtpSubscription(ZmtpWire.SUBSCRIBE.equals(name), data.readRetainedSlice(data.readableBytes())));
-                break;
-            case ZmtpWire.READY:
-                throw new ZmtpProtocolException("READY after the handshake");
-            default:
-                commandsThisCall++;
-                peerLog.debug("{} ignoring unknown command {}", ctx.channel(), FrameText.escape(name));
-        }
-    }
-
-    private void onError(ByteBuf data) {
-        String reason = "";
-        if (data.isReadable()) {
-            int len = Math.min(data.readUnsignedByte(), data.readableBytes());
-            reason = data.toString(data.readerIndex(), len, StandardCharsets.US_ASCII);
-        }
-        fail(ConnectionFailed.Kind.PEER_ERROR, "peer sent ERROR \"" + FrameText.escape(reason) + "\"", null);
+    Channel channel() {
+        return ctx.channel();
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-        if (turnOver || (budget != null && budget.paused())) {
+        if (turn.over() || (budget != null && budget.paused())) {
             // Paused for this connection's turn or for the inbound budget: ByteToMessageDecoder
             // would ask for one more read when no message came out of this one (a turn of
             // commands alone), which is exactly the read to hold back.
@@ -489,11 +387,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         } else {
             super.channelReadComplete(ctx);
         }
-        if (!turnOver) {
-            // The end of this connection's reads in this turn of the loop: its next reads start a
-            // new turn.
-            decodedThisTurn = 0;
-        }
+        turn.readsDone();
         writePendingPong();
     }
 
@@ -506,31 +400,6 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     private void writePendingPong() {
         heartbeat.writePendingPong();
-    }
-
-    // ---------------------------------------------------------------- inbound budget
-
-    /**
-     * Reserves what this connection holds of an unfinished message ({@code buffered} bytes of an
-     * unfinished frame left in the read buffer, plus the unfinished message's frames) against the
-     * socket's inbound budget ({@link BudgetReservation}).
-     */
-    private void accountBudget(int buffered) {
-        if (budget != null) {
-            budget.hold(state == State.CLOSED ? 0 : reader.partialBytes() + buffered);
-        }
-    }
-
-    /** Returns this connection's reservation (it closed). */
-    private void releaseBudget() {
-        if (budget != null) {
-            budget.release();
-        }
-    }
-
-    /** The bytes this connection has reserved of its socket's inbound budget (event loop only). */
-    long budgetHeld() {
-        return budget == null ? 0 : budget.held();
     }
 
     private void fireOut(List<Object> out) {
@@ -562,17 +431,16 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         ctx.fireUserEventTriggered(new HandshakeCompleted(version, options.mechanism().name(), peerMetadata,
                 newConnectionWriter(ctx)));
         heartbeat.start(version);
-        if (writesBeforeReady != null) {
-            // In the order they were made; a failure meanwhile fails the rest (failWritesBeforeReady).
-            // The queue's remove() releases its message: the retain is what encode releases.
-            Object msg;
-            while (writesBeforeReady != null && (msg = writesBeforeReady.current()) != null) {
-                ReferenceCountUtil.retain(msg);
-                encode(msg, writesBeforeReady.remove());
-            }
-            writesBeforeReady = null;
+        if (writesBeforeReady.writeAll(this::encode)) {
             writer.flush();
         }
+    }
+
+    /** The ZMTP 2.0 handshake ({@link Zmtp20Handshake}) succeeded: frames follow, with 2.0's flags. */
+    void zmtp20HandshakeSucceeded(ZmtpMetadata metadata) {
+        zmtp20Handshake = null;
+        reader.zmtp20();
+        handshakeSucceeded(metadata, null);
     }
 
     // ---------------------------------------------------------------- failure
@@ -622,35 +490,13 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         } else {
             peerLog.warn("{} closing: {}", ctx.channel(), reason);
         }
-        cancelTimers();
-        reader.discardPartial();
-        releaseBudget();
-        ZmtpProtocolException cause = new ZmtpProtocolException(reason);
-        failWritesBeforeReady(cause);
+        releaseHeld(new ZmtpProtocolException(reason));
         if (errorReason != null && (version == null || !version.isZmtp20())) {
             writer.cipher(null);   // ERROR is always a plaintext command (and 2.0 has no commands)
-            writer.writeCommand(ZmtpWire.ERROR, errorBody(errorReason));
+            writer.writeCommand(ZmtpWire.ERROR, ZmtpWire.errorBody(errorReason));
         }
         ctx.fireUserEventTriggered(new ConnectionFailed(kind, reason, beforeHandshake, fatal));
         writer.flushThen(ChannelFutureListener.CLOSE);
-    }
-
-    private ByteBuf errorBody(String reason) {
-        byte[] r = reason.getBytes(StandardCharsets.US_ASCII);
-        int len = Math.min(255, r.length);
-        ByteBuf b = Unpooled.buffer(1 + len);
-        b.writeByte(len);
-        b.writeBytes(r, 0, len);
-        return b;
-    }
-
-    private void failWritesBeforeReady(Throwable cause) {
-        if (writesBeforeReady == null) {
-            return;
-        }
-        PendingWriteQueue q = writesBeforeReady;
-        writesBeforeReady = null;
-        q.removeAndFailAll(cause);
     }
 
     // ---------------------------------------------------------------- outbound
@@ -680,10 +526,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     ctx.write(msg, promise);
                     return;
                 }
-                if (writesBeforeReady == null) {
-                    writesBeforeReady = new PendingWriteQueue(ctx);
-                }
-                writesBeforeReady.add(msg, promise);
+                writesBeforeReady.add(ctx, msg, promise);
         }
     }
 
@@ -692,7 +535,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             if (msg instanceof ZmtpMessage) {
                 writer.writeMessage((ZmtpMessage) msg, promise);
             } else if (msg instanceof ZmtpSubscription) {
-                writeSubscription((ZmtpSubscription) msg);
+                writer.writeSubscription((ZmtpSubscription) msg, version);
                 writer.endWrite(promise);
             } else if (msg instanceof ZmtpCommand) {
                 ZmtpCommand c = (ZmtpCommand) msg;
@@ -707,22 +550,6 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         } finally {
             if (msg instanceof ZmtpMessage || msg instanceof ZmtpSubscription || msg instanceof ZmtpCommand) {
                 ReferenceCountUtil.release(msg);
-            }
-        }
-    }
-
-    /** A 3.1 peer gets SUBSCRIBE/CANCEL commands; a 3.0 peer the message form (0x01/0x00 + topic). */
-    private void writeSubscription(ZmtpSubscription sub) {
-        if (version.hasCommands31()) {
-            writer.writeCommand(sub.isSubscribe() ? ZmtpWire.SUBSCRIBE : ZmtpWire.CANCEL, sub.topic());
-        } else {
-            ByteBuf body = ctx.alloc().buffer(1 + sub.topic().readableBytes());
-            try {
-                body.writeByte(sub.isSubscribe() ? 1 : 0);
-                body.writeBytes(sub.topic(), sub.topic().readerIndex(), sub.topic().readableBytes());
-                writer.writeFrame(0, body);
-            } finally {
-                body.release();
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.zmtp.wire;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 import java.nio.charset.StandardCharsets;
 
@@ -60,6 +61,16 @@ public final class ZmtpWire {
         if (dataSize > 0) {
             out.writeBytes(data, data.readerIndex(), dataSize);
         }
+    }
+
+    /** The body of an ERROR command: the reason's length (at most 255) and its first 255 ASCII bytes. */
+    static ByteBuf errorBody(String reason) {
+        byte[] r = reason.getBytes(StandardCharsets.US_ASCII);
+        int len = Math.min(255, r.length);
+        ByteBuf b = Unpooled.buffer(1 + len);
+        b.writeByte(len);
+        b.writeBytes(r, 0, len);
+        return b;
     }
 
     /** The 11 bytes sent first: signature (0xFF, 8 padding bytes, 0x7F) and major version 3. */
