@@ -3,9 +3,6 @@ package io.zmtp.wire;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.util.AbstractReferenceCounted;
-import io.netty.util.IllegalReferenceCountException;
-import io.netty.util.ResourceLeakDetector;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,7 +17,7 @@ import java.util.List;
  * objects are pooled, so a message must not be touched after its last {@link #release()}. With
  * Netty's leak detector at paranoid level (as in tests: {@code -Dio.netty.leakDetection.level=paranoid})
  * they are not pooled and every use of a released message throws
- * {@link IllegalReferenceCountException}, so such a use fails loudly instead of reading or
+ * {@link io.netty.util.IllegalReferenceCountException}, so such a use fails loudly instead of reading or
  * changing another message.
  *
  * <p>The front of the frame list has spare room, so pushing and popping envelope frames (a
@@ -36,16 +33,7 @@ import java.util.List;
  * encoder copies a span's bytes straight from the read buffer. A message is not thread-safe; it
  * belongs to one thread at a time, as a {@code ByteBuf} does.
  */
-public final class ZmtpMessage extends AbstractReferenceCounted {
-
-    private static final int HEADROOM = 4;
-    private static final int INITIAL_CAPACITY = 8;
-
-    /**
-     * Whether released messages are checked (and not pooled): with the leak detector at paranoid
-     * level. Fixed when the class loads; when false the checks compile away.
-     */
-    static final boolean CHECKED = ResourceLeakDetector.getLevel() == ResourceLeakDetector.Level.PARANOID;
+public final class ZmtpMessage extends MessageFrames {
 
     /**
      * The most released message objects one thread keeps for reuse: {@value #DEFAULT_POOL_PER_THREAD}
@@ -75,36 +63,7 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     private final MessagePool pool;
     /** Set by {@link #doNotReuse()}: the object goes to the garbage collector when released. */
     private boolean notReused;
-    private ByteBuf[] frames = new ByteBuf[INITIAL_CAPACITY];
-    private int head = HEADROOM;
-    private int tail = HEADROOM;
     private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
-    /**
-     * The first frame when it is still a {@link LazyFrame} (then {@code frames[head]} is null), or
-     * null. Made into a buffer by {@link #materialize()} before anything reads the frame array.
-     */
-    private LazyFrame lazyHead;
-    /**
-     * The read buffer that span frames lie in, retained once by this message (released when the
-     * message is), or null when it has none.
-     */
-    private ByteBuf backing;
-    /**
-     * Per slot of {@link #frames}: a span frame's place in {@link #backing} as
-     * {@code index << 32 | length} (never 0: a span is at least one byte), or 0. A slot whose
-     * {@code frames} entry is null is a span when this is not 0, else the lazy head.
-     */
-    private long[] spans;
-    /**
-     * {@link #byteSize()} as counted while frames were added (spans and routing ids, whose sizes
-     * cannot change) or as last computed, or -1. Kept only while no frame was handed out as a
-     * buffer (whose reader could move its indexes); adding a buffer frame makes it -1 until the
-     * size is computed again. The socket counts every message in and out, so a message the codec
-     * decoded is measured without a walk over its frames.
-     */
-    private long knownSize;
-    /** A frame was handed out as a buffer since the message was made: sizes are not kept. */
-    private boolean exposed;
 
     ZmtpMessage(MessagePool pool) {
         this.pool = pool;
@@ -283,63 +242,8 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         if (frame == null) {
             throw new NullPointerException("frame");
         }
-        if (tail == frames.length) {
-            grow();
-        }
-        frames[tail++] = frame;
-        if (frame != Unpooled.EMPTY_BUFFER) {
-            knownSize = -1; // the caller may still move the buffer's indexes
-        }
+        addFrame(frame);
         return this;
-    }
-
-    /**
-     * Appends the frame of {@code length} bytes (at least one) at {@code index} of {@code buffer}
-     * as a span: no slice is made unless the frame is read as a buffer. The message retains
-     * {@code buffer} once for all its spans; a frame in another buffer than the message's first
-     * span becomes a retained slice at once. The caller keeps its own reference.
-     */
-    void addSpan(ByteBuf buffer, int index, int length) {
-        live();
-        if (backing == null) {
-            backing = buffer.retain();
-        } else if (backing != buffer) {
-            add(buffer.retainedSlice(index, length));
-            return;
-        }
-        if (tail == frames.length) {
-            grow();
-        }
-        if (spans == null) {
-            spans = new long[frames.length];
-        }
-        spans[tail++] = (long) index << 32 | length;
-        if (knownSize >= 0) {
-            knownSize += length; // a span's bytes do not move
-        }
-    }
-
-    /** Slot {@code idx}'s span in {@link #backing}, or 0 if it holds no span. */
-    long spanAt(int idx) {
-        return spans == null || frames[idx] != null ? 0 : spans[idx];
-    }
-
-    /** Frame {@code i}'s span ({@code index << 32 | length} in {@link #backing()}), or 0 if it is not one. */
-    long span(int i) {
-        return spanAt(head + i);
-    }
-
-    /** The buffer span frames lie in, or null. */
-    ByteBuf backing() {
-        return backing;
-    }
-
-    static int spanIndex(long span) {
-        return (int) (span >>> 32);
-    }
-
-    static int spanLength(long span) {
-        return (int) span;
     }
 
     /** Appends a UTF-8 string frame. */
@@ -366,7 +270,8 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         }
         materialize(); // a lazy head stays lazy only in front
         knownSize = -1;
-        return pushFront(frame);
+        pushFront(frame);
+        return this;
     }
 
     /**
@@ -393,67 +298,6 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
     public LazyFrame lazyFirst() {
         live();
         return lazyHead;
-    }
-
-    /** Makes a lazy first frame a buffer, so no slot is null because of it. */
-    private void materialize() {
-        LazyFrame lazy = lazyHead;
-        if (lazy != null) {
-            lazyHead = null;
-            frames[head] = lazy.toBuffer();
-        }
-    }
-
-    /** The buffer in slot {@code idx}, made from a lazy head or a span if it is one. */
-    private ByteBuf slot(int idx) {
-        exposed = true; // the caller may move the buffer's indexes
-        knownSize = -1;
-        ByteBuf f = frames[idx];
-        if (f != null) {
-            return f;
-        }
-        if (idx == head && lazyHead != null) {
-            materialize();
-            return frames[idx];
-        }
-        long span = spans[idx];
-        spans[idx] = 0;
-        return frames[idx] = backing.retainedSlice(spanIndex(span), spanLength(span));
-    }
-
-    /** Makes every frame a buffer (before the frame array is handed out whole). */
-    private void materializeAll() {
-        for (int i = head; i < tail; i++) {
-            slot(i);
-        }
-    }
-
-    private ZmtpMessage pushFront(ByteBuf frame) {
-        if (head == 0) {
-            int n = size();
-            int room = Math.max(HEADROOM, frames.length - n - HEADROOM);
-            ByteBuf[] next = tail + HEADROOM > frames.length ? new ByteBuf[n + HEADROOM + room] : frames;
-            System.arraycopy(frames, 0, next, HEADROOM, n);
-            if (next == frames) {
-                Arrays.fill(frames, 0, HEADROOM, null);
-            }
-            if (spans != null) {
-                long[] nextSpans = next == frames ? spans : new long[next.length];
-                System.arraycopy(spans, 0, nextSpans, HEADROOM, n);
-                if (nextSpans == spans) {
-                    Arrays.fill(spans, 0, HEADROOM, 0);
-                }
-                spans = nextSpans;
-            }
-            frames = next;
-            head = HEADROOM;
-            tail = HEADROOM + n;
-        }
-        frames[--head] = frame;
-        if (spans != null) {
-            spans[head] = 0;
-        }
-        return this;
     }
 
     /** Removes and returns the first frame, whose ownership passes to the caller. */
@@ -625,26 +469,6 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
         return m;
     }
 
-    /** Throws if this message was released (only when {@link #CHECKED}). */
-    private void live() {
-        if (CHECKED && refCnt() == 0) {
-            throw new IllegalReferenceCountException("ZmtpMessage used after its last release");
-        }
-    }
-
-    private void checkIndex(int i) {
-        if (i < 0 || i >= size()) {
-            throw new IndexOutOfBoundsException("frame " + i + " of " + size());
-        }
-    }
-
-    private void grow() {
-        frames = Arrays.copyOf(frames, frames.length * 2);
-        if (spans != null) {
-            spans = Arrays.copyOf(spans, frames.length);
-        }
-    }
-
     @Override
     public ZmtpMessage retain() {
         super.retain();
@@ -659,57 +483,23 @@ public final class ZmtpMessage extends AbstractReferenceCounted {
 
     @Override
     public ZmtpMessage touch() {
-        live();
-        if (backing != null) {
-            backing.touch();
-        }
-        for (int i = head; i < tail; i++) {
-            if (frames[i] != null) {
-                frames[i].touch();
-            }
-        }
-        return this;
+        return touch(null);
     }
 
     @Override
     public ZmtpMessage touch(Object hint) {
         live();
-        if (backing != null) {
-            backing.touch(hint);
-        }
-        for (int i = head; i < tail; i++) {
-            if (frames[i] != null) {
-                frames[i].touch(hint);
-            }
-        }
+        touchFrames(hint);
         return this;
     }
 
     @Override
     protected void deallocate() {
-        lazyHead = null;
-        for (int i = head; i < tail; i++) {
-            if (frames[i] != null) {
-                frames[i].release();
-                frames[i] = null;
-            }
-        }
-        if (backing != null) {
-            Arrays.fill(spans, head, tail, 0);
-            backing.release();
-            backing = null;
-        }
+        releaseFrames();
         if (pool == null || notReused) {
             return; // the object itself is garbage: the rest only readies it for reuse
         }
-        if (frames.length > 64) {
-            frames = new ByteBuf[INITIAL_CAPACITY];
-            spans = null;
-        }
-        head = HEADROOM;
-        tail = HEADROOM;
-        knownSize = 0;
-        exposed = false;
+        resetFrames();
         properties = ZmtpMetadata.EMPTY;
         pool.recycle(this);
     }
