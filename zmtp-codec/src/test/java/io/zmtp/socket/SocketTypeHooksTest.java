@@ -193,6 +193,21 @@ class SocketTypeHooksTest extends ContextTest {
     }
 
     @Test
+    void theWireFactsOfEachTypeAgree() {
+        for (SocketType t : SocketType.values()) {
+            if (!t.isRaw()) {
+                assertTrue(t.isCompatibleWith(t.assumedPeer()), t + " talks to the peer it assumes");
+            }
+            ZmtpSocket s = ctx.socket(t);
+            assertEquals(t == SocketType.PUB || t == SocketType.PUSH, !t.deliversMessages(), t.toString());
+            boolean conflates = t == SocketType.PUB || t == SocketType.SUB || t == SocketType.PUSH
+                    || t == SocketType.PULL || t == SocketType.DEALER;
+            assertEquals(conflates, s.conflates(), t + ": CONFLATE applies as in libzmq");
+            get(s.close(Duration.ZERO));
+        }
+    }
+
+    @Test
     void everyTypeIsMadeFromItsEnumConstant() {
         for (SocketType t : SocketType.values()) {
             ZmtpSocket s = ctx.socket(t);
