@@ -1,6 +1,6 @@
 package io.zmtp.interop;
 
-import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.binarystar.BinaryStarClient;
 import io.zmtp.patterns.binarystar.BinaryStarServer;
 import io.zmtp.patterns.binarystar.BinaryStarState;

@@ -1,11 +1,11 @@
 package io.zmtp.interop;
 
-import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.patterns.freelance.BruteForceClient;
 import io.zmtp.patterns.freelance.FailoverClient;
 import io.zmtp.patterns.freelance.FreelanceClient;
 import io.zmtp.patterns.freelance.FreelanceEvent;
-import io.zmtp.patterns.reliability.NoReplyException;
+import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;

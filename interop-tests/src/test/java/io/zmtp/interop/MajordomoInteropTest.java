@@ -1,6 +1,6 @@
 package io.zmtp.interop;
 
-import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.patterns.majordomo.MajordomoAsyncClient;
 import io.zmtp.patterns.majordomo.MajordomoBroker;
 import io.zmtp.patterns.majordomo.MajordomoBrokerSettings;

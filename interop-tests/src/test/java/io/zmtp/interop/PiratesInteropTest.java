@@ -1,11 +1,11 @@
 package io.zmtp.interop;
 
-import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.testing.Recorder;
-import io.zmtp.patterns.QueueEvent;
-import io.zmtp.patterns.WorkerEvent;
-import io.zmtp.patterns.reliability.Heartbeat;
-import io.zmtp.patterns.reliability.RequestEvent;
+import io.zmtp.patterns.simplepirate.QueueEvent;
+import io.zmtp.patterns.kit.WorkerEvent;
+import io.zmtp.patterns.kit.Heartbeat;
+import io.zmtp.patterns.kit.RequestEvent;
 import io.zmtp.patterns.lazypirate.LazyPirateClient;
 import io.zmtp.patterns.lazypirate.LazyPirateServer;
 import io.zmtp.patterns.paranoidpirate.ParanoidPirateQueue;

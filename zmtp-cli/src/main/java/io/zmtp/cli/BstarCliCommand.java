@@ -1,10 +1,10 @@
 package io.zmtp.cli;
 
-import io.zmtp.patterns.Envelope;
-import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.kit.Envelope;
+import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.binarystar.BinaryStarClient;
-import io.zmtp.patterns.reliability.NoReplyException;
-import io.zmtp.patterns.reliability.RequestEvent;
+import io.zmtp.patterns.kit.NoReplyException;
+import io.zmtp.patterns.kit.RequestEvent;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;

@@ -71,10 +71,10 @@ final class CommandSupport {
      * {@link CommonOptions#FAILED}, or {@link CommonOptions#SIMULATED_CRASH} when {@code crashed}
      * says so.
      */
-    static int run(io.zmtp.patterns.LoopComponent component, PrintWriter err, String name, String what,
+    static int run(io.zmtp.patterns.kit.LoopComponent component, PrintWriter err, String name, String what,
             java.util.function.BooleanSupplier crashed) {
         try {
-            io.zmtp.patterns.Futures.await(component.start(), java.time.Duration.ofSeconds(30));
+            io.zmtp.patterns.kit.Futures.await(component.start(), java.time.Duration.ofSeconds(30));
             runUntilStopped(component.terminated(), component::close);
             return crashed.getAsBoolean() ? SIMULATED_CRASH : CommonOptions.OK;
         } catch (RuntimeException e) {
@@ -106,7 +106,7 @@ final class CommandSupport {
         java.util.concurrent.atomic.AtomicBoolean crashed = new java.util.concurrent.atomic.AtomicBoolean();
         io.zmtp.socket.ZmtpContext ctx = io.zmtp.socket.ZmtpContext.create(1);
         try {
-            io.zmtp.patterns.LoopComponent c = factory.create(ctx, s,
+            io.zmtp.patterns.kit.LoopComponent c = factory.create(ctx, s,
                     CommandSupport.<E>printer(spec.commandLine().getOut(), output.quiet()).andThen(e -> {
                         if (crash != null && crash.isInstance(e)) {
                             crashed.set(true);
@@ -121,7 +121,7 @@ final class CommandSupport {
     /** A component's constructor: (context, settings, listener). */
     @FunctionalInterface
     interface ComponentFactory<S, E> {
-        io.zmtp.patterns.LoopComponent create(io.zmtp.socket.ZmtpContext ctx, S settings, Consumer<E> listener);
+        io.zmtp.patterns.kit.LoopComponent create(io.zmtp.socket.ZmtpContext ctx, S settings, Consumer<E> listener);
     }
 
     /** A one-line reason for a failure, for the error stream. */

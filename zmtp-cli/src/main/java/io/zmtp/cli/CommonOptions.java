@@ -1,10 +1,10 @@
 package io.zmtp.cli;
 
-import io.zmtp.patterns.FailureSimulation;
-import io.zmtp.patterns.QueueSettings;
-import io.zmtp.patterns.WorkerSettings;
-import io.zmtp.patterns.reliability.Heartbeat;
-import io.zmtp.patterns.reliability.RetryPolicy;
+import io.zmtp.patterns.kit.FailureSimulation;
+import io.zmtp.patterns.simplepirate.QueueSettings;
+import io.zmtp.patterns.kit.WorkerSettings;
+import io.zmtp.patterns.kit.Heartbeat;
+import io.zmtp.patterns.kit.RetryPolicy;
 import io.zmtp.socket.SocketOptions;
 import picocli.CommandLine.Option;
 

@@ -1,12 +1,12 @@
 package io.zmtp.cli;
 
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.patterns.freelance.BruteForceClient;
 import io.zmtp.patterns.freelance.FailoverClient;
 import io.zmtp.patterns.freelance.FreelanceClient;
 import io.zmtp.patterns.freelance.FreelanceEvent;
-import io.zmtp.patterns.reliability.NoReplyException;
+import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -144,7 +144,7 @@ public final class FlClientCommand implements Callable<Integer> {
                             : reply.size() >= 1 && reply.frameString(0).equals("OK");
                     if (!ok) {
                         err.println("flclient: malformed reply to request " + (i + 1) + ": "
-                                + io.zmtp.patterns.Envelope.describe(reply));
+                                + io.zmtp.patterns.kit.Envelope.describe(reply));
                         return CommonOptions.FAILED;
                     }
                 } finally {

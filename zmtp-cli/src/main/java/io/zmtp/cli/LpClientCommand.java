@@ -1,8 +1,8 @@
 package io.zmtp.cli;
 
-import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.lazypirate.LazyPirateClient;
-import io.zmtp.patterns.reliability.NoReplyException;
+import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -86,7 +86,7 @@ public final class LpClientCommand implements Callable<Integer> {
                 try {
                     if (!anyReply && (reply.size() != 1 || !reply.frameString(0).equals(request))) {
                         err.println("lpclient: malformed reply to request " + request + ": "
-                                + io.zmtp.patterns.Envelope.describe(reply));
+                                + io.zmtp.patterns.kit.Envelope.describe(reply));
                         return CommonOptions.FAILED;
                     }
                 } finally {

@@ -1,11 +1,11 @@
 package io.zmtp.cli;
 
-import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.binarystar.BinaryStarEvent;
 import io.zmtp.patterns.majordomo.HighAvailabilityBroker;
 import io.zmtp.patterns.majordomo.MajordomoBroker;
 import io.zmtp.patterns.majordomo.MajordomoBrokerSettings;
-import io.zmtp.patterns.reliability.Heartbeat;
+import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.socket.ZmtpContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -1,6 +1,6 @@
 package io.zmtp.cli;
 
-import io.zmtp.patterns.QueueEvent;
+import io.zmtp.patterns.simplepirate.QueueEvent;
 import io.zmtp.patterns.paranoidpirate.ParanoidPirateQueue;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

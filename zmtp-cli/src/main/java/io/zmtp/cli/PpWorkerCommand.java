@@ -1,7 +1,7 @@
 package io.zmtp.cli;
 
-import io.zmtp.patterns.FailureSimulation;
-import io.zmtp.patterns.WorkerEvent;
+import io.zmtp.patterns.kit.FailureSimulation;
+import io.zmtp.patterns.kit.WorkerEvent;
 import io.zmtp.patterns.paranoidpirate.ParanoidPirateWorker;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,6 +1,6 @@
 package io.zmtp.cli;
 
-import io.zmtp.patterns.QueueEvent;
+import io.zmtp.patterns.simplepirate.QueueEvent;
 import io.zmtp.patterns.simplepirate.SimplePirateQueue;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,10 +1,10 @@
 package io.zmtp.cli;
 
-import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.majordomo.MajordomoClientSettings;
 import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
 import io.zmtp.patterns.majordomo.MdpVersion;
-import io.zmtp.patterns.reliability.Heartbeat;
+import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.patterns.titanic.TitanicEvent;
 import io.zmtp.patterns.titanic.TitanicServer;
 import io.zmtp.patterns.titanic.TitanicSettings;

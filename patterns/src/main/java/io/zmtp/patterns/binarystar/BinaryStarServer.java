@@ -1,11 +1,11 @@
 package io.zmtp.patterns.binarystar;
 
-import io.zmtp.patterns.ComponentSettings;
-import io.zmtp.patterns.Envelope;
-import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
-import io.zmtp.patterns.reliability.Heartbeat;
+import io.zmtp.patterns.kit.ComponentSettings;
+import io.zmtp.patterns.kit.Envelope;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;

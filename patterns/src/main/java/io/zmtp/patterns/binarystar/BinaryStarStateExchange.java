@@ -1,11 +1,11 @@
 package io.zmtp.patterns.binarystar;
 
 import io.netty.channel.EventLoop;
-import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.reliability.Heartbeat;
-import io.zmtp.patterns.reliability.HeartbeatTicker;
-import io.zmtp.patterns.time.LoopClock;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.Heartbeat;
+import io.zmtp.patterns.kit.HeartbeatTicker;
+import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;

@@ -1,13 +1,13 @@
 package io.zmtp.patterns.freelance;
 
-import io.zmtp.patterns.BlockingReply;
-import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
-import io.zmtp.patterns.reliability.NoReplyException;
-import io.zmtp.patterns.reliability.RequestEvent;
-import io.zmtp.patterns.reliability.RetryPolicy;
-import io.zmtp.patterns.reliability.RetryingRequester;
+import io.zmtp.patterns.kit.BlockingReply;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.NoReplyException;
+import io.zmtp.patterns.kit.RequestEvent;
+import io.zmtp.patterns.kit.RetryPolicy;
+import io.zmtp.patterns.kit.RetryingRequester;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.SocketType;

@@ -1,15 +1,15 @@
 package io.zmtp.patterns.freelance;
 
-import io.zmtp.patterns.BlockingReply;
+import io.zmtp.patterns.kit.BlockingReply;
 import io.netty.buffer.Unpooled;
-import io.zmtp.patterns.Envelope;
-import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
-import io.zmtp.patterns.reliability.HeartbeatTicker;
-import io.zmtp.patterns.reliability.NoReplyException;
-import io.zmtp.patterns.reliability.PeerLiveness;
-import io.zmtp.patterns.time.LoopClock;
+import io.zmtp.patterns.kit.Envelope;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.HeartbeatTicker;
+import io.zmtp.patterns.kit.NoReplyException;
+import io.zmtp.patterns.kit.PeerLiveness;
+import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.ZmtpContext;

@@ -1,6 +1,6 @@
 package io.zmtp.patterns.freelance;
 
-import io.zmtp.patterns.ComponentSettings;
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;

@@ -1,12 +1,12 @@
 package io.zmtp.patterns.lazypirate;
 
-import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.RequesterClient;
-import io.zmtp.patterns.reliability.NoReplyException;
-import io.zmtp.patterns.reliability.RequestEvent;
-import io.zmtp.patterns.reliability.RetryPolicy;
-import io.zmtp.patterns.reliability.RetryingRequester;
-import io.zmtp.patterns.time.PatternClock;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.RequesterClient;
+import io.zmtp.patterns.kit.NoReplyException;
+import io.zmtp.patterns.kit.RequestEvent;
+import io.zmtp.patterns.kit.RetryPolicy;
+import io.zmtp.patterns.kit.RetryingRequester;
+import io.zmtp.patterns.kit.PatternClock;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.SocketType;

@@ -1,11 +1,11 @@
 package io.zmtp.patterns.lazypirate;
 
-import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
-import io.zmtp.patterns.WorkerCore;
-import io.zmtp.patterns.WorkerEvent;
-import io.zmtp.patterns.WorkerSettings;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.WorkerCore;
+import io.zmtp.patterns.kit.WorkerEvent;
+import io.zmtp.patterns.kit.WorkerSettings;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
@@ -19,7 +19,7 @@ import java.util.function.Consumer;
 
 /**
  * The guide's Lazy Pirate server: a REP server answering one request at a time through its
- * {@link io.zmtp.patterns.RequestHandler} (echo by default: the request is the reply).
+ * {@link io.zmtp.patterns.kit.RequestHandler} (echo by default: the request is the reply).
  *
  * <p>For demonstrations it can take its time ({@link WorkerSettings.Builder#workTime}) and
  * simulate the guide's faults ({@link WorkerSettings.Builder#simulation}, off by default): a crash

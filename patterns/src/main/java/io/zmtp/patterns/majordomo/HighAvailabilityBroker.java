@@ -1,12 +1,12 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.patterns.binarystar.BinaryStarEvent;
 import io.zmtp.patterns.binarystar.BinaryStarState;
 import io.zmtp.patterns.binarystar.BinaryStarStateExchange;
-import io.zmtp.patterns.reliability.Heartbeat;
+import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.socket.ZmtpContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,14 +1,14 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
-import io.zmtp.patterns.reliability.Failover;
-import io.zmtp.patterns.reliability.NoReplyException;
-import io.zmtp.patterns.reliability.RequestEvent;
-import io.zmtp.patterns.reliability.RetryPolicy;
-import io.zmtp.patterns.reliability.RetryingRequester;
-import io.zmtp.patterns.reliability.RetryingRequester.Verdict;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.Failover;
+import io.zmtp.patterns.kit.NoReplyException;
+import io.zmtp.patterns.kit.RequestEvent;
+import io.zmtp.patterns.kit.RetryPolicy;
+import io.zmtp.patterns.kit.RetryingRequester;
+import io.zmtp.patterns.kit.RetryingRequester.Verdict;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.FutureListener;

@@ -1,6 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.time.PatternClock;
+import io.zmtp.patterns.kit.PatternClock;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;

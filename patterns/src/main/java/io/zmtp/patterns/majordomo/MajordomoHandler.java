@@ -1,6 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.RequestHandler;
+import io.zmtp.patterns.kit.RequestHandler;
 import io.zmtp.wire.ZmtpMessage;
 
 import java.util.ArrayList;

@@ -1,13 +1,13 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.reliability.Backoff;
-import io.zmtp.patterns.reliability.Heartbeat;
-import io.zmtp.patterns.reliability.HeartbeatLink;
-import io.zmtp.patterns.time.LoopClock;
+import io.zmtp.patterns.kit.Backoff;
+import io.zmtp.patterns.kit.Heartbeat;
+import io.zmtp.patterns.kit.HeartbeatLink;
+import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.socket.SocketEvent;
-import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.LoopComponent;
 
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoop;

@@ -1,12 +1,12 @@
 package io.zmtp.patterns.paranoidpirate;
 
-import io.zmtp.patterns.Envelope;
-import io.zmtp.patterns.LruQueue;
-import io.zmtp.patterns.QueueEvent;
-import io.zmtp.patterns.QueueSettings;
-import io.zmtp.patterns.reliability.Heartbeat;
-import io.zmtp.patterns.reliability.HeartbeatTicker;
-import io.zmtp.patterns.reliability.PeerLiveness;
+import io.zmtp.patterns.kit.Envelope;
+import io.zmtp.patterns.simplepirate.LruQueue;
+import io.zmtp.patterns.simplepirate.QueueEvent;
+import io.zmtp.patterns.simplepirate.QueueSettings;
+import io.zmtp.patterns.kit.Heartbeat;
+import io.zmtp.patterns.kit.HeartbeatTicker;
+import io.zmtp.patterns.kit.PeerLiveness;
 import io.zmtp.socket.RoutingId;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.ZmtpMessage;

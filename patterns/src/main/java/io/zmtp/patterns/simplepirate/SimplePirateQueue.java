@@ -1,10 +1,7 @@
 package io.zmtp.patterns.simplepirate;
 
 import io.netty.buffer.Unpooled;
-import io.zmtp.patterns.Envelope;
-import io.zmtp.patterns.LruQueue;
-import io.zmtp.patterns.QueueEvent;
-import io.zmtp.patterns.QueueSettings;
+import io.zmtp.patterns.kit.Envelope;
 import io.zmtp.socket.RoutingId;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.ZmtpMessage;

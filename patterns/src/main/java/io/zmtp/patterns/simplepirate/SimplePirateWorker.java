@@ -1,13 +1,13 @@
 package io.zmtp.patterns.simplepirate;
 
-import io.zmtp.patterns.Envelope;
-import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
-import io.zmtp.patterns.RequestHandler;
-import io.zmtp.patterns.WorkerCore;
-import io.zmtp.patterns.WorkerEvent;
-import io.zmtp.patterns.WorkerSettings;
+import io.zmtp.patterns.kit.Envelope;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.RequestHandler;
+import io.zmtp.patterns.kit.WorkerCore;
+import io.zmtp.patterns.kit.WorkerEvent;
+import io.zmtp.patterns.kit.WorkerSettings;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;

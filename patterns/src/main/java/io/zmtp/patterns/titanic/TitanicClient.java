@@ -4,7 +4,7 @@ import io.netty.channel.EventLoop;
 import io.zmtp.patterns.majordomo.MajordomoClient;
 import io.zmtp.patterns.majordomo.MajordomoException;
 import io.zmtp.patterns.majordomo.MajordomoReply;
-import io.zmtp.patterns.time.LoopClock;
+import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.FrameText;
 import org.slf4j.Logger;

@@ -1,7 +1,7 @@
 package io.zmtp.patterns.titanic;
 
 import io.zmtp.patterns.majordomo.MajordomoClientSettings;
-import io.zmtp.patterns.time.PatternClock;
+import io.zmtp.patterns.kit.PatternClock;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -1,14 +1,14 @@
 package io.zmtp.patterns.titanic;
 
-import io.zmtp.patterns.EventReporter;
-import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.patterns.majordomo.MajordomoAsyncClient;
 import io.zmtp.patterns.majordomo.MajordomoHandler;
 import io.zmtp.patterns.majordomo.MajordomoReply;
 import io.zmtp.patterns.majordomo.MajordomoWorker;
 import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
 import io.zmtp.patterns.majordomo.ReplyStream;
-import io.zmtp.patterns.time.LoopClock;
+import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.PeerFailureLog;
@@ -54,7 +54,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * one of {@link TitanicSettings#dispatchLanes()} Majordomo asynchronous clients, each with at
  * most one request per service in flight, so a reply answers exactly the request it belongs to
  * (MDP has no request id; a late reply to a request given up is dropped by the client, see
- * {@link io.zmtp.patterns.reliability.RetryingRequester}, so it never answers the next); at
+ * {@link io.zmtp.patterns.kit.RetryingRequester}, so it never answers the next); at
  * most {@link TitanicSettings#maxDispatches()} are in flight. The reply
  * is stored with {@link TitanicStore#putReply} (the first stays) and the request leaves the queue;
  * a dispatch without a reply within {@link TitanicSettings#dispatchTimeout()} (a dead worker, a

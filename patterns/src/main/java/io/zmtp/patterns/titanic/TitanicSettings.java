@@ -1,6 +1,6 @@
 package io.zmtp.patterns.titanic;
 
-import io.zmtp.patterns.ComponentSettings;
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.majordomo.MajordomoClientSettings;
 import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
 import io.zmtp.patterns.majordomo.MdpVersion;

@@ -1,6 +1,6 @@
 package io.zmtp.patterns.tripping;
 
-import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.kit.Futures;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.ZmtpSocket;
 

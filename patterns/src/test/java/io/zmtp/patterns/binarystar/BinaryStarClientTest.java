@@ -1,9 +1,9 @@
 package io.zmtp.patterns.binarystar;
 
 import io.zmtp.testing.Recorder;
-import io.zmtp.patterns.reliability.NoReplyException;
-import io.zmtp.patterns.reliability.RequestEvent;
-import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.kit.NoReplyException;
+import io.zmtp.patterns.kit.RequestEvent;
+import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
@@ -52,7 +52,7 @@ class BinaryStarClientTest {
     ZmtpSocket echo(String endpoint) {
         ZmtpSocket rep = ctx.socket(SocketType.REP, SocketOptions.builder().linger(Duration.ZERO).build());
         rep.onMessage(rep::send);
-        get(io.zmtp.patterns.Futures.of(rep.bind(endpoint)));
+        get(io.zmtp.patterns.kit.Futures.of(rep.bind(endpoint)));
         return rep;
     }
 

@@ -2,7 +2,7 @@ package io.zmtp.patterns.binarystar;
 
 import io.zmtp.patterns.binarystar.BinaryStarFsm.Outcome;
 import io.zmtp.patterns.binarystar.BinaryStarFsm.Verdict;
-import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.kit.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -2,7 +2,7 @@ package io.zmtp.patterns.binarystar;
 
 import io.zmtp.testing.Recorder;
 import io.zmtp.patterns.binarystar.BinaryStarEvent.StateChanged;
-import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
@@ -189,7 +189,7 @@ class BinaryStarServerTest {
         BinaryStarServer primary = new BinaryStarServer(ctx, BinaryStarServer.Settings.primary().frontend(ep + "fe")
                 .statePublisher(ep + "p-state").statePeer(ep + "peer-state").clock(clock).build(), events);
         ZmtpSocket peer = ctx.socket(SocketType.PUB, SocketOptions.builder().linger(Duration.ZERO).build());
-        get(io.zmtp.patterns.Futures.of(peer.bind(ep + "peer-state")));
+        get(io.zmtp.patterns.kit.Futures.of(peer.bind(ep + "peer-state")));
         get(primary.start().toCompletableFuture());
         eventually("primary active", () -> {
             peer.send("2");
@@ -209,7 +209,7 @@ class BinaryStarServerTest {
         BinaryStarServer primary = new BinaryStarServer(ctx, BinaryStarServer.Settings.primary().frontend(ep + "fe")
                 .statePublisher(ep + "p-state").statePeer(ep + "peer-state").clock(clock).build(), events);
         ZmtpSocket peer = ctx.socket(SocketType.PUB, SocketOptions.builder().linger(Duration.ZERO).build());
-        get(io.zmtp.patterns.Futures.of(peer.bind(ep + "peer-state")));
+        get(io.zmtp.patterns.kit.Futures.of(peer.bind(ep + "peer-state")));
         get(primary.start().toCompletableFuture());
         eventually("an invalid state reported", () -> {
             peer.send("7");

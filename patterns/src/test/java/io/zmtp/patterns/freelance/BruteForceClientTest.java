@@ -1,10 +1,10 @@
 package io.zmtp.patterns.freelance;
 
-import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.kit.Futures;
 import io.zmtp.testing.Recorder;
-import io.zmtp.patterns.reliability.NoReplyException;
-import io.zmtp.patterns.time.ManualClock;
-import io.zmtp.patterns.time.PatternClock;
+import io.zmtp.patterns.kit.NoReplyException;
+import io.zmtp.patterns.kit.ManualClock;
+import io.zmtp.patterns.kit.PatternClock;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;

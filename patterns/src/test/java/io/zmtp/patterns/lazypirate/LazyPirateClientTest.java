@@ -3,10 +3,10 @@ package io.zmtp.patterns.lazypirate;
 import io.netty.buffer.Unpooled;
 import io.zmtp.testing.Recorder;
 import io.zmtp.socket.RoutingId;
-import io.zmtp.patterns.reliability.NoReplyException;
-import io.zmtp.patterns.reliability.RequestEvent;
-import io.zmtp.patterns.time.ManualClock;
-import io.zmtp.patterns.time.PatternClock;
+import io.zmtp.patterns.kit.NoReplyException;
+import io.zmtp.patterns.kit.RequestEvent;
+import io.zmtp.patterns.kit.ManualClock;
+import io.zmtp.patterns.kit.PatternClock;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -117,7 +117,7 @@ class LazyPirateClientTest {
             tries.add(RoutingId.of(m.first()));
             m.release();
         });
-        String ep = get(io.zmtp.patterns.Futures.of(blackHole.bind("tcp://127.0.0.1:0")));
+        String ep = get(io.zmtp.patterns.kit.Futures.of(blackHole.bind("tcp://127.0.0.1:0")));
         Recorder<RequestEvent> events = new Recorder<>();
         ManualClock clock = new ManualClock();
         LazyPirateClient client = client(ep, Duration.ofMillis(100), 3, events, clock);
@@ -186,7 +186,7 @@ class LazyPirateClientTest {
                 SocketOptions.builder().routerHandover(true).routerMandatory(true).build());
         BlockingQueue<ZmtpMessage> requests = new LinkedBlockingQueue<>();
         server.onMessage(requests::add);
-        String ep = get(io.zmtp.patterns.Futures.of(server.bind("tcp://127.0.0.1:0")));
+        String ep = get(io.zmtp.patterns.kit.Futures.of(server.bind("tcp://127.0.0.1:0")));
         Recorder<RequestEvent> events = new Recorder<>();
         ManualClock clock = new ManualClock();
         LazyPirateClient client = new LazyPirateClient(ctx, LazyPirateClient.Settings.builder().endpoint(ep)
@@ -202,15 +202,15 @@ class LazyPirateClientTest {
         assertEquals("client-1", tryTwo.frameString(0));
         assertEquals(4, tryTwo.size(), "identity, request id, delimiter, body");
         // The late reply to the first try reaches the new socket (the send succeeds: routed) ...
-        get(io.zmtp.patterns.Futures.of(server.send(reply(tryOne, "A-late"))));
+        get(io.zmtp.patterns.kit.Futures.of(server.send(reply(tryOne, "A-late"))));
         // ... then the reply to the second try.
-        get(io.zmtp.patterns.Futures.of(server.send(reply(tryTwo, "A"))));
+        get(io.zmtp.patterns.kit.Futures.of(server.send(reply(tryTwo, "A"))));
         assertEquals(List.of("A"), strings(get(a)));
 
         CompletableFuture<ZmtpMessage> b = client.requestAsync(ZmtpMessage.ofStrings("B"));
         ZmtpMessage requestB = take(requests);
-        get(io.zmtp.patterns.Futures.of(server.send(reply(tryTwo, "A-again")))); // a duplicate of A's reply
-        get(io.zmtp.patterns.Futures.of(server.send(reply(requestB, "B"))));
+        get(io.zmtp.patterns.kit.Futures.of(server.send(reply(tryTwo, "A-again")))); // a duplicate of A's reply
+        get(io.zmtp.patterns.kit.Futures.of(server.send(reply(requestB, "B"))));
         assertEquals(List.of("B"), strings(get(b)));
         tryOne.release();
         tryTwo.release();
@@ -239,7 +239,7 @@ class LazyPirateClientTest {
     void closingFailsTheRequestsInFlightAndWaiting() {
         ZmtpSocket blackHole = ctx.socket(SocketType.ROUTER);
         blackHole.onMessage(ZmtpMessage::release);
-        String ep = get(io.zmtp.patterns.Futures.of(blackHole.bind("tcp://127.0.0.1:0")));
+        String ep = get(io.zmtp.patterns.kit.Futures.of(blackHole.bind("tcp://127.0.0.1:0")));
         Recorder<RequestEvent> events = new Recorder<>();
         LazyPirateClient client = client(ep, Duration.ofSeconds(30), 1, events);
         CompletableFuture<ZmtpMessage> inFlight = client.requestAsync(ZmtpMessage.ofStrings("1"));

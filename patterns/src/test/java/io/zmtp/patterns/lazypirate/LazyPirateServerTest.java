@@ -1,12 +1,12 @@
 package io.zmtp.patterns.lazypirate;
 
-import io.zmtp.patterns.FailureSimulation;
+import io.zmtp.patterns.kit.FailureSimulation;
 import io.zmtp.testing.Recorder;
-import io.zmtp.patterns.WorkerEvent;
-import io.zmtp.patterns.reliability.NoReplyException;
-import io.zmtp.patterns.reliability.RequestEvent;
-import io.zmtp.patterns.time.ManualClock;
-import io.zmtp.patterns.time.PatternClock;
+import io.zmtp.patterns.kit.WorkerEvent;
+import io.zmtp.patterns.kit.NoReplyException;
+import io.zmtp.patterns.kit.RequestEvent;
+import io.zmtp.patterns.kit.ManualClock;
+import io.zmtp.patterns.kit.PatternClock;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.ZmtpMessage;
 import org.junit.jupiter.api.AfterEach;

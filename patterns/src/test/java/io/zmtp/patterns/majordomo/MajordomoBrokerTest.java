@@ -6,7 +6,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpTesting.RawWorker;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
-import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;

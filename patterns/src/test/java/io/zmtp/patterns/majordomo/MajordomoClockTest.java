@@ -5,7 +5,7 @@ import static io.zmtp.patterns.majordomo.MdpTesting.started;
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpTesting.RawWorker;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
-import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;

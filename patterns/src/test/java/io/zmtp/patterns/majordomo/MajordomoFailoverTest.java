@@ -2,7 +2,7 @@ package io.zmtp.patterns.majordomo;
 
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
-import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;

@@ -3,7 +3,7 @@ package io.zmtp.patterns.majordomo;
 import static io.zmtp.patterns.majordomo.MdpTesting.started;
 
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
-import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.ZmtpContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -184,8 +184,8 @@ class MajordomoRoundTripTest {
     }
 
     /** The common handler type, streaming "n" partials through the PartialReplies extension. */
-    static io.zmtp.patterns.RequestHandler countingRequestHandler() {
-        return new io.zmtp.patterns.RequestHandler() {
+    static io.zmtp.patterns.kit.RequestHandler countingRequestHandler() {
+        return new io.zmtp.patterns.kit.RequestHandler() {
             @Override
             public java.util.concurrent.CompletionStage<io.zmtp.wire.ZmtpMessage> handle(io.zmtp.wire.ZmtpMessage request) {
                 return handle(request, PartialReplies.NONE);
@@ -208,7 +208,7 @@ class MajordomoRoundTripTest {
     void theCommonRequestHandlerStreamsPartialsUnderV02AndIsJoinedUnderV01() throws Exception {
         worker(MdpVersion.V0_2, "count2", MajordomoHandler.of(countingRequestHandler()));
         worker(MdpVersion.V0_1, "count1", MajordomoHandler.of(countingRequestHandler()));
-        worker(MdpVersion.V0_2, "echo", MajordomoHandler.of(io.zmtp.patterns.RequestHandler.echo()));
+        worker(MdpVersion.V0_2, "echo", MajordomoHandler.of(io.zmtp.patterns.kit.RequestHandler.echo()));
         awaitWorkers("count2", 1);
         awaitWorkers("count1", 1);
         awaitWorkers("echo", 1);

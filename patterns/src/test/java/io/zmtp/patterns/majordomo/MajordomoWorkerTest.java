@@ -3,7 +3,7 @@ package io.zmtp.patterns.majordomo;
 import io.netty.buffer.Unpooled;
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
-import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -352,16 +352,16 @@ class MajordomoWorkerTest {
                 .builder().clock(clock).heartbeatInterval(MANUAL_BEAT).listener(events).build());
         opened.add(w);
         assertEquals(0, events.count(MajordomoEvent.Type.CONNECTING), "the constructor opens nothing");
-        io.zmtp.patterns.Futures.await(w.start(), T); // completes once the connect is under way
+        io.zmtp.patterns.kit.Futures.await(w.start(), T); // completes once the connect is under way
         assertEquals(1, events.count(MajordomoEvent.Type.CONNECTING));
         List<String> ready = next();
         assertEquals(withId(ready.get(0), command(MdpVersion.V0_1, WorkerCommand.READY, "svc")), ready);
         w.close();
-        io.zmtp.patterns.Futures.await(w.terminated(), T);
+        io.zmtp.patterns.kit.Futures.await(w.terminated(), T);
 
         MajordomoWorker never = new MajordomoWorker(ctx, endpoint, "svc", MajordomoHandler.echo());
         never.close();
         assertThrows(io.zmtp.socket.SocketClosedException.class,
-                () -> io.zmtp.patterns.Futures.await(never.start(), T), "closed first: it never starts");
+                () -> io.zmtp.patterns.kit.Futures.await(never.start(), T), "closed first: it never starts");
     }
 }

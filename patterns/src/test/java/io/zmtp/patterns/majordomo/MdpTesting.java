@@ -29,8 +29,8 @@ final class MdpTesting {
     }
 
     /** Starts a component and waits (up to {@link #T}) for its start to complete; returns it. */
-    static <C extends io.zmtp.patterns.LoopComponent> C started(C c) {
-        io.zmtp.patterns.Futures.await(c.start(), T);
+    static <C extends io.zmtp.patterns.kit.LoopComponent> C started(C c) {
+        io.zmtp.patterns.kit.Futures.await(c.start(), T);
         return c;
     }
 

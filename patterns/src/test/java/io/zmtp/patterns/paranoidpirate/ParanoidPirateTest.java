@@ -1,16 +1,16 @@
 package io.zmtp.patterns.paranoidpirate;
 
 import io.netty.buffer.Unpooled;
-import io.zmtp.patterns.FailureSimulation;
-import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.kit.FailureSimulation;
+import io.zmtp.patterns.kit.Futures;
 import io.zmtp.testing.Recorder;
-import io.zmtp.patterns.QueueEvent;
-import io.zmtp.patterns.RequestHandler;
-import io.zmtp.patterns.WorkerEvent;
+import io.zmtp.patterns.simplepirate.QueueEvent;
+import io.zmtp.patterns.kit.RequestHandler;
+import io.zmtp.patterns.kit.WorkerEvent;
 import io.zmtp.patterns.lazypirate.LazyPirateClient;
-import io.zmtp.patterns.reliability.Heartbeat;
-import io.zmtp.patterns.time.ManualClock;
-import io.zmtp.patterns.time.PatternClock;
+import io.zmtp.patterns.kit.Heartbeat;
+import io.zmtp.patterns.kit.ManualClock;
+import io.zmtp.patterns.kit.PatternClock;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;

@@ -1,6 +1,6 @@
 package io.zmtp.patterns.tripping;
 
-import io.zmtp.patterns.Futures;
+import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.PatternTesting;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;

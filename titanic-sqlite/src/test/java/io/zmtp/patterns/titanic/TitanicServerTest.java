@@ -4,15 +4,15 @@ import io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings;
 
 import io.zmtp.patterns.titanic.sqlite.SqliteTitanicStore;
 
-import io.zmtp.patterns.Futures;
-import io.zmtp.patterns.LoopComponent;
+import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.patterns.majordomo.MajordomoBroker;
 import io.zmtp.patterns.majordomo.MajordomoBrokerSettings;
 import io.zmtp.patterns.majordomo.MajordomoClient;
 import io.zmtp.patterns.majordomo.MajordomoHandler;
 import io.zmtp.patterns.majordomo.MajordomoReply;
 import io.zmtp.patterns.majordomo.MajordomoWorker;
-import io.zmtp.patterns.time.ManualClock;
+import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.testing.Await;
 import org.junit.jupiter.api.AfterEach;

@@ -1,0 +1,60 @@
+package io.zmtp.patterns.kit;
+
+
+import java.util.Objects;
+
+/**
+ * What the settings of every pattern component have: the clock its timers read, and whether it
+ * reports an event per message passed on. Every component's settings extend it ({@link WorkerSettings}
+ * for the workers, {@link io.zmtp.patterns.simplepirate.QueueSettings} for the pirates' queues).
+ */
+public abstract class ComponentSettings {
+    final boolean traceMessages;
+    final PatternClock clock;
+
+    protected ComponentSettings(Builder<?, ?> b) {
+        traceMessages = b.traceMessages;
+        clock = b.clock;
+    }
+
+    public boolean traceMessages() {
+        return traceMessages;
+    }
+
+    public PatternClock clock() {
+        return clock;
+    }
+
+    /**
+     * The builder every component's settings builder extends.
+     *
+     * @param <B> the concrete builder
+     * @param <S> the settings it builds
+     */
+    public abstract static class Builder<B extends Builder<B, S>, S extends ComponentSettings> {
+        private boolean traceMessages;
+        private PatternClock clock = PatternClock.system();
+
+        protected abstract B self();
+
+        public abstract S build();
+
+        /**
+         * Also report an event for every message passed on (off by default: each costs a
+         * description of the message). The commands turn it on with --verbose.
+         */
+        public B traceMessages(boolean on) {
+            this.traceMessages = on;
+            return self();
+        }
+
+        /**
+         * Where heartbeats, delays and timeouts read the time ({@link PatternClock#system()} by
+         * default; a {@link io.zmtp.patterns.kit.ManualClock} in tests).
+         */
+        public B clock(PatternClock clock) {
+            this.clock = Objects.requireNonNull(clock);
+            return self();
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package io.zmtp.patterns.kit;
+
+import io.netty.channel.EventLoop;
+import io.zmtp.socket.SocketClosedException;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * The one lifecycle of every pattern component (queues, brokers, workers, clients): built from
+ * its settings without side effects, {@link #start()} binds or connects and completes when that
+ * is done, {@link #closeAsync()} / {@link #close()} stop it. The component lives on one event loop
+ * (its sockets, timers and state) and reads the time from its settings' clock, bound to that
+ * loop ({@link #clock()}). {@code onStart} and {@code onClose} run on the loop, once each; a
+ * component closed before it started never starts.
+ */
+public abstract class LoopComponent implements AutoCloseable {
+    /** How long {@link #close()} waits for the component to finish closing. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+
+    private final EventLoop loop;
+    private final LoopClock clock;
+    private final CompletableFuture<Void> started = new CompletableFuture<>();
+    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+    private boolean starting;
+    private boolean closing;
+
+    protected LoopComponent(EventLoop loop, PatternClock clock) {
+        this.loop = Objects.requireNonNull(loop);
+        this.clock = Objects.requireNonNull(clock).on(loop);
+    }
+
+    /** The event loop that runs the component's sockets, timers and listener. */
+    public final EventLoop eventLoop() {
+        return loop;
+    }
+
+    /** The component's clock, on its loop. */
+    protected final LoopClock clock() {
+        return clock;
+    }
+
+    /**
+     * Starts the component (binds or connects its sockets, starts its timers). The stage
+     * completes when it is bound or connected, or fails (a bind error, or closed first).
+     * Calling it again returns the same outcome.
+     */
+    public final CompletionStage<Void> start() {
+        inLoop(() -> {
+            if (starting || closing) {
+                if (closing) {
+                    started.completeExceptionally(new SocketClosedException("closed before it started"));
+                }
+                return;
+            }
+            starting = true;
+            CompletionStage<Void> s;
+            try {
+                s = Objects.requireNonNull(onStart(), "onStart");
+            } catch (RuntimeException e) {
+                s = CompletableFuture.failedFuture(e);
+            }
+            s.whenComplete((r, e) -> {
+                if (e != null) {
+                    started.completeExceptionally(e);
+                } else {
+                    started.complete(null);
+                }
+            });
+        });
+        return started.copy();
+    }
+
+    /** Closes the component; the stage completes when it has closed. Any thread, any number of times. */
+    public final CompletionStage<Void> closeAsync() {
+        inLoop(() -> {
+            if (closing) {
+                return;
+            }
+            closing = true;
+            started.completeExceptionally(new SocketClosedException("closed"));
+            CompletionStage<Void> s;
+            try {
+                s = onClose();
+            } catch (RuntimeException e) {
+                s = CompletableFuture.failedFuture(e);
+            }
+            s.whenComplete((r, e) -> terminated.complete(null));
+        });
+        return terminated.copy();
+    }
+
+    /** Closes the component and waits (up to 10 s) for it, unless called on its own loop. */
+    @Override
+    public final void close() {
+        closeAsync();
+        if (!loop.inEventLoop()) {
+            Futures.awaitQuietly(terminated, CLOSE_WAIT);
+        }
+    }
+
+    /** Completes when the component has closed (by close, or by a simulated crash). */
+    public final CompletionStage<Void> terminated() {
+        return terminated.copy();
+    }
+
+    /** Whether close has begun (on the loop). */
+    protected final boolean isClosing() {
+        return closing;
+    }
+
+    /** Binds or connects; runs on the loop, once. */
+    protected abstract CompletionStage<Void> onStart();
+
+    /** Stops timers, releases what is held, closes the sockets; runs on the loop, once. */
+    protected abstract CompletionStage<Void> onClose();
+
+    /** Runs {@code task} on the loop: now if called there. */
+    protected final void inLoop(Runnable task) {
+        if (loop.inEventLoop()) {
+            task.run();
+        } else {
+            try {
+                loop.execute(task);
+            } catch (RejectedExecutionException e) {
+                terminated.complete(null);
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/**
+ * The pattern kit: what every reliable pattern of the guide's chapter 4 needs, written once, and
+ * used by every pattern package for its settings, heartbeats, retries, backoff and worker queues.
+ *
+ * <ul>
+ *   <li>Time: {@link io.zmtp.patterns.kit.PatternClock} (one clock per component, set in its
+ *       settings), {@link io.zmtp.patterns.kit.LoopClock} (that clock on the component's loop),
+ *       {@link io.zmtp.patterns.kit.ManualClock} (the clock of tests).</li>
+ *   <li>Components: {@link io.zmtp.patterns.kit.LoopComponent} (the lifecycle),
+ *       {@link io.zmtp.patterns.kit.ComponentSettings} (the settings builder every component's
+ *       extends), {@link io.zmtp.patterns.kit.EventReporter} (events to the listener and the debug
+ *       log), {@link io.zmtp.patterns.kit.Futures}.</li>
+ *   <li>Heartbeats: {@link io.zmtp.patterns.kit.Heartbeat} (interval and liveness),
+ *       {@link io.zmtp.patterns.kit.HeartbeatTicker} (a tick every interval, late ticks
+ *       discounted), {@link io.zmtp.patterns.kit.PeerLiveness} (a queue's or broker's peers by
+ *       last heard), {@link io.zmtp.patterns.kit.HeartbeatLink} (a worker's link to its queue or
+ *       broker, with {@link io.zmtp.patterns.kit.Backoff}).</li>
+ *   <li>Retries: {@link io.zmtp.patterns.kit.RetryingRequester} (the client side of reliable
+ *       request-reply) with its {@link io.zmtp.patterns.kit.RetryPolicy} and
+ *       {@link io.zmtp.patterns.kit.Failover}; {@link io.zmtp.patterns.kit.RequesterClient} and
+ *       {@link io.zmtp.patterns.kit.BlockingReply} for the clients built on it.</li>
+ *   <li>Workers: {@link io.zmtp.patterns.kit.WorkerCore} (a worker's requests one at a time, with
+ *       its queue), {@link io.zmtp.patterns.kit.RequestHandler} (the user code),
+ *       {@link io.zmtp.patterns.kit.WorkerSettings}, {@link io.zmtp.patterns.kit.ReadyWorkers}
+ *       (the least-recently-used order of idle workers), {@link io.zmtp.patterns.kit.Envelope},
+ *       {@link io.zmtp.patterns.kit.FailureSimulation}.</li>
+ * </ul>
+ *
+ * <p>Everything here runs on one event loop per component: the kit's pieces are reactors (event
+ * handlers and timers of the component's clock), never threads of their own.
+ */
+package io.zmtp.patterns.kit;
