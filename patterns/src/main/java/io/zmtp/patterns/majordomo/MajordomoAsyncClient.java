@@ -343,6 +343,6 @@ public final class MajordomoAsyncClient extends LoopComponent {
     }
 
     private void event(MajordomoEvent.Type type, String detail) {
-        events.report(() -> MajordomoEvent.of(type, endpoint, null, detail));
+        events.report(() -> new MajordomoEvent(type, endpoint, null, detail));
     }
 }

@@ -915,7 +915,7 @@ public final class MajordomoBroker extends LoopComponent {
     }
 
     private void event(MajordomoEvent.Type type, String peer, String service, String detail) {
-        events.report(() -> MajordomoEvent.of(type, peer, service, detail));
+        events.report(() -> new MajordomoEvent(type, peer, service, detail));
     }
 
     // ------------------------------------------------------------------ high availability

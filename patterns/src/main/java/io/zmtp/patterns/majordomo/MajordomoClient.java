@@ -286,7 +286,7 @@ public final class MajordomoClient extends LoopComponent {
     }
 
     private void event(MajordomoEvent.Type type, String service, String detail) {
-        events.report(() -> MajordomoEvent.of(type, endpoint, service, detail));
+        events.report(() -> new MajordomoEvent(type, endpoint, service, detail));
     }
 
     /** One request: its service, and where its outcomes (partials, then the reply or failure) go. */

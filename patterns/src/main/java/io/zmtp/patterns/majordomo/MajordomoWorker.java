@@ -515,7 +515,7 @@ public final class MajordomoWorker extends LoopComponent {
     }
 
     private void event(MajordomoEvent.Type type, String peer, String detail) {
-        events.report(() -> MajordomoEvent.of(type, peer, service, detail));
+        events.report(() -> new MajordomoEvent(type, peer, service, detail));
     }
 
     // ------------------------------------------------------------------ closing
