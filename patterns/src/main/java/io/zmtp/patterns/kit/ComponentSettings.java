@@ -1,6 +1,7 @@
 package io.zmtp.patterns.kit;
 
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -37,6 +38,13 @@ public abstract class ComponentSettings {
 
         protected abstract B self();
 
+        /** Takes the clock and the tracing of {@code settings} (for a settings class's {@code toBuilder()}). */
+        protected B from(ComponentSettings settings) {
+            this.traceMessages = settings.traceMessages;
+            this.clock = settings.clock;
+            return self();
+        }
+
         public abstract S build();
 
         /**
@@ -55,6 +63,38 @@ public abstract class ComponentSettings {
         public B clock(PatternClock clock) {
             this.clock = Objects.requireNonNull(clock);
             return self();
+        }
+
+        /** {@code d}, if it is positive; else an IllegalArgumentException naming the setting. */
+        protected static Duration positive(Duration d, String name) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive");
+            }
+            return d;
+        }
+
+        /** {@code d}, if it is not negative; else an IllegalArgumentException naming the setting. */
+        protected static Duration notNegative(Duration d, String name) {
+            if (d.isNegative()) {
+                throw new IllegalArgumentException(name + " must not be negative");
+            }
+            return d;
+        }
+
+        /** {@code n}, if it is at least {@code min}; else an IllegalArgumentException naming the setting. */
+        protected static int atLeast(int min, int n, String name) {
+            if (n < min) {
+                throw new IllegalArgumentException(name + " must be at least " + min);
+            }
+            return n;
+        }
+
+        /** {@code n}, if it is at least {@code min}; else an IllegalArgumentException naming the setting. */
+        protected static long atLeast(long min, long n, String name) {
+            if (n < min) {
+                throw new IllegalArgumentException(name + " must be at least " + min);
+            }
+            return n;
         }
     }
 }

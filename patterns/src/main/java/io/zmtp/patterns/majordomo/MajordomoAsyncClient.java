@@ -133,7 +133,7 @@ public final class MajordomoAsyncClient extends LoopComponent {
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
         SocketOptions options = settings.socketOptions().toBuilder().linger(Duration.ZERO).build();
         this.requester = new RetryingRequester<>(clock(),
-                new RetryPolicy(settings.timeout(), settings.retries(), 1, true, Integer.MAX_VALUE), new Failover(brokerEndpoints, settings.failoverSettle()),
+                settings.policy().withMaxWaiting(1).withResendOnDisconnect(true).withWindow(Integer.MAX_VALUE), new Failover(brokerEndpoints, settings.failoverSettle()),
                 () -> ctx.socket(SocketType.DEALER, options, loop), this::judge,
                 new EventReporter<>(this::requestEvent, log, "Majordomo client", RequestEvent::isNotable));
     }

@@ -78,7 +78,7 @@ import static io.zmtp.patterns.majordomo.MdpProtocol.constant;
  * HEARTBEAT or a REQUEST before READY; a reply with no request in progress or to another client;
  * a change of version; READY for an {@code mmi.} service) is answered with DISCONNECT and the
  * worker is forgotten. Any command counts as a heartbeat. Every
- * {@link MajordomoBrokerSettings#heartbeatInterval() interval} the timer sends HEARTBEAT to each
+ * {@link MajordomoBrokerSettings#heartbeat() heartbeat interval} the timer sends HEARTBEAT to each
  * worker nothing was sent to for half an interval, and forgets workers silent for interval x
  * liveness, busy or idle: 7/MDP and 18/MDP require heartbeats both ways at all times, and a worker
  * that died mid-request must not stay registered. {@link MajordomoWorker} heartbeats while its
@@ -186,15 +186,15 @@ public final class MajordomoBroker extends LoopComponent {
     public MajordomoBroker(ZmtpContext ctx, MajordomoBrokerSettings settings) {
         super(ctx.group().next(), settings.clock());
         this.settings = settings;
-        this.intervalNanos = settings.heartbeatInterval().toNanos();
+        this.intervalNanos = settings.heartbeat().interval().toNanos();
         this.requestExpiryNanos = settings.requestExpiry().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo broker");
         this.socket = (RouterSocket) ctx.socket(SocketType.ROUTER, settings.socketOptions(), eventLoop());
         clock = clock();
-        ticker = new HeartbeatTicker(clock, settings.heartbeatInterval(), this::tick);
-        liveness = new PeerLiveness<>(clock, settings.heartbeatExpiry());
-        heartbeatDue = new PeerLiveness<>(clock, settings.heartbeatInterval());
+        ticker = new HeartbeatTicker(clock, settings.heartbeat().interval(), this::tick);
+        liveness = new PeerLiveness<>(clock, settings.heartbeat().expiry());
+        heartbeatDue = new PeerLiveness<>(clock, settings.heartbeat().interval());
     }
 
     /**
@@ -611,7 +611,7 @@ public final class MajordomoBroker extends LoopComponent {
         s.workers++;
         orphaned.remove(s);
         if (heartbeatTimer == null) {
-            heartbeatTimer = clock.schedule(this::heartbeat, settings.heartbeatInterval());
+            heartbeatTimer = clock.schedule(this::heartbeat, settings.heartbeat().interval());
         }
         if (log.isDebugEnabled()) {
             log.debug("worker {} ready for {} ({})", w.hexId(), FrameText.escape(name), v);

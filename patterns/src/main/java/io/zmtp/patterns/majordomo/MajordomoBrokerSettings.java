@@ -1,12 +1,11 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.kit.PatternClock;
+import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.Consumer;
 
 /**
  * The settings of a {@link MajordomoBroker}.
@@ -29,13 +28,17 @@ import java.util.function.Consumer;
  *   <tr><td>socket</td><td>ROUTER with a send high-water mark of 10,000 messages per peer (a
  *       ROUTER drops beyond it) and a linger of 1 s (to flush DISCONNECTs when closing)</td></tr>
  * </table>
+ *
+ * <p>With the clock, socket options, tracer and listener of every Majordomo component
+ * ({@link MajordomoSettings}).
  */
-public final class MajordomoBrokerSettings {
+public final class MajordomoBrokerSettings extends MajordomoSettings {
+    /** The guide's broker heartbeat: every 2500 ms, a worker silent for 3 of them is forgotten. */
+    public static final Heartbeat DEFAULT_HEARTBEAT = Heartbeat.of(Duration.ofMillis(2500), 3);
     public static final MajordomoBrokerSettings DEFAULTS = builder().build();
 
     private final List<String> endpoints;
-    private final Duration heartbeatInterval;
-    private final int heartbeatLiveness;
+    private final Heartbeat heartbeat;
     private final Duration requestExpiry;
     private final int maxQueuedRequests;
     private final long maxAggregatedReplyBytes;
@@ -45,15 +48,11 @@ public final class MajordomoBrokerSettings {
     private final long maxQueuedBytes;
     private final int maxQueuedRequestsPerClient;
     private final int expiryBatch;
-    private final SocketOptions socketOptions;
-    private final MessageTracer tracer;
-    private final Consumer<MajordomoEvent> listener;
-    private final PatternClock clock;
 
     private MajordomoBrokerSettings(Builder b) {
+        super(b);
         endpoints = List.copyOf(b.endpoints);
-        heartbeatInterval = b.heartbeatInterval;
-        heartbeatLiveness = b.heartbeatLiveness;
+        heartbeat = b.heartbeat;
         requestExpiry = b.requestExpiry;
         maxQueuedRequests = b.maxQueuedRequests;
         maxAggregatedReplyBytes = b.maxAggregatedReplyBytes;
@@ -63,10 +62,6 @@ public final class MajordomoBrokerSettings {
         maxQueuedBytes = b.maxQueuedBytes;
         maxQueuedRequestsPerClient = b.maxQueuedRequestsPerClient;
         expiryBatch = b.expiryBatch;
-        socketOptions = b.socketOptions;
-        tracer = b.tracer;
-        listener = b.listener;
-        clock = b.clock;
     }
 
     public static Builder builder() {
@@ -74,10 +69,9 @@ public final class MajordomoBrokerSettings {
     }
 
     public Builder toBuilder() {
-        Builder b = new Builder();
+        Builder b = new Builder().from(this);
         b.endpoints = endpoints;
-        b.heartbeatInterval = heartbeatInterval;
-        b.heartbeatLiveness = heartbeatLiveness;
+        b.heartbeat = heartbeat;
         b.requestExpiry = requestExpiry;
         b.maxQueuedRequests = maxQueuedRequests;
         b.maxAggregatedReplyBytes = maxAggregatedReplyBytes;
@@ -87,10 +81,6 @@ public final class MajordomoBrokerSettings {
         b.maxQueuedBytes = maxQueuedBytes;
         b.maxQueuedRequestsPerClient = maxQueuedRequestsPerClient;
         b.expiryBatch = expiryBatch;
-        b.socketOptions = socketOptions;
-        b.tracer = tracer;
-        b.listener = listener;
-        b.clock = clock;
         return b;
     }
 
@@ -99,17 +89,12 @@ public final class MajordomoBrokerSettings {
         return endpoints;
     }
 
-    public Duration heartbeatInterval() {
-        return heartbeatInterval;
-    }
-
-    public int heartbeatLiveness() {
-        return heartbeatLiveness;
-    }
-
-    /** How long a worker may stay silent: interval x liveness. */
-    public Duration heartbeatExpiry() {
-        return heartbeatInterval.multipliedBy(heartbeatLiveness);
+    /**
+     * How often the broker heartbeats its workers and checks expiries, and after how many silent
+     * intervals a worker is forgotten ({@link Heartbeat#expiry()}).
+     */
+    public Heartbeat heartbeat() {
+        return heartbeat;
     }
 
     public Duration requestExpiry() {
@@ -163,29 +148,9 @@ public final class MajordomoBrokerSettings {
         return expiryBatch;
     }
 
-    public SocketOptions socketOptions() {
-        return socketOptions;
-    }
-
-    /** The tracer of every message, or null. */
-    public MessageTracer tracer() {
-        return tracer;
-    }
-
-    /** The listener of broker events, or null. */
-    public Consumer<MajordomoEvent> listener() {
-        return listener;
-    }
-
-    /** Where the component reads the time and sets its timers (heartbeats, expiry, retries); default the event loop's. */
-    public PatternClock clock() {
-        return clock;
-    }
-
-    public static final class Builder {
+    public static final class Builder extends MajordomoSettings.Builder<Builder, MajordomoBrokerSettings> {
         private List<String> endpoints = List.of("tcp://*:5555");
-        private Duration heartbeatInterval = Duration.ofMillis(2500);
-        private int heartbeatLiveness = 3;
+        private Heartbeat heartbeat = DEFAULT_HEARTBEAT;
         private Duration requestExpiry = Duration.ofSeconds(10);
         private int maxQueuedRequests = 100_000;
         private long maxAggregatedReplyBytes = 16L * 1024 * 1024;
@@ -195,18 +160,13 @@ public final class MajordomoBrokerSettings {
         private long maxQueuedBytes = 128L * 1024 * 1024;
         private int maxQueuedRequestsPerClient = 10_000;
         private int expiryBatch = 1024;
-        private SocketOptions socketOptions = SocketOptions.builder().sendHwm(10_000)
-                .linger(Duration.ofSeconds(1)).build();
-        private MessageTracer tracer;
-        private Consumer<MajordomoEvent> listener;
-        private PatternClock clock = PatternClock.system();
 
         private Builder() {
+            super(SocketOptions.builder().sendHwm(10_000).linger(Duration.ofSeconds(1)).build());
         }
 
-        /** The clock of heartbeats, expiry and retries: {@link PatternClock#system()} by default, a manual clock in tests. */
-        public Builder clock(PatternClock c) {
-            this.clock = Objects.requireNonNull(c);
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -227,48 +187,37 @@ public final class MajordomoBrokerSettings {
             return this;
         }
 
+        /** The heartbeat with the workers: its interval and the liveness of a silent worker (2500 ms, 3). */
+        public Builder heartbeat(Heartbeat h) {
+            this.heartbeat = Objects.requireNonNull(h);
+            return this;
+        }
+
         /** How often the broker heartbeats its workers and checks expiries. */
         public Builder heartbeatInterval(Duration d) {
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException("heartbeatInterval must be positive");
-            }
-            this.heartbeatInterval = d;
-            return this;
+            return heartbeat(Heartbeat.of(positive(d, "heartbeatInterval"), heartbeat.liveness()));
         }
 
         /** How many intervals a worker may stay silent before it is forgotten (3-5 is usual). */
         public Builder heartbeatLiveness(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("heartbeatLiveness must be at least 1");
-            }
-            this.heartbeatLiveness = n;
-            return this;
+            return heartbeat(Heartbeat.of(heartbeat.interval(), atLeast(1, n, "heartbeatLiveness")));
         }
 
         /** How long a request may wait for a service that has no worker (checked each interval). */
         public Builder requestExpiry(Duration d) {
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException("requestExpiry must be positive");
-            }
-            this.requestExpiry = d;
+            this.requestExpiry = positive(d, "requestExpiry");
             return this;
         }
 
         /** The most requests one service may have waiting for a worker; a request beyond is refused. Default 100,000. */
         public Builder maxQueuedRequests(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxQueuedRequests must be at least 1");
-            }
-            this.maxQueuedRequests = n;
+            this.maxQueuedRequests = atLeast(1, n, "maxQueuedRequests");
             return this;
         }
 
         /** The most bytes of PARTIAL bodies joined into one REPLY for an MDP/0.1 client. */
         public Builder maxAggregatedReplyBytes(long n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxAggregatedReplyBytes must be at least 1");
-            }
-            this.maxAggregatedReplyBytes = n;
+            this.maxAggregatedReplyBytes = atLeast(1L, n, "maxAggregatedReplyBytes");
             return this;
         }
 
@@ -276,30 +225,21 @@ public final class MajordomoBrokerSettings {
          * new service beyond it is refused (the request answered {@link MdpProtocol#REFUSED}, the worker
          * sent DISCONNECT). Default 10,000. */
         public Builder maxServices(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxServices must be at least 1");
-            }
-            this.maxServices = n;
+            this.maxServices = atLeast(1, n, "maxServices");
             return this;
         }
 
         /** The longest service name, in bytes, a request or READY may carry; longer ones are refused.
          * Default 255. */
         public Builder maxServiceNameBytes(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxServiceNameBytes must be at least 1");
-            }
-            this.maxServiceNameBytes = n;
+            this.maxServiceNameBytes = atLeast(1, n, "maxServiceNameBytes");
             return this;
         }
 
         /** The most bytes the queued requests of one service may add up to (each counted as its body
          * plus {@link MajordomoBroker#REQUEST_OVERHEAD}); a request beyond is refused. Default 32 MiB. */
         public Builder maxQueuedBytesPerService(long n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxQueuedBytesPerService must be at least 1");
-            }
-            this.maxQueuedBytesPerService = n;
+            this.maxQueuedBytesPerService = atLeast(1L, n, "maxQueuedBytesPerService");
             return this;
         }
 
@@ -307,10 +247,7 @@ public final class MajordomoBrokerSettings {
          * {@link #maxQueuedBytesPerService}); a request beyond is refused. Queued requests are heap copies,
          * so this bounds the heap a flood can take. Default 128 MiB. */
         public Builder maxQueuedBytes(long n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxQueuedBytes must be at least 1");
-            }
-            this.maxQueuedBytes = n;
+            this.maxQueuedBytes = atLeast(1L, n, "maxQueuedBytes");
             return this;
         }
 
@@ -318,39 +255,18 @@ public final class MajordomoBrokerSettings {
          * beyond is refused. Default 10,000 (MDP expects one outstanding request per client; the
          * asynchronous client pipelines more). */
         public Builder maxQueuedRequestsPerClient(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxQueuedRequestsPerClient must be at least 1");
-            }
-            this.maxQueuedRequestsPerClient = n;
+            this.maxQueuedRequestsPerClient = atLeast(1, n, "maxQueuedRequestsPerClient");
             return this;
         }
 
         /** The most requests expired (or dropped for a gone client) per event-loop task; the rest follow
          * in later tasks, so other work is not held up. Default 1,024. */
         public Builder expiryBatch(int n) {
-            if (n >= 1) {
-                this.expiryBatch = n;
-                return this;
-            }
-            throw new IllegalArgumentException("expiryBatch must be at least 1, not " + n);
-        }
-
-        /** The ROUTER socket's options. */
-        public Builder socketOptions(SocketOptions o) {
-            this.socketOptions = Objects.requireNonNull(o);
+            this.expiryBatch = atLeast(1, n, "expiryBatch");
             return this;
         }
 
-        public Builder tracer(MessageTracer t) {
-            this.tracer = t;
-            return this;
-        }
-
-        public Builder listener(Consumer<MajordomoEvent> l) {
-            this.listener = l;
-            return this;
-        }
-
+        @Override
         public MajordomoBrokerSettings build() {
             return new MajordomoBrokerSettings(this);
         }

@@ -105,7 +105,7 @@ public final class MajordomoClient extends LoopComponent {
         SocketOptions options = settings.socketOptions().toBuilder().linger(Duration.ZERO).build();
         SocketType type = version == MdpVersion.V0_1 ? SocketType.REQ : SocketType.DEALER;
         this.requester = new RetryingRequester<>(clock(),
-                new RetryPolicy(settings.timeout(), settings.retries(), 1, false), new Failover(brokerEndpoints, settings.failoverSettle()),
+                settings.policy().withMaxWaiting(1), new Failover(brokerEndpoints, settings.failoverSettle()),
                 () -> ctx.socket(type, options, loop), this::judge,
                 new EventReporter<>(this::requestEvent, log, "Majordomo client", RequestEvent::isNotable));
     }

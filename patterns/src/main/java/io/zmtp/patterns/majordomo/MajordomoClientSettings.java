@@ -1,11 +1,10 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.kit.PatternClock;
+import io.zmtp.patterns.kit.RetryPolicy;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.function.Consumer;
 
 /**
  * The settings of a {@link MajordomoClient} and a {@link MajordomoAsyncClient}.
@@ -22,30 +21,24 @@ import java.util.function.Consumer;
  *       (the guide's Binary Star client's SETTLE_DELAY, two state heartbeats: time for the passive
  *       broker to see its peer gone, so the resent request's vote makes it active)</td></tr>
  * </table>
+ *
+ * <p>With the clock, socket options, tracer and listener of every Majordomo component
+ * ({@link MajordomoSettings}).
  */
-public final class MajordomoClientSettings {
+public final class MajordomoClientSettings extends MajordomoSettings {
     /** The default settle delay of a failover to the next broker endpoint: 2000 ms. */
     public static final Duration DEFAULT_FAILOVER_SETTLE = Duration.ofMillis(2000);
     public static final MajordomoClientSettings DEFAULTS = builder().build();
 
     private final MdpVersion version;
-    private final Duration timeout;
-    private final int retries;
-    private final SocketOptions socketOptions;
-    private final MessageTracer tracer;
-    private final Consumer<MajordomoEvent> listener;
-    private final PatternClock clock;
+    private final RetryPolicy policy;
     private final Duration failoverSettle;
 
     private MajordomoClientSettings(Builder b) {
-        failoverSettle = b.failoverSettle;
+        super(b);
         version = b.version;
-        timeout = b.timeout;
-        retries = b.retries;
-        socketOptions = b.socketOptions;
-        tracer = b.tracer;
-        listener = b.listener;
-        clock = b.clock;
+        policy = b.policy;
+        failoverSettle = b.failoverSettle;
     }
 
     public static Builder builder() {
@@ -53,14 +46,9 @@ public final class MajordomoClientSettings {
     }
 
     public Builder toBuilder() {
-        Builder b = new Builder();
+        Builder b = new Builder().from(this);
         b.version = version;
-        b.timeout = timeout;
-        b.retries = retries;
-        b.socketOptions = socketOptions;
-        b.tracer = tracer;
-        b.listener = listener;
-        b.clock = clock;
+        b.policy = policy;
         b.failoverSettle = failoverSettle;
         return b;
     }
@@ -69,29 +57,23 @@ public final class MajordomoClientSettings {
         return version;
     }
 
+    /**
+     * The timeout of one try and the tries of a request (the guide's 2500 ms and 3); each client
+     * adds what is its own (the asynchronous client: many in flight, resent when the connection
+     * drops).
+     */
+    public RetryPolicy policy() {
+        return policy;
+    }
+
+    /** How long one try waits without any reply before the request is resent on a new socket. */
     public Duration timeout() {
-        return timeout;
+        return policy.timeout();
     }
 
+    /** How many times a request is sent at most, the first send included. */
     public int retries() {
-        return retries;
-    }
-
-    public SocketOptions socketOptions() {
-        return socketOptions;
-    }
-
-    public MessageTracer tracer() {
-        return tracer;
-    }
-
-    public Consumer<MajordomoEvent> listener() {
-        return listener;
-    }
-
-    /** Where the component reads the time and sets its timers (heartbeats, expiry, retries); default the event loop's. */
-    public PatternClock clock() {
-        return clock;
+        return policy.tries();
     }
 
     /**
@@ -102,17 +84,18 @@ public final class MajordomoClientSettings {
         return failoverSettle;
     }
 
-    public static final class Builder {
+    public static final class Builder extends MajordomoSettings.Builder<Builder, MajordomoClientSettings> {
         private MdpVersion version = MdpVersion.V0_1;
-        private Duration timeout = Duration.ofMillis(2500);
-        private int retries = 3;
-        private SocketOptions socketOptions = SocketOptions.builder().linger(Duration.ZERO).build();
-        private MessageTracer tracer;
-        private Consumer<MajordomoEvent> listener;
-        private PatternClock clock = PatternClock.system();
+        private RetryPolicy policy = RetryPolicy.DEFAULT;
         private Duration failoverSettle = DEFAULT_FAILOVER_SETTLE;
 
         private Builder() {
+            super(SocketOptions.builder().linger(Duration.ZERO).build());
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
         }
 
         /**
@@ -129,12 +112,6 @@ public final class MajordomoClientSettings {
             return this;
         }
 
-        /** The clock of heartbeats, expiry and retries: {@link PatternClock#system()} by default, a manual clock in tests. */
-        public Builder clock(PatternClock c) {
-            this.clock = Objects.requireNonNull(c);
-            return this;
-        }
-
         public Builder version(MdpVersion v) {
             this.version = Objects.requireNonNull(v);
             return this;
@@ -142,37 +119,17 @@ public final class MajordomoClientSettings {
 
         /** How long to wait without any reply before resending on a new socket. */
         public Builder timeout(Duration d) {
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException("timeout must be positive");
-            }
-            this.timeout = d;
+            this.policy = policy.withTimeout(positive(d, "timeout"));
             return this;
         }
 
         /** How many times a request is sent at most, the first send included. */
         public Builder retries(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("retries must be at least 1");
-            }
-            this.retries = n;
+            this.policy = policy.withTries(atLeast(1, n, "retries"));
             return this;
         }
 
-        public Builder socketOptions(SocketOptions o) {
-            this.socketOptions = Objects.requireNonNull(o);
-            return this;
-        }
-
-        public Builder tracer(MessageTracer t) {
-            this.tracer = t;
-            return this;
-        }
-
-        public Builder listener(Consumer<MajordomoEvent> l) {
-            this.listener = l;
-            return this;
-        }
-
+        @Override
         public MajordomoClientSettings build() {
             return new MajordomoClientSettings(this);
         }

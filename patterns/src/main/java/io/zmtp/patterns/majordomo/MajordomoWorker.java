@@ -40,7 +40,7 @@ import java.util.function.Consumer;
  * over a DEALER socket, heartbeats, and runs a {@link MajordomoHandler} for each request.
  *
  * <p>Everything protocol-related runs on one event loop: the socket's handler, and the kit's
- * {@link HeartbeatLink}, which every {@link MajordomoWorkerSettings#heartbeatInterval() heartbeat
+ * {@link HeartbeatLink}, which every {@link MajordomoWorkerSettings#heartbeat() heartbeat
  * interval} sends HEARTBEAT (skipped when something else went out in the last half interval) and
  * declares the broker lost after liveness intervals without a message from it. The link is
  * suspended while the socket has no connection (from connect to handshake, and after a drop), so
@@ -132,12 +132,12 @@ public final class MajordomoWorker extends LoopComponent {
         this.settings = settings;
         this.version = settings.version();
         this.loop = eventLoop();
-        this.intervalNanos = settings.heartbeatInterval().toNanos();
+        this.intervalNanos = settings.heartbeat().interval().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo worker");
         this.clock = clock();
         this.link = new HeartbeatLink(clock,
-                Heartbeat.of(settings.heartbeatInterval(), settings.heartbeatLiveness()),
+                settings.heartbeat(),
                 new Backoff(settings.reconnectDelay(), settings.reconnectDelayMax()),
                 new HeartbeatLink.Connection() {
                     @Override

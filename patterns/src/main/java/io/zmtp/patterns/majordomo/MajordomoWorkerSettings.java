@@ -1,12 +1,11 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.kit.PatternClock;
+import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.socket.SocketOptions;
 
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
 
 /**
  * The settings of a {@link MajordomoWorker}.
@@ -21,35 +20,33 @@ import java.util.function.Consumer;
  *   <tr><td>reconnect delay max</td><td>the reconnect delay (MDP's fixed delay); larger: the delay
  *       doubles after each loss up to it, and goes back to the first once the broker answers</td></tr>
  *   <tr><td>executor</td><td>none given: the worker runs its handler on a thread of its own</td></tr>
- *   <tr><td>socket</td><td>DEALER, linger 1 s (to flush the DISCONNECT sent when closing)</td></tr>
+ *   <tr><td>socket</td><td>DEALER, linger 1 s (to flush the DISCONNECT sent when closing), a lost
+ *       broker retried every 100 ms without doubling (libzmq's reconnect), so the worker is back
+ *       within about 100 ms of a broker restart</td></tr>
  * </table>
+ *
+ * <p>With the clock, socket options, tracer and listener of every Majordomo component
+ * ({@link MajordomoSettings}).
  */
-public final class MajordomoWorkerSettings {
+public final class MajordomoWorkerSettings extends MajordomoSettings {
+    /** The guide's worker heartbeat: every 2500 ms, the broker lost after 3 silent ones. */
+    public static final Heartbeat DEFAULT_HEARTBEAT = Heartbeat.of(Duration.ofMillis(2500), 3);
     public static final MajordomoWorkerSettings DEFAULTS = builder().build();
 
     private final MdpVersion version;
-    private final Duration heartbeatInterval;
-    private final int heartbeatLiveness;
+    private final Heartbeat heartbeat;
     private final Duration reconnectDelay;
     private final Duration reconnectDelayMax;
     private final Executor executor;
-    private final SocketOptions socketOptions;
-    private final MessageTracer tracer;
-    private final Consumer<MajordomoEvent> listener;
-    private final PatternClock clock;
 
     private MajordomoWorkerSettings(Builder b) {
+        super(b);
         version = b.version;
-        heartbeatInterval = b.heartbeatInterval;
-        heartbeatLiveness = b.heartbeatLiveness;
+        heartbeat = b.heartbeat;
         reconnectDelay = b.reconnectDelay;
         reconnectDelayMax = b.reconnectDelayMax == null || b.reconnectDelayMax.compareTo(b.reconnectDelay) < 0
                 ? b.reconnectDelay : b.reconnectDelayMax;
         executor = b.executor;
-        socketOptions = b.socketOptions;
-        tracer = b.tracer;
-        listener = b.listener;
-        clock = b.clock;
     }
 
     public static Builder builder() {
@@ -57,17 +54,12 @@ public final class MajordomoWorkerSettings {
     }
 
     public Builder toBuilder() {
-        Builder b = new Builder();
+        Builder b = new Builder().from(this);
         b.version = version;
-        b.heartbeatInterval = heartbeatInterval;
-        b.heartbeatLiveness = heartbeatLiveness;
+        b.heartbeat = heartbeat;
         b.reconnectDelay = reconnectDelay;
         b.reconnectDelayMax = reconnectDelayMax;
         b.executor = executor;
-        b.socketOptions = socketOptions;
-        b.tracer = tracer;
-        b.listener = listener;
-        b.clock = clock;
         return b;
     }
 
@@ -75,18 +67,12 @@ public final class MajordomoWorkerSettings {
         return version;
     }
 
-    public Duration heartbeatInterval() {
-        return heartbeatInterval;
+    /** How often the worker heartbeats the broker, and after how many silent intervals the broker is lost. */
+    public Heartbeat heartbeat() {
+        return heartbeat;
     }
 
-    public int heartbeatLiveness() {
-        return heartbeatLiveness;
-    }
-
-    public Duration heartbeatExpiry() {
-        return heartbeatInterval.multipliedBy(heartbeatLiveness);
-    }
-
+    /** The first delay before the worker connects again after it lost the broker. */
     public Duration reconnectDelay() {
         return reconnectDelay;
     }
@@ -101,44 +87,22 @@ public final class MajordomoWorkerSettings {
         return executor;
     }
 
-    public SocketOptions socketOptions() {
-        return socketOptions;
-    }
-
-    public MessageTracer tracer() {
-        return tracer;
-    }
-
-    public Consumer<MajordomoEvent> listener() {
-        return listener;
-    }
-
-    /** Where the component reads the time and sets its timers (heartbeats, expiry, retries); default the event loop's. */
-    public PatternClock clock() {
-        return clock;
-    }
-
-    public static final class Builder {
+    public static final class Builder extends MajordomoSettings.Builder<Builder, MajordomoWorkerSettings> {
         private MdpVersion version = MdpVersion.V0_1;
-        private Duration heartbeatInterval = Duration.ofMillis(2500);
-        private int heartbeatLiveness = 3;
+        private Heartbeat heartbeat = DEFAULT_HEARTBEAT;
         private Duration reconnectDelay = Duration.ofMillis(2500);
         private Duration reconnectDelayMax;
         private Executor executor;
-        // The socket retries a lost broker every 100 ms, as libzmq's does (no doubling), so a worker
-        // registers again within about 100 ms of a broker restart: READY goes out on reconnect.
-        private SocketOptions socketOptions = SocketOptions.builder().linger(Duration.ofSeconds(1))
-                .reconnectInterval(Duration.ofMillis(100)).reconnectIntervalMax(Duration.ofMillis(100)).build();
-        private MessageTracer tracer;
-        private Consumer<MajordomoEvent> listener;
-        private PatternClock clock = PatternClock.system();
 
         private Builder() {
+            // The socket retries a lost broker every 100 ms, as libzmq's does (no doubling), so a worker
+            // registers again within about 100 ms of a broker restart: READY goes out on reconnect.
+            super(SocketOptions.builder().linger(Duration.ofSeconds(1))
+                    .reconnectInterval(Duration.ofMillis(100)).reconnectIntervalMax(Duration.ofMillis(100)).build());
         }
 
-        /** The clock of heartbeats, expiry and retries: {@link PatternClock#system()} by default, a manual clock in tests. */
-        public Builder clock(PatternClock c) {
-            this.clock = Objects.requireNonNull(c);
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -147,27 +111,22 @@ public final class MajordomoWorkerSettings {
             return this;
         }
 
-        public Builder heartbeatInterval(Duration d) {
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException("heartbeatInterval must be positive");
-            }
-            this.heartbeatInterval = d;
+        /** The heartbeat with the broker: its interval, and the liveness of a silent broker (2500 ms, 3). */
+        public Builder heartbeat(Heartbeat h) {
+            this.heartbeat = Objects.requireNonNull(h);
             return this;
+        }
+
+        public Builder heartbeatInterval(Duration d) {
+            return heartbeat(Heartbeat.of(positive(d, "heartbeatInterval"), heartbeat.liveness()));
         }
 
         public Builder heartbeatLiveness(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("heartbeatLiveness must be at least 1");
-            }
-            this.heartbeatLiveness = n;
-            return this;
+            return heartbeat(Heartbeat.of(heartbeat.interval(), atLeast(1, n, "heartbeatLiveness")));
         }
 
         public Builder reconnectDelay(Duration d) {
-            if (d.isNegative()) {
-                throw new IllegalArgumentException("reconnectDelay must not be negative");
-            }
-            this.reconnectDelay = d;
+            this.reconnectDelay = notNegative(d, "reconnectDelay");
             return this;
         }
 
@@ -187,26 +146,7 @@ public final class MajordomoWorkerSettings {
             return this;
         }
 
-        /**
-         * The worker socket's options. By default: linger 1 s, and a lost broker retried every
-         * 100 ms without doubling (libzmq's reconnect), so the worker is back within about 100 ms
-         * of a broker restart.
-         */
-        public Builder socketOptions(SocketOptions o) {
-            this.socketOptions = Objects.requireNonNull(o);
-            return this;
-        }
-
-        public Builder tracer(MessageTracer t) {
-            this.tracer = t;
-            return this;
-        }
-
-        public Builder listener(Consumer<MajordomoEvent> l) {
-            this.listener = l;
-            return this;
-        }
-
+        @Override
         public MajordomoWorkerSettings build() {
             return new MajordomoWorkerSettings(this);
         }

@@ -299,19 +299,5 @@ public final class TitanicSettings extends ComponentSettings {
             this.wallClock = Objects.requireNonNull(c);
             return this;
         }
-
-        private static int atLeast(int min, int n, String name) {
-            if (n < min) {
-                throw new IllegalArgumentException(name + " must be at least " + min);
-            }
-            return n;
-        }
-
-        private static Duration positive(Duration d, String name) {
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive");
-            }
-            return d;
-        }
     }
 }
