@@ -4,8 +4,8 @@ import io.zmtp.patterns.majordomo.MajordomoClient;
 import io.zmtp.patterns.majordomo.MajordomoClientSettings;
 import io.zmtp.patterns.majordomo.MajordomoException;
 import io.zmtp.patterns.majordomo.MajordomoReply;
-import io.zmtp.patterns.majordomo.MdpProtocol;
 import io.zmtp.patterns.majordomo.MdpVersion;
+import io.zmtp.patterns.majordomo.MmiService;
 import io.zmtp.socket.ZmtpContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -48,7 +48,7 @@ public final class MmiCommand implements Callable<Integer> {
             description = "MDP version, 0.1 or 0.2 (default: ${DEFAULT-VALUE})")
     MdpVersion protocol;
 
-    @Option(names = "--mmi-service", defaultValue = MdpProtocol.MMI_SERVICE,
+    @Option(names = "--mmi-service", defaultValue = MmiService.MMI_SERVICE,
             description = "the MMI service to ask (default: ${DEFAULT-VALUE})")
     String mmiService;
 
@@ -86,7 +86,7 @@ public final class MmiCommand implements Callable<Integer> {
             MajordomoReply r = client.request(mmiService, name);
             String code = r.bodyStrings().isEmpty() ? "" : r.bodyStrings().get(0);
             MdpOptions.line(out, "Lookup " + name + " service: " + code);
-            return MdpProtocol.MMI_FOUND.equals(code) ? 0 : 1;
+            return MmiService.MMI_FOUND.equals(code) ? 0 : 1;
         } catch (MajordomoException e) {
             spec.commandLine().getErr().println("mmi: " + e.getMessage());
             spec.commandLine().getErr().flush();

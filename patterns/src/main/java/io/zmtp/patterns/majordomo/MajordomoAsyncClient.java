@@ -6,7 +6,6 @@ import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.patterns.kit.Failover;
 import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.patterns.kit.RequestEvent;
-import io.zmtp.patterns.kit.RetryPolicy;
 import io.zmtp.patterns.kit.RetryingRequester;
 import io.zmtp.patterns.kit.RetryingRequester.Verdict;
 

@@ -10,7 +10,6 @@ import io.zmtp.patterns.kit.HeartbeatTicker;
 import io.zmtp.patterns.kit.PeerLiveness;
 import io.zmtp.patterns.kit.ReadyWorkers;
 import io.zmtp.patterns.kit.LoopClock;
-import io.zmtp.patterns.majordomo.MdpVersion.ClientCommand;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.RouterSocket;
 import io.zmtp.socket.RoutingId;
@@ -34,8 +33,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Callable;
 
-import static io.zmtp.patterns.majordomo.MdpProtocol.codeFrame;
-import static io.zmtp.patterns.majordomo.MdpProtocol.constant;
 
 /**
  * The Majordomo broker (the guide's mdbroker): one ROUTER socket that serves clients and workers
@@ -260,7 +257,7 @@ public final class MajordomoBroker extends LoopComponent {
         }
         MdpCommand cmd;
         try {
-            cmd = MdpCommand.fromRouter(msg);
+            cmd = MdpProtocol.fromRouter(msg);
         } catch (MdpProtocol.MdpFormatException e) {
             invalid(msg, e.getMessage());
             return;
@@ -415,17 +412,15 @@ public final class MajordomoBroker extends LoopComponent {
         peerLog.warn("Majordomo broker refuses a request from {} for {}: {}", client, FrameText.escape(service), reason);
         event(MajordomoEvent.Type.REQUEST_REJECTED, client, service, reason);
         r.body().release();
-        ZmtpMessage reply = ZmtpMessage.newMessage().add(r.peer()).add(MdpProtocol.REFUSED).add(reason);
-        toClient(reply, r.version(), true, r.service());
-        send(reply, "I: sending a refusal to client");
+        send(MdpProtocol.refusal(r.peer(), r.version(), r.service(), reason), "I: sending a refusal to client");
     }
 
     private void answerMmi(MdpCommand.ClientRequest r, String name) {
         String argument = MdpProtocol.string(r.body().frame(0));
         String answer = MmiService.answer(name, argument, this::workersOf);
         r.body().release();
-        ZmtpMessage reply = ZmtpMessage.newMessage().add(r.peer()).add(answer);
-        toClient(reply, r.version(), true, r.service());
+        ZmtpMessage reply = MdpProtocol.replyToClient(ZmtpMessage.newMessage().add(r.peer()).add(answer),
+                r.version(), true, r.service());
         event(MajordomoEvent.Type.MMI_ANSWERED, null, name, argument + " -> " + answer);
         send(reply, "I: sending MMI reply to client");
     }
@@ -433,24 +428,6 @@ public final class MajordomoBroker extends LoopComponent {
     private int workersOf(String service) {
         Service s = services.get(service);
         return s == null ? 0 : s.workers;
-    }
-
-    /**
-     * Reframes {@code client-id | body...} (in place) as a reply in the client's version:
-     * {@code client-id | "" | MDPC01 | service | body} or {@code client-id | MDPC02 | 02/03 |
-     * service | body}. Ownership of {@code serviceFrame} passes to the message.
-     */
-    private static void toClient(ZmtpMessage m, MdpVersion v, boolean fin, ByteBuf serviceFrame) {
-        ByteBuf client = m.removeFirst();
-        m.addFirst(serviceFrame);
-        if (v == MdpVersion.V0_1) {
-            m.addFirst(constant(v.clientHeaderBytes()));
-            m.addFirst(Unpooled.EMPTY_BUFFER);
-        } else {
-            m.addFirst(codeFrame((fin ? ClientCommand.FINAL : ClientCommand.PARTIAL).code()));
-            m.addFirst(constant(v.clientHeaderBytes()));
-        }
-        m.addFirst(client);
     }
 
     /** Drops every queued request of a client. */
@@ -573,7 +550,7 @@ public final class MajordomoBroker extends LoopComponent {
         Service s = w.service;
         if (c.version == MdpVersion.V0_2) {
             msg.addFirst(client);
-            toClient(msg, MdpVersion.V0_2, !partial, constant(s.nameBytes));
+            MdpProtocol.replyToClient(msg, MdpVersion.V0_2, !partial, MdpProtocol.constant(s.nameBytes));
             send(msg, partial ? "I: sending PARTIAL to client" : "I: sending FINAL to client");
         } else if (partial) {
             client.release();
@@ -584,7 +561,7 @@ public final class MajordomoBroker extends LoopComponent {
                 client.release();
             } else {
                 reply.addFirst(client);
-                toClient(reply, MdpVersion.V0_1, true, constant(s.nameBytes));
+                MdpProtocol.replyToClient(reply, MdpVersion.V0_1, true, MdpProtocol.constant(s.nameBytes));
                 send(reply, "I: sending REPLY to client");
             }
         }
@@ -647,16 +624,7 @@ public final class MajordomoBroker extends LoopComponent {
     /** Sends {@code body} (ownership passes) from {@code client} to worker {@code w} as a REQUEST. */
     private void sendRequest(Worker w, RoutingId client, MdpVersion clientVersion, ZmtpMessage m) {
         w.current = new InFlight(client, clientVersion);
-        MdpVersion v = w.version;
-        m.addFirst(Unpooled.EMPTY_BUFFER);
-        m.addFirst(client.toFrame());
-        m.addFirst(codeFrame(v.code(WorkerCommand.REQUEST)));
-        m.addFirst(constant(v.workerHeaderBytes()));
-        if (v.leadingEmptyFrame()) {
-            m.addFirst(Unpooled.EMPTY_BUFFER);
-        }
-        m.addFirst(w.id.toFrame());
-        sendToWorker(w, m, "I: sending REQUEST to worker");
+        sendToWorker(w, MdpProtocol.requestToWorker(w.id, w.version, client, m), "I: sending REQUEST to worker");
     }
 
     private void sendToWorker(Worker w, ZmtpMessage m, String what) {
@@ -666,9 +634,7 @@ public final class MajordomoBroker extends LoopComponent {
     }
 
     private void sendCommand(RoutingId id, MdpVersion v, WorkerCommand cmd) {
-        ZmtpMessage m = MdpProtocol.workerCommand(v, cmd);
-        m.addFirst(id.toFrame());
-        send(m, "I: sending " + cmd + " to worker");
+        send(MdpProtocol.toWorker(id, v, cmd), "I: sending " + cmd + " to worker");
     }
 
     /** Answers a known worker's unexpected command: DISCONNECT, then forget it. */
@@ -838,11 +804,9 @@ public final class MajordomoBroker extends LoopComponent {
         List<Worker> due = new ArrayList<>();
         heartbeatDue.expire(Integer.MAX_VALUE, due::add);
         for (Worker d : due) {
-            ZmtpMessage m = MdpProtocol.workerCommand(d.version, WorkerCommand.HEARTBEAT);
-            m.addFirst(d.id.toFrame());
             d.lastSent = now;
             heartbeatDue.heard(d);
-            send(m, "I: sending HEARTBEAT to worker");
+            send(MdpProtocol.toWorker(d.id, d.version, WorkerCommand.HEARTBEAT), "I: sending HEARTBEAT to worker");
         }
         Iterator<Worker> first = heartbeatDue.peers().iterator();
         if (first.hasNext()) {

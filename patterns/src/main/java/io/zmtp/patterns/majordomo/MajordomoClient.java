@@ -9,7 +9,6 @@ import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
 import io.zmtp.patterns.kit.Failover;
 import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.patterns.kit.RequestEvent;
-import io.zmtp.patterns.kit.RetryPolicy;
 import io.zmtp.patterns.kit.RetryingRequester;
 import io.zmtp.patterns.kit.RetryingRequester.Verdict;
 import io.zmtp.socket.SocketClosedException;

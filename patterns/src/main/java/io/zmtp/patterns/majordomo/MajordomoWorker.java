@@ -1,7 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
 import io.zmtp.patterns.kit.Backoff;
-import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.patterns.kit.HeartbeatLink;
 import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.socket.SocketEvent;
@@ -327,7 +326,7 @@ public final class MajordomoWorker extends LoopComponent {
             link.heard();
             MdpCommand cmd;
             try {
-                cmd = MdpCommand.atWorker(m, version);
+                cmd = MdpProtocol.atWorker(m, version);
             } catch (MdpProtocol.MdpFormatException e) {
                 invalid(m, e.getMessage());
                 return;

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.zmtp.patterns.majordomo.MdpVersion.ClientCommand;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
+import io.zmtp.socket.RoutingId;
 import io.zmtp.wire.ZmtpMessage;
 
 import java.nio.charset.StandardCharsets;
@@ -12,9 +13,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The frames of MDP/0.1 (7/MDP) and MDP/0.2 (18/MDP): builders for every command and readers
- * that check a received message against the layout of its version. A ROUTER's routing-id frame
- * is not part of these layouts (the broker strips and adds it).
+ * The frames of MDP/0.1 (7/MDP) and MDP/0.2 (18/MDP), written and read in this one place: the
+ * builders of every command (a client's, a worker's, and the broker's, which frames what it
+ * forwards in the version of whoever receives it), and the readers that check a received message
+ * against the layout of its version and parse it once into an {@link MdpCommand}. A ROUTER's
+ * routing-id frame is not part of the layouts below; the broker's readers and builders take and
+ * put it in front.
  *
  * <pre>
  * MDP/0.1 client (REQ adds/strips the first empty frame):
@@ -38,13 +42,6 @@ import java.util.List;
  * an empty body is sent as one empty frame.
  */
 public final class MdpProtocol {
-    /** The namespace the broker serves itself (8/MMI). */
-    public static final String MMI_PREFIX = "mmi.";
-    /** Service discovery: the body names a service; the answer is "200" or "404". */
-    public static final String MMI_SERVICE = "mmi.service";
-    public static final String MMI_FOUND = "200";
-    public static final String MMI_NOT_FOUND = "404";
-    public static final String MMI_NOT_IMPLEMENTED = "501";
     /**
      * The first body frame of the broker's answer to a request it refused (a queue limit, the
      * service count, the service-name length); the second frame is the reason, in words. MDP
@@ -181,7 +178,244 @@ public final class MdpProtocol {
         return m;
     }
 
+    // ------------------------------------------------------------------ the broker's builders
+
+    /**
+     * A command without arguments (HEARTBEAT, DISCONNECT) from the broker to a worker:
+     * {@code worker-id | [""] | MDPW0x | command}.
+     */
+    static ZmtpMessage toWorker(RoutingId worker, MdpVersion v, WorkerCommand command) {
+        ZmtpMessage m = workerCommand(v, command);
+        m.addFirst(worker.toFrame());
+        return m;
+    }
+
+    /**
+     * Frames {@code body} (in place; ownership passes) as a REQUEST from {@code client} to a worker
+     * of version {@code v}: {@code worker-id | [""] | MDPW0x | REQUEST | client-id | "" | body}.
+     */
+    static ZmtpMessage requestToWorker(RoutingId worker, MdpVersion v, RoutingId client, ZmtpMessage body) {
+        body.addFirst(Unpooled.EMPTY_BUFFER);
+        body.addFirst(client.toFrame());
+        body.addFirst(codeFrame(v.code(WorkerCommand.REQUEST)));
+        body.addFirst(constant(v.workerHeaderBytes()));
+        if (v.leadingEmptyFrame()) {
+            body.addFirst(Unpooled.EMPTY_BUFFER);
+        }
+        body.addFirst(worker.toFrame());
+        return body;
+    }
+
+    /**
+     * Reframes {@code client-id | body...} (in place) as a reply in the client's version {@code v}:
+     * {@code client-id | "" | MDPC01 | service | body} or {@code client-id | MDPC02 | 02/03 |
+     * service | body} ({@code fin}: FINAL, else PARTIAL). Ownership of {@code service} passes to
+     * the message.
+     */
+    static ZmtpMessage replyToClient(ZmtpMessage m, MdpVersion v, boolean fin, ByteBuf service) {
+        ByteBuf client = m.removeFirst();
+        m.addFirst(service);
+        if (v == MdpVersion.V0_1) {
+            m.addFirst(constant(v.clientHeaderBytes()));
+            m.addFirst(Unpooled.EMPTY_BUFFER);
+        } else {
+            m.addFirst(codeFrame((fin ? ClientCommand.FINAL : ClientCommand.PARTIAL).code()));
+            m.addFirst(constant(v.clientHeaderBytes()));
+        }
+        m.addFirst(client);
+        return m;
+    }
+
+    /**
+     * The broker's refusal of a request: a final reply for the service asked for, body
+     * {@code mmi.refused | reason}, in the client's version (ownership of both frames passes).
+     */
+    static ZmtpMessage refusal(ByteBuf client, MdpVersion v, ByteBuf service, String reason) {
+        return replyToClient(ZmtpMessage.newMessage().add(client).add(REFUSED).add(reason), v, true, service);
+    }
+
     // ------------------------------------------------------------------ readers
+
+    /**
+     * Reads a message a broker's ROUTER delivered ({@code routing-id | ...}): a client REQUEST or
+     * any worker command, of either version (an empty frame after the id means 0.1). On success
+     * the message's frames belong to the command; on {@link MdpFormatException} the message is
+     * untouched.
+     */
+    static MdpCommand fromRouter(ZmtpMessage msg) {
+        if (msg.size() < 3) {
+            throw new MdpFormatException("only " + (msg.size() - 1) + " frame(s) after the routing id");
+        }
+        MdpVersion v;
+        int h;
+        if (!msg.frame(1).isReadable()) {
+            v = MdpVersion.V0_1;
+            h = 2;
+        } else {
+            v = MdpVersion.V0_2;
+            h = 1;
+        }
+        ByteBuf header = msg.frame(h);
+        if (frameEquals(header, v.clientHeaderBytes())) {
+            return readClientRequest(msg, v, h + 1);
+        }
+        if (frameEquals(header, v.workerHeaderBytes())) {
+            return worker(msg, v, h + 1, true);
+        }
+        MdpVersion other = v == MdpVersion.V0_1 ? MdpVersion.V0_2 : MdpVersion.V0_1;
+        if (frameEquals(header, other.clientHeaderBytes())
+                || frameEquals(header, other.workerHeaderBytes())) {
+            throw new MdpFormatException(v == MdpVersion.V0_1
+                    ? "an MDP/0.2 header after an empty frame (0.2 has no empty frame)"
+                    : "an MDP/0.1 header without the empty frame before it");
+        }
+        throw new MdpFormatException("unknown protocol header " + MessageDump.frameText(header));
+    }
+
+    /** Reads a command a worker of version {@code v} received from its broker (no routing id). */
+    static MdpCommand atWorker(ZmtpMessage msg, MdpVersion v) {
+        int i = 0;
+        if (v.leadingEmptyFrame()) {
+            if (msg.size() < 1 || msg.frame(0).isReadable()) {
+                throw new MdpFormatException("no empty frame before the header");
+            }
+            i = 1;
+        }
+        if (msg.size() < i + 1 || !frameEquals(msg.frame(i), v.workerHeaderBytes())) {
+            throw new MdpFormatException("not an " + v.workerHeader() + " command");
+        }
+        return worker(msg, v, i + 1, false);
+    }
+
+    /**
+     * Reads a reply a client of version {@code v} received (no routing id); {@code delimiter}:
+     * whether the 0.1 empty frame is still there (DEALER) or was stripped (REQ).
+     */
+    static MdpCommand atClient(ZmtpMessage msg, MdpVersion v, boolean delimiter) {
+        int i = 0;
+        if (v == MdpVersion.V0_1 && delimiter) {
+            if (msg.size() < 1 || msg.frame(0).isReadable()) {
+                throw new MdpFormatException("no empty delimiter frame before the header");
+            }
+            i = 1;
+        }
+        if (msg.size() < i + 1 || !frameEquals(msg.frame(i), v.clientHeaderBytes())) {
+            throw new MdpFormatException("not an " + v.clientHeader() + " message");
+        }
+        i++;
+        ClientCommand c = null;
+        if (v == MdpVersion.V0_2) {
+            if (msg.size() < i + 1) {
+                throw new MdpFormatException("no command frame");
+            }
+            c = ClientCommand.of(code(msg.frame(i)));
+            if (c != ClientCommand.PARTIAL && c != ClientCommand.FINAL) {
+                throw new MdpFormatException("command " + MessageDump.frameText(msg.frame(i))
+                        + " is not PARTIAL (02) or FINAL (03)");
+            }
+            i++;
+        }
+        if (msg.size() < i + 2) {
+            throw new MdpFormatException("a reply needs a service frame and at least one body frame");
+        }
+        drop(msg, i);
+        ByteBuf service = msg.removeFirst();
+        if (c == null) {
+            return new MdpCommand.ClientReply(v, null, service, msg);
+        }
+        return c == ClientCommand.PARTIAL ? new MdpCommand.ClientPartial(v, null, service, msg)
+                : new MdpCommand.ClientFinal(v, null, service, msg);
+    }
+
+    private static MdpCommand readClientRequest(ZmtpMessage msg, MdpVersion v, int i) {
+        if (v == MdpVersion.V0_2) {
+            if (msg.size() <= i) {
+                throw new MdpFormatException("no client command frame");
+            }
+            if (code(msg.frame(i)) != ClientCommand.REQUEST.code()) {
+                throw new MdpFormatException("client command " + MessageDump.frameText(msg.frame(i))
+                        + " is not REQUEST (01)");
+            }
+            i++;
+        }
+        if (msg.size() < i + 2) {
+            throw new MdpFormatException("a request needs a service frame and at least one body frame");
+        }
+        ByteBuf peer = msg.removeFirst();
+        drop(msg, i - 1);
+        ByteBuf service = msg.removeFirst();
+        return new MdpCommand.ClientRequest(v, peer, service, msg);
+    }
+
+    /** A worker command; {@code i} indexes the command frame; {@code routed}: frame 0 is a routing id. */
+    private static MdpCommand worker(ZmtpMessage msg, MdpVersion v, int i, boolean routed) {
+        if (msg.size() <= i) {
+            throw new MdpFormatException("no worker command frame");
+        }
+        WorkerCommand cmd = v.workerCommand(code(msg.frame(i)));
+        if (cmd == null) {
+            throw new MdpFormatException("unknown " + v + " worker command " + MessageDump.frameText(msg.frame(i)));
+        }
+        int args = msg.size() - i - 1;
+        switch (cmd) {
+            case READY:
+                if (args != 1) {
+                    throw new MdpFormatException("READY takes exactly one service frame, not " + args);
+                }
+                break;
+            case HEARTBEAT:
+            case DISCONNECT:
+                if (args != 0) {
+                    throw new MdpFormatException(cmd + " takes no frames, not " + args);
+                }
+                break;
+            default:
+                if (args < 3 || msg.frame(i + 2).isReadable()) {
+                    throw new MdpFormatException(cmd + " needs a client address, an empty frame and at least one body frame");
+                }
+                break;
+        }
+        ByteBuf peer = null;
+        if (routed) {
+            peer = msg.removeFirst();
+            i--;
+        }
+        drop(msg, i + 1);
+        switch (cmd) {
+            case READY: {
+                ByteBuf service = msg.removeFirst();
+                msg.release();
+                return new MdpCommand.WorkerReady(v, peer, service);
+            }
+            case HEARTBEAT:
+                msg.release();
+                return new MdpCommand.WorkerHeartbeat(v, peer);
+            case DISCONNECT:
+                msg.release();
+                return new MdpCommand.WorkerDisconnect(v, peer);
+            default:
+                break;
+        }
+        ByteBuf client = msg.removeFirst();
+        msg.dropFirst();
+        switch (cmd) {
+            case REQUEST:
+                return new MdpCommand.WorkerRequest(v, peer, client, msg);
+            case REPLY:
+                return new MdpCommand.WorkerReply(v, peer, client, msg);
+            case PARTIAL:
+                return new MdpCommand.WorkerPartial(v, peer, client, msg);
+            default:
+                return new MdpCommand.WorkerFinal(v, peer, client, msg);
+        }
+    }
+
+    private static void drop(ZmtpMessage msg, int n) {
+        for (int k = 0; k < n; k++) {
+            msg.dropFirst();
+        }
+    }
+
 
     /**
      * Reads a reply a client received from the broker, checking it against its version's layout;
@@ -195,7 +429,7 @@ public final class MdpProtocol {
         ZmtpMessage mine = msg.retain();
         MdpCommand cmd;
         try {
-            cmd = MdpCommand.atClient(mine, v, delimiter);
+            cmd = atClient(mine, v, delimiter);
         } catch (MdpFormatException e) {
             mine.release();
             throw e;

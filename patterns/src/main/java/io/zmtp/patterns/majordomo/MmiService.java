@@ -15,13 +15,20 @@ import java.util.function.ToIntFunction;
  * A worker that tries to register an {@code mmi.} service is disconnected by the broker.
  */
 public final class MmiService {
+    /** The namespace the broker serves itself. */
+    public static final String MMI_PREFIX = "mmi.";
+    /** Service discovery: the body names a service; the answer is "200" or "404". */
+    public static final String MMI_SERVICE = "mmi.service";
+    public static final String MMI_FOUND = "200";
+    public static final String MMI_NOT_FOUND = "404";
+    public static final String MMI_NOT_IMPLEMENTED = "501";
 
     private MmiService() {
     }
 
     /** Whether the broker answers {@code service} itself. */
     public static boolean isInternal(String service) {
-        return service.startsWith(MdpProtocol.MMI_PREFIX);
+        return service.startsWith(MMI_PREFIX);
     }
 
     /**
@@ -29,9 +36,9 @@ public final class MmiService {
      * is {@code argument}; {@code workersOf} counts the workers registered for a service name.
      */
     public static String answer(String service, String argument, ToIntFunction<String> workersOf) {
-        if (MdpProtocol.MMI_SERVICE.equals(service)) {
-            return workersOf.applyAsInt(argument) > 0 ? MdpProtocol.MMI_FOUND : MdpProtocol.MMI_NOT_FOUND;
+        if (MMI_SERVICE.equals(service)) {
+            return workersOf.applyAsInt(argument) > 0 ? MMI_FOUND : MMI_NOT_FOUND;
         }
-        return MdpProtocol.MMI_NOT_IMPLEMENTED;
+        return MMI_NOT_IMPLEMENTED;
     }
 }

@@ -49,8 +49,8 @@ class MajordomoBrokerLifecycleTest {
             for (String e : bound) { // both endpoints serve (MMI answers without a worker)
                 try (MajordomoClient client = started(new MajordomoClient(ctx, e,
                         MajordomoClientSettings.builder().timeout(T).retries(1).build()))) {
-                    assertEquals(List.of(MdpProtocol.MMI_NOT_FOUND),
-                            client.request(MdpProtocol.MMI_SERVICE, "echo").bodyStrings(), e);
+                    assertEquals(List.of(MmiService.MMI_NOT_FOUND),
+                            client.request(MmiService.MMI_SERVICE, "echo").bodyStrings(), e);
                 }
             }
         }

@@ -293,11 +293,11 @@ class MajordomoRoundTripTest {
         worker(v, "echo", MajordomoHandler.echo());
         awaitWorkers("echo", 1);
         MajordomoClient client = client(v);
-        assertEquals(List.of("200"), client.request(MdpProtocol.MMI_SERVICE, "echo").bodyStrings());
-        assertEquals(List.of("404"), client.request(MdpProtocol.MMI_SERVICE, "titanic").bodyStrings());
+        assertEquals(List.of("200"), client.request(MmiService.MMI_SERVICE, "echo").bodyStrings());
+        assertEquals(List.of("404"), client.request(MmiService.MMI_SERVICE, "titanic").bodyStrings());
         assertEquals(List.of("501"), client.request("mmi.stats", "echo").bodyStrings());
         MajordomoAsyncClient async = asyncClient(v);
-        assertEquals(List.of("200"), async.request(MdpProtocol.MMI_SERVICE, "echo")
+        assertEquals(List.of("200"), async.request(MmiService.MMI_SERVICE, "echo")
                 .get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
     }
 

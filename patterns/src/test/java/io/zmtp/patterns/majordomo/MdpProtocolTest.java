@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Parsing once into typed commands: the records hold the frames themselves; malformed input is untouched. */
-class MdpCommandTest {
+class MdpProtocolTest {
 
     /** A frame in a pooled buffer, so a leak or a double release shows. */
     static ByteBuf frame(String s) {
@@ -33,7 +33,7 @@ class MdpCommandTest {
         ByteBuf service = frame("echo");
         ByteBuf body = frame("hello");
         ZmtpMessage m = ZmtpMessage.of(id, frame("MDPC02"), code(1), service, body);
-        MdpCommand.ClientRequest r = assertInstanceOf(MdpCommand.ClientRequest.class, MdpCommand.fromRouter(m));
+        MdpCommand.ClientRequest r = assertInstanceOf(MdpCommand.ClientRequest.class, MdpProtocol.fromRouter(m));
         assertEquals(MdpVersion.V0_2, r.version());
         assertTrue(r.peer() == id && r.service() == service && r.body().frame(0) == body, "no copies");
         assertEquals("echo", r.serviceName());
@@ -54,24 +54,24 @@ class MdpCommandTest {
         assertInstanceOf(MdpCommand.WorkerDisconnect.class, parse(ZmtpMessage.of(frame("w"), frame("MDPW02"), code(6))));
         assertInstanceOf(MdpCommand.WorkerPartial.class, parse(ZmtpMessage.of(frame("w"), frame("MDPW02"), code(3),
                 frame("c"), frame(""), frame("x"))));
-        MdpCommand fin = MdpCommand.fromRouter(ZmtpMessage.of(frame("w"), frame("MDPW02"), code(4), frame("c"),
+        MdpCommand fin = MdpProtocol.fromRouter(ZmtpMessage.of(frame("w"), frame("MDPW02"), code(4), frame("c"),
                 frame(""), frame("x"), frame("y")));
         MdpCommand.WorkerFinal f = assertInstanceOf(MdpCommand.WorkerFinal.class, fin);
         assertEquals("c", f.client().toString(StandardCharsets.UTF_8));
         assertEquals(2, f.body().size());
         f.release();
-        MdpCommand atWorker = MdpCommand.atWorker(ZmtpMessage.of(frame("MDPW02"), code(2), frame("c"), frame(""),
+        MdpCommand atWorker = MdpProtocol.atWorker(ZmtpMessage.of(frame("MDPW02"), code(2), frame("c"), frame(""),
                 frame("q")), MdpVersion.V0_2);
         MdpCommand.WorkerRequest q = assertInstanceOf(MdpCommand.WorkerRequest.class, atWorker);
         assertNull(q.peer());
         q.release();
-        MdpCommand atClient = MdpCommand.atClient(ZmtpMessage.of(frame("MDPC02"), code(2), frame("s"), frame("p")),
+        MdpCommand atClient = MdpProtocol.atClient(ZmtpMessage.of(frame("MDPC02"), code(2), frame("s"), frame("p")),
                 MdpVersion.V0_2, true);
         assertInstanceOf(MdpCommand.ClientPartial.class, atClient).release();
     }
 
     static MdpCommand parse(ZmtpMessage m) {
-        MdpCommand c = MdpCommand.fromRouter(m);
+        MdpCommand c = MdpProtocol.fromRouter(m);
         c.release();
         return c;
     }
@@ -94,7 +94,7 @@ class MdpCommandTest {
                 m.add(frame(f));
             }
             int size = m.size();
-            MdpFormatException e = assertThrows(MdpFormatException.class, () -> MdpCommand.fromRouter(m));
+            MdpFormatException e = assertThrows(MdpFormatException.class, () -> MdpProtocol.fromRouter(m));
             assertTrue(e.getMessage() != null && !e.getMessage().isEmpty());
             assertEquals(size, m.size(), "untouched: " + e.getMessage());
             assertEquals(1, m.refCnt());
