@@ -14,13 +14,13 @@ import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
 import io.zmtp.patterns.majordomo.MdpVersion;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -265,7 +265,7 @@ class MajordomoInteropTest {
         }
         List<String> partials = new CopyOnWriteArrayList<>();
         MajordomoReply fin = async.request("count", r -> partials.add(r.bodyStrings().get(0)),
-                List.of("go".getBytes(StandardCharsets.UTF_8))).get(T, TimeUnit.MILLISECONDS);
+                Frames.ofStrings("go")).get(T, TimeUnit.MILLISECONDS);
         if (v == MdpVersion.V0_2) {
             assertEquals(List.of("one", "two"), partials);
             assertEquals(List.of("three"), fin.bodyStrings());

@@ -19,13 +19,13 @@ import io.zmtp.patterns.titanic.TitanicStore;
 import io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -142,7 +142,7 @@ class TitanicInteropTest {
         MdpPeer worker = open(MdpPeer.start("mdp_worker.py", endpoint, "0.1", "echo", "--heartbeat", "100"));
         worker.await("^ready$", T);
         long deadline = System.currentTimeMillis() + T;
-        List<byte[]> reply;
+        Frames reply;
         while (true) {
             var r = client.poll(uuid);
             if (r.isPresent()) {
@@ -164,11 +164,7 @@ class TitanicInteropTest {
         }
     }
 
-    static List<String> strings(List<byte[]> frames) {
-        List<String> l = new ArrayList<>();
-        for (byte[] f : frames) {
-            l.add(new String(f, StandardCharsets.UTF_8));
-        }
-        return l;
+    static List<String> strings(Frames frames) {
+        return frames.toStrings();
     }
 }

@@ -10,6 +10,7 @@ import io.zmtp.patterns.titanic.TitanicClientSettings;
 import io.zmtp.patterns.titanic.TitanicException;
 import io.zmtp.patterns.titanic.TitanicStatus;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -130,7 +131,7 @@ class TitanicProcessTest {
                     for (int n = 0; submitting.get(); n++) {
                         byte[] body = ("client " + id + " request " + n).getBytes(StandardCharsets.UTF_8);
                         try {
-                            acknowledged.put(client.submit("echo", List.of(body)), body);
+                            acknowledged.put(client.submit("echo", Frames.of(body)), body);
                         } catch (TitanicException e) {
                             assertTrue(e.retryable(), e.getMessage());
                             failures.incrementAndGet(); // not acknowledged: the client may submit again
@@ -187,7 +188,7 @@ class TitanicProcessTest {
                         + " acknowledged requests got no reply (seed " + seed + ")");
                 for (Iterator<Map.Entry<String, byte[]>> it = waiting.entrySet().iterator(); it.hasNext(); ) {
                     Map.Entry<String, byte[]> e = it.next();
-                    Optional<List<byte[]>> reply;
+                    Optional<Frames> reply;
                     try {
                         reply = client.poll(e.getKey());
                     } catch (TitanicException slow) {
@@ -198,25 +199,25 @@ class TitanicProcessTest {
                         continue;
                     }
                     assertEquals(1, reply.get().size(), "one frame");
-                    if (!java.util.Arrays.equals(e.getValue(), reply.get().get(0))) {
+                    if (!java.util.Arrays.equals(e.getValue(), reply.get().frame(0))) {
                         // what the store holds tells whether the submission or the dispatch went wrong
                         currentTitanic[0].kill();
                         String stored;
                         try (var st = io.zmtp.patterns.titanic.sqlite.SqliteTitanicStore.open(
                                 io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings.in(dir.resolve("store")))) {
                             stored = "; the store holds the request " + st.request(e.getKey()).join()
-                                    .map(r -> r.service() + " " + new String(r.body().get(0), StandardCharsets.UTF_8))
+                                    .map(r -> r.service() + " " + new String(r.body().frame(0), StandardCharsets.UTF_8))
                                     .orElse("(none)");
                         }
                         String other = acknowledged.entrySet().stream()
-                                .filter(x -> java.util.Arrays.equals(x.getValue(), reply.get().get(0)))
+                                .filter(x -> java.util.Arrays.equals(x.getValue(), reply.get().frame(0)))
                                 .map(Map.Entry::getKey).findFirst().orElse("none");
                         throw new AssertionError("uuid " + e.getKey() + " acknowledged for '"
                                 + new String(e.getValue(), StandardCharsets.UTF_8) + "' has the reply '"
-                                + new String(reply.get().get(0), StandardCharsets.UTF_8) + "', acknowledged under " + other
+                                + new String(reply.get().frame(0), StandardCharsets.UTF_8) + "', acknowledged under " + other
                                 + " (seed " + seed + ")" + stored);
                     }
-                    assertArrayEquals(e.getValue(), client.poll(e.getKey()).orElseThrow().get(0), "the same again");
+                    assertArrayEquals(e.getValue(), client.poll(e.getKey()).orElseThrow().frame(0), "the same again");
                     client.close(e.getKey());
                     TitanicException gone = org.junit.jupiter.api.Assertions.assertThrows(TitanicException.class,
                             () -> client.poll(e.getKey()));

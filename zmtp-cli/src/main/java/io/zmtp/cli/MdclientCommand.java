@@ -7,6 +7,7 @@ import io.zmtp.patterns.majordomo.MajordomoException;
 import io.zmtp.patterns.majordomo.MajordomoReply;
 import io.zmtp.patterns.majordomo.MdpVersion;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -14,7 +15,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,10 +102,7 @@ public final class MdclientCommand implements Callable<Integer> {
             spec.commandLine().getErr().println(requestCount.needsACount("mdclient", "--async"));
             return CommonOptions.USAGE;
         }
-        List<byte[]> frames = new ArrayList<>();
-        for (String b : body.isEmpty() ? List.of("Hello world") : body) {
-            frames.add(b.getBytes(StandardCharsets.UTF_8));
-        }
+        Frames frames = Frames.ofStrings((body.isEmpty() ? List.of("Hello world") : body).toArray(String[]::new));
         MajordomoClientSettings.Builder settings;
         try {
             settings = MajordomoClientSettings.builder().version(protocol)
@@ -134,7 +131,7 @@ public final class MdclientCommand implements Callable<Integer> {
         return answered == requests ? CommonOptions.OK : CommonOptions.FAILED;
     }
 
-    private long runSync(ZmtpContext ctx, MajordomoClientSettings settings, List<byte[]> frames, PrintWriter out) {
+    private long runSync(ZmtpContext ctx, MajordomoClientSettings settings, Frames frames, PrintWriter out) {
         long count = 0;
         try (MajordomoClient client = new MajordomoClient(ctx, brokers(), settings)) {
             client.start(); // connects in the background; requests wait behind it on the client's loop
@@ -149,7 +146,7 @@ public final class MdclientCommand implements Callable<Integer> {
         return count;
     }
 
-    private long runAsync(ZmtpContext ctx, MajordomoClientSettings settings, List<byte[]> frames, PrintWriter out) {
+    private long runAsync(ZmtpContext ctx, MajordomoClientSettings settings, Frames frames, PrintWriter out) {
         long count = 0;
         Duration wait = tries.timeout().plus(brokers().size() > 1 ? settle : Duration.ZERO)
                 .multipliedBy(tries.retries()).plusSeconds(1);

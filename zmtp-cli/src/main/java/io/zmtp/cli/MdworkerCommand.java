@@ -6,13 +6,13 @@ import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
 import io.zmtp.patterns.majordomo.MdpVersion;
 import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -160,11 +160,7 @@ public final class MdworkerCommand implements Callable<Integer> {
         return 0;
     }
 
-    static String text(List<byte[]> frames) {
-        List<String> l = new ArrayList<>(frames.size());
-        for (byte[] f : frames) {
-            l.add(new String(f, StandardCharsets.UTF_8));
-        }
-        return l.toString();
+    static String text(Frames frames) {
+        return frames.toStrings().toString();
     }
 }

@@ -6,6 +6,7 @@ import io.zmtp.patterns.titanic.TitanicClient;
 import io.zmtp.patterns.titanic.TitanicClientSettings;
 import io.zmtp.patterns.titanic.TitanicException;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -13,7 +14,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -86,10 +86,7 @@ public final class TiclientCommand implements Callable<Integer> {
             spec.commandLine().getErr().println(requestCount.needsACount("ticlient", "ticlient"));
             return CommonOptions.USAGE;
         }
-        List<byte[]> frames = new ArrayList<>();
-        for (String b : body.isEmpty() ? List.of("Hello world") : body) {
-            frames.add(b.getBytes(StandardCharsets.UTF_8));
-        }
+        Frames frames = Frames.ofStrings((body.isEmpty() ? List.of("Hello world") : body).toArray(String[]::new));
         TitanicClientSettings settings;
         try {
             MajordomoClientSettings.Builder md = MajordomoClientSettings.builder().version(protocol)
@@ -139,7 +136,7 @@ public final class TiclientCommand implements Callable<Integer> {
                 boolean progress = false;
                 for (Iterator<String> it = waiting.keySet().iterator(); it.hasNext(); ) {
                     String uuid = it.next();
-                    Optional<List<byte[]>> reply;
+                    Optional<Frames> reply;
                     try {
                         reply = client.poll(uuid);
                     } catch (TitanicException e) {
@@ -154,8 +151,8 @@ public final class TiclientCommand implements Callable<Integer> {
                     }
                     progress = true;
                     if (!quiet) {
-                        List<byte[]> r = reply.get();
-                        MdpOptions.line(out, "I: reply: " + MdworkerCommand.text(r.isEmpty() ? r : r.subList(r.size() - 1, r.size())));
+                        Frames r = reply.get();
+                        MdpOptions.line(out, "I: reply: " + MdworkerCommand.text(r.isEmpty() ? r : r.dropFirst(r.size() - 1)));
                     }
                     try {
                         client.close(uuid);

@@ -11,6 +11,7 @@ import io.zmtp.patterns.majordomo.MajordomoWorker;
 import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
 import io.zmtp.patterns.majordomo.MdpVersion;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ final class ZmtpMajordomoRig implements MajordomoRig {
     private final List<MajordomoWorker> workers = new ArrayList<>();
     private MajordomoClient client;
     private MajordomoAsyncClient asyncClient;
-    private final List<byte[]> body = List.of(BODY);
+    private final Frames body = Frames.of(BODY);
 
     @Override
     public void start(int n) throws Exception {

@@ -14,6 +14,7 @@ import io.zmtp.patterns.titanic.TitanicSettings;
 import io.zmtp.patterns.titanic.TitanicStore;
 import io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -190,8 +191,8 @@ public class TitanicBenchmark {
                 done.countDown();
                 return;
             }
-            call(TitanicServer.REQUEST, List.of(cycle ? SERVICE : NOBODY, BODY)).thenAccept(r -> {
-                byte[] uuid = r.body().get(1);
+            call(TitanicServer.REQUEST, Frames.of(cycle ? SERVICE : NOBODY, BODY)).thenAccept(r -> {
+                byte[] uuid = r.body().frame(1);
                 if (cycle) {
                     client.eventLoop().schedule(() -> poll(uuid), FIRST_POLL_MS, TimeUnit.MILLISECONDS);
                 } else {
@@ -201,24 +202,24 @@ public class TitanicBenchmark {
         }
 
         void poll(byte[] uuid) {
-            client.request(TitanicServer.REPLY, null, List.of(uuid)).whenComplete((r, e) -> {
+            client.request(TitanicServer.REPLY, null, Frames.of(uuid)).whenComplete((r, e) -> {
                 if (e != null) {
                     fail(e);
                 } else if (r.body().isEmpty()) {
                     fail(new IllegalStateException("empty answer"));
-                } else if (java.util.Arrays.equals(r.body().get(0), OK)) {
-                    call(TitanicServer.CLOSE, List.of(uuid)).thenRun(this::next);
+                } else if (java.util.Arrays.equals(r.body().frame(0), OK)) {
+                    call(TitanicServer.CLOSE, Frames.of(uuid)).thenRun(this::next);
                 } else {
                     client.eventLoop().schedule(() -> poll(uuid), REPOLL_MS, TimeUnit.MILLISECONDS);
                 }
             });
         }
 
-        CompletableFuture<MajordomoReply> call(String service, List<byte[]> frames) {
+        CompletableFuture<MajordomoReply> call(String service, Frames frames) {
             return client.request(service, null, frames).whenComplete((r, e) -> {
                 if (e != null) {
                     fail(e);
-                } else if (r.body().isEmpty() || !java.util.Arrays.equals(r.body().get(0), OK)) {
+                } else if (r.body().isEmpty() || !java.util.Arrays.equals(r.body().frame(0), OK)) {
                     fail(new IllegalStateException(service + " answered " + r));
                 }
             }).thenApply(r -> r);

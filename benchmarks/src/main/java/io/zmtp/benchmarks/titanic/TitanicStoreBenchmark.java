@@ -4,6 +4,7 @@ import io.zmtp.patterns.titanic.sqlite.SqliteTitanicStore;
 import io.zmtp.patterns.titanic.TitanicStore;
 import io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings;
 import io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings.Durability;
+import io.zmtp.wire.Frames;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -147,8 +148,8 @@ public class TitanicStoreBenchmark {
             for (int i = 0; i < STORED; i++) {
                 String uuid = prefix + HexFormat.of().toHexDigits((long) i);
                 uuids[i] = uuid;
-                stored.add(store.putRequest(uuid, "echo", List.of(BODY))
-                        .thenCompose(v -> store.putReply(uuid, List.of(BODY))));
+                stored.add(store.putRequest(uuid, "echo", Frames.of(BODY))
+                        .thenCompose(v -> store.putReply(uuid, Frames.of(BODY))));
             }
             stored.forEach(f -> {
                 if (!f.join()) {
@@ -193,7 +194,7 @@ public class TitanicStoreBenchmark {
         if (s.outstanding.size() == s.clients) {
             s.outstanding.poll().join();
         }
-        s.outstanding.add(s.store.putRequest(s.nextUuid(), "echo", List.of(BODY)));
+        s.outstanding.add(s.store.putRequest(s.nextUuid(), "echo", Frames.of(BODY)));
         return s.next;
     }
 

@@ -16,16 +16,14 @@ import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.FrameText;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -171,15 +169,15 @@ public final class MajordomoAsyncClient extends LoopComponent {
 
     /** Sends a request; its replies go to {@link #receive}. Returns at once. */
     public void send(String service, byte[]... body) {
-        send(service, Arrays.asList(body));
+        send(service, Frames.of(body));
     }
 
     public void send(String service, String... body) {
-        send(service, utf8(body));
+        send(service, Frames.ofStrings(body));
     }
 
-    public void send(String service, List<byte[]> body) {
-        submit(service, received::add, new ArrayList<>(body))
+    public void send(String service, Frames body) {
+        submit(service, received::add, body)
                 .whenComplete((r, e) -> received.add(e == null ? r : e));
     }
 
@@ -205,20 +203,19 @@ public final class MajordomoAsyncClient extends LoopComponent {
 
     /** Sends a request; the future completes with its final reply (on the client's event loop). */
     public CompletableFuture<MajordomoReply> request(String service, byte[]... body) {
-        return request(service, null, Arrays.asList(body));
+        return request(service, null, Frames.of(body));
     }
 
     public CompletableFuture<MajordomoReply> request(String service, String... body) {
-        return request(service, null, utf8(body));
+        return request(service, null, Frames.ofStrings(body));
     }
 
     /**
      * Sends a request; {@code partials} (may be null) sees each PARTIAL reply as it comes, then the
      * future completes with the FINAL one. Both run on the client's event loop.
      */
-    public CompletableFuture<MajordomoReply> request(String service, Consumer<MajordomoReply> partials,
-                                                     List<byte[]> body) {
-        return submit(service, partials, new ArrayList<>(body));
+    public CompletableFuture<MajordomoReply> request(String service, Consumer<MajordomoReply> partials, Frames body) {
+        return submit(service, partials, body);
     }
 
     /** The number of requests sent and not yet answered with a final reply (or failed). */
@@ -226,20 +223,11 @@ public final class MajordomoAsyncClient extends LoopComponent {
         return outstanding.get();
     }
 
-    private static List<byte[]> utf8(String... frames) {
-        List<byte[]> l = new ArrayList<>(frames.length);
-        for (String f : frames) {
-            l.add(f.getBytes(StandardCharsets.UTF_8));
-        }
-        return l;
-    }
-
     /**
      * Hands the request to the requester, keyed by its service; the returned future completes
      * after the outstanding count went down, failures as {@link MajordomoException}.
      */
-    private CompletableFuture<MajordomoReply> submit(String service, Consumer<MajordomoReply> partials,
-                                                     List<byte[]> body) {
+    private CompletableFuture<MajordomoReply> submit(String service, Consumer<MajordomoReply> partials, Frames body) {
         Objects.requireNonNull(service);
         CompletableFuture<MajordomoReply> result = new CompletableFuture<>();
         if (closed) {

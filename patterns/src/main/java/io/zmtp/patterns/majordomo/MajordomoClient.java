@@ -15,16 +15,14 @@ import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.FrameText;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
@@ -140,16 +138,12 @@ public final class MajordomoClient extends LoopComponent {
 
     /** Sends a request and waits for its final reply. */
     public MajordomoReply request(String service, byte[]... body) {
-        return request(service, null, Arrays.asList(body));
+        return request(service, null, Frames.of(body));
     }
 
     /** Sends a request of UTF-8 frames and waits for its final reply. */
     public MajordomoReply request(String service, String... body) {
-        List<byte[]> frames = new ArrayList<>(body.length);
-        for (String b : body) {
-            frames.add(b.getBytes(StandardCharsets.UTF_8));
-        }
-        return request(service, null, frames);
+        return request(service, null, Frames.ofStrings(body));
     }
 
     /**
@@ -158,7 +152,7 @@ public final class MajordomoClient extends LoopComponent {
      *
      * @throws MajordomoException when no reply came after every attempt, or the client closed
      */
-    public MajordomoReply request(String service, Consumer<MajordomoReply> partials, List<byte[]> body) {
+    public MajordomoReply request(String service, Consumer<MajordomoReply> partials, Frames body) {
         Objects.requireNonNull(service);
         if (closed) {
             throw new MajordomoException("client closed");
@@ -169,7 +163,7 @@ public final class MajordomoClient extends LoopComponent {
         try {
             Call call = new Call(service);
             current = call;
-            ZmtpMessage m = MdpProtocol.clientRequest(version, false, service, new ArrayList<>(body));
+            ZmtpMessage m = MdpProtocol.clientRequest(version, false, service, body);
             if (tracer != null) {
                 tracer.trace("I: send request to '" + service + "' service:", m);
             }

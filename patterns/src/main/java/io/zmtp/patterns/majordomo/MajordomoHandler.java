@@ -1,10 +1,9 @@
 package io.zmtp.patterns.majordomo;
 
 import io.zmtp.patterns.kit.RequestHandler;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.ZmtpMessage;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -18,10 +17,10 @@ import java.util.function.Function;
 @FunctionalInterface
 public interface MajordomoHandler {
 
-    void handle(List<byte[]> request, ReplyStream replies) throws Exception;
+    void handle(Frames request, ReplyStream replies) throws Exception;
 
     /** A handler that answers each request with one reply computed by {@code function}. */
-    static MajordomoHandler replying(Function<List<byte[]>, List<byte[]>> function) {
+    static MajordomoHandler replying(Function<Frames, Frames> function) {
         return (request, replies) -> replies.finish(function.apply(request));
     }
 
@@ -29,7 +28,7 @@ public interface MajordomoHandler {
      * A handler whose reply comes later: the stage's value is the final reply, its failure is
      * {@link ReplyStream#fail}.
      */
-    static MajordomoHandler async(Function<List<byte[]>, ? extends CompletionStage<List<byte[]>>> function) {
+    static MajordomoHandler async(Function<Frames, ? extends CompletionStage<Frames>> function) {
         return (request, replies) -> function.apply(request).whenComplete((reply, error) -> {
             if (error != null) {
                 replies.fail(error);
@@ -57,10 +56,7 @@ public interface MajordomoHandler {
     static MajordomoHandler of(RequestHandler handler) {
         Objects.requireNonNull(handler);
         return (request, replies) -> {
-            ZmtpMessage msg = ZmtpMessage.newMessage();
-            for (byte[] f : request) {
-                msg.add(f);
-            }
+            ZmtpMessage msg = request.toMessage();
             RequestHandler.PartialReplies partials = new RequestHandler.PartialReplies() {
                 @Override
                 public boolean supported() {
@@ -69,11 +65,7 @@ public interface MajordomoHandler {
 
                 @Override
                 public void send(ZmtpMessage partial) {
-                    try {
-                        replies.partial(frames(partial));
-                    } finally {
-                        partial.release();
-                    }
+                    replies.partial(Frames.takeFrom(partial));
                 }
             };
             java.util.concurrent.CompletionStage<ZmtpMessage> stage;
@@ -90,22 +82,8 @@ public interface MajordomoHandler {
                     replies.fail(error);
                     return;
                 }
-                List<byte[]> body;
-                try {
-                    body = frames(reply);
-                } finally {
-                    reply.release();
-                }
-                replies.finish(body);
+                replies.finish(Frames.takeFrom(reply));
             });
         };
-    }
-
-    private static List<byte[]> frames(ZmtpMessage m) {
-        List<byte[]> l = new ArrayList<>(m.size());
-        for (int i = 0; i < m.size(); i++) {
-            l.add(m.frameBytes(i));
-        }
-        return l;
     }
 }

@@ -1,8 +1,9 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.wire.Frames;
+
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -12,12 +13,12 @@ import java.util.List;
  */
 public final class MajordomoReply {
     private final String service;
-    private final List<byte[]> body;
+    private final Frames body;
     private final boolean fin;
 
-    public MajordomoReply(String service, List<byte[]> body, boolean fin) {
+    public MajordomoReply(String service, Frames body, boolean fin) {
         this.service = service;
-        this.body = Collections.unmodifiableList(body);
+        this.body = body;
         this.fin = fin;
     }
 
@@ -27,17 +28,13 @@ public final class MajordomoReply {
     }
 
     /** The body frames. */
-    public List<byte[]> body() {
+    public Frames body() {
         return body;
     }
 
     /** The body frames decoded as UTF-8. */
     public List<String> bodyStrings() {
-        List<String> l = new ArrayList<>(body.size());
-        for (byte[] f : body) {
-            l.add(new String(f, StandardCharsets.UTF_8));
-        }
-        return l;
+        return body.toStrings();
     }
 
     /** Whether this is the last reply to its request (FINAL in 0.2, REPLY in 0.1). */
@@ -50,12 +47,12 @@ public final class MajordomoReply {
      * reason as the body) rather than a worker's reply.
      */
     public boolean isRefused() {
-        return fin && body.size() == 2 && java.util.Arrays.equals(body.get(0), REFUSED_BYTES);
+        return fin && body.size() == 2 && Arrays.equals(body.frame(0), REFUSED_BYTES);
     }
 
     /** The reason the broker gave for refusing the request, or null if {@link #isRefused()} is false. */
     public String refusalReason() {
-        return isRefused() ? new String(body.get(1), StandardCharsets.UTF_8) : null;
+        return isRefused() ? body.frameString(1) : null;
     }
 
     private static final byte[] REFUSED_BYTES = MdpProtocol.REFUSED.getBytes(StandardCharsets.US_ASCII);

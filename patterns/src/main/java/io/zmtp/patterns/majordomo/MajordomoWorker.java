@@ -13,6 +13,7 @@ import io.netty.channel.EventLoop;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.PeerFailureLog;
@@ -333,7 +334,7 @@ public final class MajordomoWorker extends LoopComponent {
             }
             if (cmd instanceof MdpCommand.WorkerRequest r) {
                 disconnectsInRow = 0;
-                Job j = new Job(session, ByteBufUtil.getBytes(r.client()), MdpProtocol.copyFrames(r.body(), 0));
+                Job j = new Job(session, ByteBufUtil.getBytes(r.client()), Frames.copyOf(r.body()));
                 r.release();
                 if (current == null) {
                     run(j);
@@ -402,15 +403,15 @@ public final class MajordomoWorker extends LoopComponent {
     }
 
     /** A reply from the handler, on the loop. */
-    private void emit(Job j, List<byte[]> frames, boolean fin) {
+    private void emit(Job j, Frames frames, boolean fin) {
         boolean live = j.session == session && socket != null && !closed;
         if (!live) {
             log.debug("worker {} drops a reply to a request of an older connection", service);
         } else if (fin) {
-            List<byte[]> body = frames;
+            Frames body = frames;
             if (j.joined != null) {
-                j.joined.addAll(frames);
-                body = j.joined;
+                j.joined.addAll(frames.toList());
+                body = Frames.of(j.joined);
             }
             WorkerCommand c = version == MdpVersion.V0_1 ? WorkerCommand.REPLY : WorkerCommand.FINAL;
             send(MdpProtocol.workerReply(version, c, j.client, body), "I: sending " + c + " to broker");
@@ -421,7 +422,7 @@ public final class MajordomoWorker extends LoopComponent {
             if (j.joined == null) {
                 j.joined = new ArrayList<>();
             }
-            j.joined.addAll(frames);
+            j.joined.addAll(frames.toList());
         }
         if (fin) {
             served.incrementAndGet();
@@ -456,11 +457,11 @@ public final class MajordomoWorker extends LoopComponent {
     private final class Job implements ReplyStream {
         final int session;
         final byte[] client;
-        final List<byte[]> body;
+        final Frames body;
         final AtomicBoolean finished = new AtomicBoolean();
         List<byte[]> joined;
 
-        Job(int session, byte[] client, List<byte[]> body) {
+        Job(int session, byte[] client, Frames body) {
             this.session = session;
             this.client = client;
             this.body = body;
@@ -472,21 +473,19 @@ public final class MajordomoWorker extends LoopComponent {
         }
 
         @Override
-        public void partial(List<byte[]> frames) {
+        public void partial(Frames frames) {
             if (finished.get()) {
                 throw new IllegalStateException("the final reply was already sent");
             }
-            List<byte[]> copy = new ArrayList<>(frames);
-            inLoop(() -> emit(this, copy, false));
+            inLoop(() -> emit(this, frames, false));
         }
 
         @Override
-        public void finish(List<byte[]> frames) {
+        public void finish(Frames frames) {
             if (!finished.compareAndSet(false, true)) {
                 throw new IllegalStateException("the final reply was already sent");
             }
-            List<byte[]> copy = new ArrayList<>(frames);
-            inLoop(() -> emit(this, copy, true));
+            inLoop(() -> emit(this, frames, true));
         }
 
         @Override

@@ -1,16 +1,14 @@
 package io.zmtp.patterns.majordomo;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.zmtp.patterns.majordomo.MdpVersion.ClientCommand;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.RoutingId;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.ZmtpMessage;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The frames of MDP/0.1 (7/MDP) and MDP/0.2 (18/MDP), written and read in this one place: the
@@ -103,21 +101,14 @@ public final class MdpProtocol {
         return frame.toString(StandardCharsets.UTF_8);
     }
 
-    static List<byte[]> copyFrames(ZmtpMessage msg, int from) {
-        List<byte[]> l = new ArrayList<>(Math.max(0, msg.size() - from));
-        for (int i = from; i < msg.size(); i++) {
-            l.add(ByteBufUtil.getBytes(msg.frame(i)));
-        }
-        return l;
-    }
-
-    static void addBody(ZmtpMessage msg, List<byte[]> body) {
+    /** Adds the body frames to {@code msg}; an empty body as one empty frame (MDP's body has at least one). */
+    static void addBody(ZmtpMessage msg, Frames body) {
         if (body.isEmpty()) {
             msg.addEmpty();
             return;
         }
-        for (byte[] f : body) {
-            msg.add(f);
+        for (int i = 0; i < body.size(); i++) {
+            msg.add(body.frame(i));
         }
     }
 
@@ -150,7 +141,7 @@ public final class MdpProtocol {
      * A worker's reply command (REPLY in 0.1; PARTIAL or FINAL in 0.2) to a client address, with
      * its body.
      */
-    public static ZmtpMessage workerReply(MdpVersion v, WorkerCommand command, byte[] client, List<byte[]> body) {
+    public static ZmtpMessage workerReply(MdpVersion v, WorkerCommand command, byte[] client, Frames body) {
         ZmtpMessage m = workerCommand(v, command);
         m.add(client.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(client));
         m.addEmpty();
@@ -162,7 +153,7 @@ public final class MdpProtocol {
      * A client request. {@code delimiter}: whether to write the 0.1 empty frame ourselves (a DEALER
      * client does; a REQ socket adds it on its own).
      */
-    public static ZmtpMessage clientRequest(MdpVersion v, boolean delimiter, String service, List<byte[]> body) {
+    public static ZmtpMessage clientRequest(MdpVersion v, boolean delimiter, String service, Frames body) {
         ZmtpMessage m = ZmtpMessage.newMessage();
         if (v == MdpVersion.V0_1) {
             if (delimiter) {
@@ -436,13 +427,13 @@ public final class MdpProtocol {
         }
         try {
             if (cmd instanceof MdpCommand.ClientPartial p) {
-                return new MajordomoReply(string(p.service()), copyFrames(p.body(), 0), false);
+                return new MajordomoReply(string(p.service()), Frames.copyOf(p.body()), false);
             }
             if (cmd instanceof MdpCommand.ClientFinal f) {
-                return new MajordomoReply(string(f.service()), copyFrames(f.body(), 0), true);
+                return new MajordomoReply(string(f.service()), Frames.copyOf(f.body()), true);
             }
             MdpCommand.ClientReply r = (MdpCommand.ClientReply) cmd;
-            return new MajordomoReply(string(r.service()), copyFrames(r.body(), 0), true);
+            return new MajordomoReply(string(r.service()), Frames.copyOf(r.body()), true);
         } finally {
             cmd.release();
         }

@@ -1,9 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
+import io.zmtp.wire.Frames;
 
 /**
  * Where a {@link MajordomoHandler} puts its answer to one request: zero or more
@@ -23,25 +20,25 @@ public interface ReplyStream {
     MdpVersion version();
 
     /** Sends a partial reply (0.2), or keeps its frames for the final reply (0.1). */
-    void partial(List<byte[]> frames);
+    void partial(Frames frames);
 
     default void partial(byte[]... frames) {
-        partial(Arrays.asList(frames));
+        partial(Frames.of(frames));
     }
 
     default void partial(String... frames) {
-        partial(utf8(frames));
+        partial(Frames.ofStrings(frames));
     }
 
     /** Sends the final reply; the worker is then ready for its next request. */
-    void finish(List<byte[]> frames);
+    void finish(Frames frames);
 
     default void finish(byte[]... frames) {
-        finish(Arrays.asList(frames));
+        finish(Frames.of(frames));
     }
 
     default void finish(String... frames) {
-        finish(utf8(frames));
+        finish(Frames.ofStrings(frames));
     }
 
     /**
@@ -50,12 +47,4 @@ public interface ReplyStream {
      * (or timeout) takes over.
      */
     void fail(Throwable cause);
-
-    private static List<byte[]> utf8(String... frames) {
-        List<byte[]> l = new ArrayList<>(frames.length);
-        for (String f : frames) {
-            l.add(f.getBytes(StandardCharsets.UTF_8));
-        }
-        return l;
-    }
 }

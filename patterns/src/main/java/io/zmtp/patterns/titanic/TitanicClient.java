@@ -7,14 +7,13 @@ import io.zmtp.patterns.majordomo.MajordomoReply;
 import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.FrameText;
+import io.zmtp.wire.Frames;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -69,16 +68,13 @@ public final class TitanicClient implements AutoCloseable {
     // ------------------------------------------------------------------ the three TSP calls
 
     /** Stores a request for {@code service}; returns its uuid (32 hex characters). */
-    public String submit(String service, List<byte[]> body) {
+    public String submit(String service, Frames body) {
         Objects.requireNonNull(service);
-        List<byte[]> frames = new ArrayList<>(body.size() + 1);
-        frames.add(service.getBytes(StandardCharsets.UTF_8));
-        frames.addAll(body);
-        List<byte[]> answer = ok(TitanicServer.REQUEST, frames, false);
+        Frames answer = ok(TitanicServer.REQUEST, body.push(service.getBytes(StandardCharsets.UTF_8)), false);
         if (answer.size() < 1) {
             throw new TitanicException("titanic.request answered 200 without a uuid", null);
         }
-        String uuid = new String(answer.get(0), StandardCharsets.ISO_8859_1);
+        String uuid = new String(answer.frame(0), StandardCharsets.ISO_8859_1);
         if (!TitanicIds.isValid(uuid)) {
             throw new TitanicException("titanic.request answered an invalid uuid: " + FrameText.escape(uuid), null);
         }
@@ -86,18 +82,17 @@ public final class TitanicClient implements AutoCloseable {
     }
 
     public String submit(String service, String... body) {
-        return submit(service, utf8(body));
+        return submit(service, Frames.ofStrings(body));
     }
 
     /** The reply to {@code uuid} if it is there; empty while pending (300). */
-    public Optional<List<byte[]>> poll(String uuid) {
-        List<byte[]> answer = ok(TitanicServer.REPLY, List.of(uuid.getBytes(StandardCharsets.US_ASCII)), true);
-        return Optional.ofNullable(answer);
+    public Optional<Frames> poll(String uuid) {
+        return Optional.ofNullable(ok(TitanicServer.REPLY, Frames.of(uuid.getBytes(StandardCharsets.US_ASCII)), true));
     }
 
     /** Tells Titanic the reply was handled: it forgets the request (200 even for an unknown uuid). */
     public void close(String uuid) {
-        ok(TitanicServer.CLOSE, List.of(uuid.getBytes(StandardCharsets.US_ASCII)), false);
+        ok(TitanicServer.CLOSE, Frames.of(uuid.getBytes(StandardCharsets.US_ASCII)), false);
     }
 
     /**
@@ -109,14 +104,14 @@ public final class TitanicClient implements AutoCloseable {
      *
      * @throws TitanicException 400, or the deadline passed (the last failure as its cause)
      */
-    public List<byte[]> call(String service, List<byte[]> body, Duration deadline) {
+    public Frames call(String service, Frames body, Duration deadline) {
         long end = clock.nanoTime() + deadline.toNanos();
         String uuid = retrying(end, () -> submit(service, body));
         Duration delay = settings.pollDelay();
-        List<byte[]> reply;
+        Frames reply;
         while (true) {
             pauseUntil(end, delay);
-            Optional<List<byte[]>> r = retrying(end, () -> poll(uuid));
+            Optional<Frames> r = retrying(end, () -> poll(uuid));
             if (r.isPresent()) {
                 reply = r.get();
                 break;
@@ -141,8 +136,8 @@ public final class TitanicClient implements AutoCloseable {
         return reply;
     }
 
-    public List<byte[]> call(String service, Duration deadline, String... body) {
-        return call(service, utf8(body), deadline);
+    public Frames call(String service, Duration deadline, String... body) {
+        return call(service, Frames.ofStrings(body), deadline);
     }
 
     // ------------------------------------------------------------------ inside
@@ -169,24 +164,24 @@ public final class TitanicClient implements AutoCloseable {
      * One TSP call: the body after the status frame when it is 200; null for 300 when
      * {@code pendingAllowed}; else a {@link TitanicException}.
      */
-    private List<byte[]> ok(String tsp, List<byte[]> frames, boolean pendingAllowed) {
+    private Frames ok(String tsp, Frames frames, boolean pendingAllowed) {
         MajordomoReply r;
         try {
             r = client.request(tsp, null, frames);
         } catch (MajordomoException e) {
             throw new TitanicException(tsp + ": " + e.getMessage(), null, e);
         }
-        List<byte[]> body = r.body();
+        Frames body = r.body();
         if (r.isRefused()) {
             throw new TitanicException(tsp + ": the broker refused the request: " + FrameText.escape(r.refusalReason()), null);
         }
-        TitanicStatus status = body.isEmpty() ? null : TitanicStatus.parse(body.get(0));
+        TitanicStatus status = body.isEmpty() ? null : TitanicStatus.parse(body.frame(0));
         if (status == null) {
             throw new TitanicException(tsp + ": an answer without a valid status frame", null);
         }
         switch (status) {
             case OK:
-                return new ArrayList<>(body.subList(1, body.size()));
+                return body.dropFirst(1);
             case PENDING:
                 if (pendingAllowed) {
                     return null;
@@ -223,14 +218,6 @@ public final class TitanicClient implements AutoCloseable {
         } catch (ExecutionException e) {
             throw new TitanicException("pause failed", null, e.getCause());
         }
-    }
-
-    private static List<byte[]> utf8(String... frames) {
-        List<byte[]> l = new ArrayList<>(frames.length);
-        for (String f : frames) {
-            l.add(f.getBytes(StandardCharsets.UTF_8));
-        }
-        return l;
     }
 
     @Override

@@ -7,10 +7,12 @@ import io.zmtp.patterns.majordomo.MajordomoHandler;
 import io.zmtp.patterns.majordomo.MajordomoReply;
 import io.zmtp.patterns.majordomo.MajordomoWorker;
 import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
+import io.zmtp.patterns.majordomo.MmiService;
 import io.zmtp.patterns.majordomo.ReplyStream;
 import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.FrameText;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.PeerFailureLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,7 +74,6 @@ public final class TitanicServer extends LoopComponent {
     public static final String REQUEST = "titanic.request";
     public static final String REPLY = "titanic.reply";
     public static final String CLOSE = "titanic.close";
-    private static final String MMI_SERVICE = "mmi.service";
 
     private final ZmtpContext ctx;
     private final TitanicSettings settings;
@@ -237,28 +238,25 @@ public final class TitanicServer extends LoopComponent {
     // ------------------------------------------------------------------ the three services
 
     /** titanic.request: {@code service | body...} -> stored, then {@code 200 | uuid}. */
-    private void handleRequest(List<byte[]> request, ReplyStream replies) {
+    private void handleRequest(Frames request, ReplyStream replies) {
         if (request.size() < 2) {
             refuse(REQUEST, replies, TitanicStatus.UNKNOWN, "a request needs a service frame and a body ("
                     + request.size() + " frame(s))");
             return;
         }
-        byte[] name = request.get(0);
+        byte[] name = request.frame(0);
         if (name.length == 0 || name.length > settings.maxServiceNameBytes()) {
             refuse(REQUEST, replies, TitanicStatus.UNKNOWN, "service name of " + name.length + " bytes");
             return;
         }
-        long bytes = 0;
-        for (byte[] f : request) {
-            bytes += f.length;
-        }
+        long bytes = request.byteSize();
         if (bytes > settings.maxRequestBytes()) {
             refuse(REQUEST, replies, TitanicStatus.UNKNOWN, "request of " + bytes + " bytes, over maxRequestBytes "
                     + settings.maxRequestBytes());
             return;
         }
         String service = new String(name, StandardCharsets.UTF_8);
-        List<byte[]> body = request.subList(1, request.size());
+        Frames body = request.dropFirst(1);
         String uuid = TitanicIds.newId();
         long size = bytes;
         CompletableFuture<Void> put;
@@ -287,7 +285,7 @@ public final class TitanicServer extends LoopComponent {
     }
 
     /** titanic.reply: {@code uuid} -> {@code 200 | reply...}, 300 pending, 400 unknown. */
-    private void handleReply(List<byte[]> request, ReplyStream replies) {
+    private void handleReply(Frames request, ReplyStream replies) {
         String uuid = uuidOf(REPLY, request, replies);
         if (uuid == null) {
             return;
@@ -303,10 +301,7 @@ public final class TitanicServer extends LoopComponent {
                 log.warn("titanic.reply: reading the store failed", unwrap(error));
                 refuse(REPLY, replies, TitanicStatus.ERROR, "store failed: " + unwrap(error));
             } else if (r instanceof TitanicStore.ReplyLookup.Ready ready) {
-                List<byte[]> frames = new ArrayList<>(ready.reply().size() + 1);
-                frames.add(TitanicStatus.OK.frame());
-                frames.addAll(ready.reply());
-                replies.finish(frames);
+                replies.finish(ready.reply().push(TitanicStatus.OK.frame()));
             } else if (r instanceof TitanicStore.ReplyLookup.Pending) {
                 replies.finish(TitanicStatus.PENDING.frame());
             } else {
@@ -316,7 +311,7 @@ public final class TitanicServer extends LoopComponent {
     }
 
     /** titanic.close: {@code uuid} -> 200 (also for an unknown uuid). */
-    private void handleClose(List<byte[]> request, ReplyStream replies) {
+    private void handleClose(Frames request, ReplyStream replies) {
         String uuid = uuidOf(CLOSE, request, replies);
         if (uuid == null) {
             return;
@@ -339,12 +334,12 @@ public final class TitanicServer extends LoopComponent {
     }
 
     /** The uuid frame of a titanic.reply or titanic.close request, lower case; null (answered 400) if malformed. */
-    private String uuidOf(String tsp, List<byte[]> request, ReplyStream replies) {
+    private String uuidOf(String tsp, Frames request, ReplyStream replies) {
         if (request.size() != 1) {
             refuse(tsp, replies, TitanicStatus.UNKNOWN, "expected one uuid frame, got " + request.size());
             return null;
         }
-        String text = new String(request.get(0), StandardCharsets.ISO_8859_1);
+        String text = new String(request.frame(0), StandardCharsets.ISO_8859_1);
         if (!TitanicIds.isValid(text)) {
             refuse(tsp, replies, TitanicStatus.UNKNOWN, "not a uuid of 32 hex characters: " + text);
             return null;
@@ -362,14 +357,14 @@ public final class TitanicServer extends LoopComponent {
 
     // ------------------------------------------------------------------ dispatching (on the loop)
 
-    private void newRequest(String uuid, String service, List<byte[]> body, long bytes) {
+    private void newRequest(String uuid, String service, Frames body, long bytes) {
         if (stopped) {
             return;
         }
         if (trace) {
             events.report(() -> new TitanicEvent.Stored(uuid, service));
         }
-        List<byte[]> cached = null;
+        Frames cached = null;
         if (cachedBytes + bytes <= settings.bodyCacheBytes()) {
             cached = body;
             cachedBytes += bytes;
@@ -444,7 +439,7 @@ public final class TitanicServer extends LoopComponent {
             return;
         }
         checking = true;
-        mmi.request(MMI_SERVICE, s.name.getBytes(StandardCharsets.UTF_8))
+        mmi.request(MmiService.MMI_SERVICE, s.name.getBytes(StandardCharsets.UTF_8))
                 .whenComplete((r, error) -> inLoop(() -> checked(s, r, error)));
     }
 
@@ -457,7 +452,7 @@ public final class TitanicServer extends LoopComponent {
             return;
         }
         boolean found = error == null && !r.body().isEmpty()
-                && "200".equals(new String(r.body().get(0), StandardCharsets.US_ASCII));
+                && MmiService.MMI_FOUND.equals(r.body().frameString(0));
         if (found) {
             s.available = true;
             if (s.reportedAbsent) {
@@ -498,7 +493,7 @@ public final class TitanicServer extends LoopComponent {
         s.inFlight++;
         inFlight++;
         if (e.body != null) {
-            List<byte[]> body = e.body;
+            Frames body = e.body;
             dropCache(e);
             send(s, e, lane, body);
             return;
@@ -523,7 +518,7 @@ public final class TitanicServer extends LoopComponent {
         }));
     }
 
-    private void send(ServiceQueue s, Entry e, int lane, List<byte[]> body) {
+    private void send(ServiceQueue s, Entry e, int lane, Frames body) {
         dispatches.incrementAndGet();
         if (trace) {
             events.report(() -> new TitanicEvent.Dispatched(e.uuid, s.name));
@@ -661,12 +656,12 @@ public final class TitanicServer extends LoopComponent {
     private static final class Entry {
         final String uuid;
         final ServiceQueue service;
-        List<byte[]> body;
+        Frames body;
         long cachedBytes;
         boolean closed;
         long retryAt;
 
-        Entry(String uuid, ServiceQueue service, List<byte[]> body) {
+        Entry(String uuid, ServiceQueue service, Frames body) {
             this.uuid = uuid;
             this.service = service;
             this.body = body;

@@ -1,5 +1,7 @@
 package io.zmtp.patterns.titanic;
 
+import io.zmtp.wire.Frames;
+
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -35,7 +37,7 @@ public interface TitanicStore extends AutoCloseable {
      * Stores a new request (its service and body frames); completes when it is durable. Fails
      * with {@link TitanicStoreFullException} when the store is full.
      */
-    CompletableFuture<Void> putRequest(String uuid, String service, List<byte[]> body);
+    CompletableFuture<Void> putRequest(String uuid, String service, Frames body);
 
     /** The stored request, empty if the uuid is unknown or closed. */
     CompletableFuture<Optional<StoredRequest>> request(String uuid);
@@ -52,7 +54,7 @@ public interface TitanicStore extends AutoCloseable {
      * or closed. May fail with {@link TitanicStoreFullException} if the store cannot take the reply
      * now (bounded stores); the request then stays pending, as if the reply had not come.
      */
-    CompletableFuture<Boolean> putReply(String uuid, List<byte[]> reply);
+    CompletableFuture<Boolean> putReply(String uuid, Frames reply);
 
     /** What {@code titanic.reply} answers: the reply, pending, or unknown. */
     CompletableFuture<ReplyLookup> reply(String uuid);
@@ -75,10 +77,7 @@ public interface TitanicStore extends AutoCloseable {
     void close();
 
     /** A request as stored. */
-    record StoredRequest(String uuid, String service, List<byte[]> body) {
-        public StoredRequest {
-            body = List.copyOf(body);
-        }
+    record StoredRequest(String uuid, String service, Frames body) {
     }
 
     /** A request still waiting for its reply. */
@@ -86,10 +85,7 @@ public interface TitanicStore extends AutoCloseable {
 
     /** The answer to {@link #reply}: one of three. */
     sealed interface ReplyLookup {
-        record Ready(List<byte[]> reply) implements ReplyLookup {
-            public Ready {
-                reply = List.copyOf(reply);
-            }
+        record Ready(Frames reply) implements ReplyLookup {
         }
 
         /** The request is stored and has no reply yet (TSP 300). */

@@ -10,6 +10,7 @@ import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.junit.jupiter.api.AfterEach;
@@ -104,7 +105,7 @@ class HighAvailabilityBrokerTest {
     }
 
     static void request(BlockingSocket client, String body) {
-        client.send(MdpProtocol.clientRequest(MdpVersion.V0_2, true, "echo", List.of(body.getBytes())));
+        client.send(MdpProtocol.clientRequest(MdpVersion.V0_2, true, "echo", Frames.of(body.getBytes())));
     }
 
     RawWorker worker(String endpoint) {

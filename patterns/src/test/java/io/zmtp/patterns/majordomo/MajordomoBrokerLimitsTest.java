@@ -8,6 +8,7 @@ import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.junit.jupiter.api.AfterEach;
@@ -77,7 +78,7 @@ class MajordomoBrokerLimitsTest {
     }
 
     static ZmtpMessage request(String service, String body) {
-        return MdpProtocol.clientRequest(MdpVersion.V0_2, true, service, List.of(body.getBytes()));
+        return MdpProtocol.clientRequest(MdpVersion.V0_2, true, service, Frames.of(body.getBytes()));
     }
 
     /** The good client's round trip on service "good": answered within the deadline. */
@@ -150,7 +151,7 @@ class MajordomoBrokerLimitsTest {
         byte[] big = new byte[64 * 1024];
         int flood = 64; // 4 MiB against a 1 MiB budget
         for (int i = 0; i < flood; i++) {
-            flooder.send(MdpProtocol.clientRequest(MdpVersion.V0_2, true, "slow", List.of(big)));
+            flooder.send(MdpProtocol.clientRequest(MdpVersion.V0_2, true, "slow", Frames.of(big)));
         }
         served(good, goodWorker, "during");
         int fit = (int) (1024 * 1024 / (big.length + MajordomoBroker.REQUEST_OVERHEAD));
@@ -226,7 +227,7 @@ class MajordomoBrokerLimitsTest {
         startBroker(MajordomoBrokerSettings.builder());
         BlockingSocket client = dealer();
         client.send(MdpProtocol.clientRequest(MdpVersion.V0_2, true, "later",
-                List.of("a".getBytes(), new byte[0], "ccc".getBytes())));
+                Frames.of("a".getBytes(), new byte[0], "ccc".getBytes())));
         eventually("queued", () -> broker.queuedRequests("later") == 1);
         RawWorker w = worker("later");
         w.reply(WorkerCommand.FINAL, w.expectRequest("a", "", "ccc"), "done");

@@ -10,6 +10,7 @@ import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.junit.jupiter.api.AfterEach;
@@ -99,12 +100,8 @@ class MajordomoBrokerTest {
         return s;
     }
 
-    static List<byte[]> body(String... frames) {
-        List<byte[]> l = new ArrayList<>();
-        for (String f : frames) {
-            l.add(f.getBytes(StandardCharsets.UTF_8));
-        }
-        return l;
+    static Frames body(String... frames) {
+        return Frames.ofStrings(frames);
     }
 
     static ZmtpMessage request(MdpVersion v, boolean dealer, String service, String... body) {

@@ -7,6 +7,7 @@ import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.junit.jupiter.api.AfterEach;
@@ -188,7 +189,7 @@ class MajordomoClientTest {
         MajordomoClient c = client(settings(MdpVersion.V0_2).clock(clock).timeout(timeout).retries(1));
         List<String> partials = new java.util.concurrent.CopyOnWriteArrayList<>();
         CompletableFuture<MajordomoReply> r = CompletableFuture.supplyAsync(
-                () -> c.request("svc", p -> partials.add(p.bodyStrings().get(0)), List.of("x".getBytes())));
+                () -> c.request("svc", p -> partials.add(p.bodyStrings().get(0)), Frames.of("x".getBytes())));
         String id = nextRequest().get(0);
         // Each partial comes 1 ms before the timeout, which it restarts: five times 149 ms in all,
         // and the single try never runs out.

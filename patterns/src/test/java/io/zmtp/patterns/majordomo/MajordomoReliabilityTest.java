@@ -5,6 +5,7 @@ import static io.zmtp.patterns.majordomo.MdpTesting.started;
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -114,7 +115,7 @@ class MajordomoReliabilityTest {
             stuck.await();
         }, new Events());
         awaitWorkers("echo", 1);
-        worker(workerCtx, v, "echo", MajordomoHandler.replying(req -> List.of("from the survivor".getBytes())),
+        worker(workerCtx, v, "echo", MajordomoHandler.replying(req -> Frames.ofStrings("from the survivor")),
                 new Events());
         awaitWorkers("echo", 2);
         // The client's try times out when the test moves its clock: once, after the crash.

@@ -3,13 +3,13 @@ package io.zmtp.patterns.majordomo;
 import static io.zmtp.patterns.majordomo.MdpTesting.started;
 
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -79,7 +79,7 @@ class MajordomoRoundTripTest {
     /** A 0.2-style streaming service: "n" partial replies "part i", then a final "done". */
     static MajordomoHandler counting() {
         return (request, replies) -> {
-            int n = Integer.parseInt(new String(request.get(0), StandardCharsets.UTF_8));
+            int n = Integer.parseInt(request.frameString(0));
             for (int i = 1; i <= n; i++) {
                 replies.partial("part " + i);
             }
@@ -89,9 +89,9 @@ class MajordomoRoundTripTest {
 
     static MajordomoHandler upper() {
         return MajordomoHandler.replying(req -> {
-            List<byte[]> out = new ArrayList<>();
-            for (byte[] f : req) {
-                out.add(new String(f, StandardCharsets.UTF_8).toUpperCase().getBytes(StandardCharsets.UTF_8));
+            Frames out = Frames.empty();
+            for (String f : req.toStrings()) {
+                out = out.add(f.toUpperCase());
             }
             return out;
         });
@@ -215,11 +215,11 @@ class MajordomoRoundTripTest {
         MajordomoAsyncClient client = asyncClient(MdpVersion.V0_2);
         List<String> partials = new CopyOnWriteArrayList<>();
         MajordomoReply fin = client.request("count2", r -> partials.add(r.bodyStrings().get(0)),
-                List.of("2".getBytes(StandardCharsets.UTF_8))).get(T.toMillis(), TimeUnit.MILLISECONDS);
+                Frames.ofStrings("2")).get(T.toMillis(), TimeUnit.MILLISECONDS);
         assertEquals(List.of("part 1", "part 2"), partials);
         assertEquals(List.of("done"), fin.bodyStrings());
         MajordomoReply joined = client.request("count1", r -> partials.add("unexpected"),
-                List.of("2".getBytes(StandardCharsets.UTF_8))).get(T.toMillis(), TimeUnit.MILLISECONDS);
+                Frames.ofStrings("2")).get(T.toMillis(), TimeUnit.MILLISECONDS);
         assertEquals(List.of("part 1 joined", "part 2 joined", "done"), joined.bodyStrings());
         assertEquals(List.of("a", "", "b"), client.request("echo", "a", "", "b")
                 .get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
@@ -233,7 +233,7 @@ class MajordomoRoundTripTest {
         MajordomoAsyncClient client = asyncClient(MdpVersion.V0_2);
         List<String> partials = new CopyOnWriteArrayList<>();
         MajordomoReply fin = client.request("count", r -> partials.add(r.bodyStrings().get(0)),
-                List.of("3".getBytes(StandardCharsets.UTF_8))).get(T.toMillis(), TimeUnit.MILLISECONDS);
+                Frames.ofStrings("3")).get(T.toMillis(), TimeUnit.MILLISECONDS);
         assertEquals(List.of("part 1", "part 2", "part 3"), partials);
         assertEquals(List.of("done"), fin.bodyStrings());
         // send/receive: partials come through receive() too, flagged as such
@@ -256,7 +256,7 @@ class MajordomoRoundTripTest {
         MajordomoReply fin = client.request("count", r -> {
             threads.add(Thread.currentThread());
             partials.add(r.bodyStrings().get(0));
-        }, List.of("4".getBytes(StandardCharsets.UTF_8)));
+        }, Frames.ofStrings("4"));
         assertEquals(List.of("part 1", "part 2", "part 3", "part 4"), partials);
         assertEquals(Collections.nCopies(4, Thread.currentThread()), threads, "each partial on the caller's thread");
         assertEquals(List.of("done"), fin.bodyStrings());
@@ -274,7 +274,7 @@ class MajordomoRoundTripTest {
         assertEquals(List.of("part 1", "part 2", "done"), client.request("count2", "2").bodyStrings());
         MajordomoClient any = client(clientVersion);
         List<MajordomoReply> partials = new ArrayList<>();
-        MajordomoReply r = any.request("count1", partials::add, List.of("2".getBytes(StandardCharsets.UTF_8)));
+        MajordomoReply r = any.request("count1", partials::add, Frames.ofStrings("2"));
         assertEquals(List.of("part 1", "part 2", "done"), r.bodyStrings());
         assertEquals(List.of(), partials, "a 0.1 worker sends no PARTIAL");
     }
@@ -309,7 +309,7 @@ class MajordomoRoundTripTest {
 
     @Test
     void anAsyncHandlerAnswersLater() throws Exception {
-        CompletableFuture<List<byte[]>> later = new CompletableFuture<>();
+        CompletableFuture<Frames> later = new CompletableFuture<>();
         java.util.concurrent.CountDownLatch called = new java.util.concurrent.CountDownLatch(1);
         worker(MdpVersion.V0_2, "later", MajordomoHandler.async(req -> {
             called.countDown();
@@ -320,7 +320,7 @@ class MajordomoRoundTripTest {
         CompletableFuture<MajordomoReply> f = client.request("later", "q");
         assertTrue(called.await(T.toMillis(), TimeUnit.MILLISECONDS));
         assertTrue(!f.isDone(), "no reply before the handler's result");
-        later.complete(List.of("answered".getBytes(StandardCharsets.UTF_8)));
+        later.complete(Frames.ofStrings("answered"));
         assertEquals(List.of("answered"), f.get(T.toMillis(), TimeUnit.MILLISECONDS).bodyStrings());
     }
 }

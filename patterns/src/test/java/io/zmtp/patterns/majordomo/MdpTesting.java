@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
@@ -117,11 +118,7 @@ final class MdpTesting {
         }
 
         void reply(MdpVersion.WorkerCommand c, byte[] client, String... body) {
-            List<byte[]> frames = new ArrayList<>();
-            for (String b : body) {
-                frames.add(b.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            }
-            socket.send(MdpProtocol.workerReply(version, c, client, frames));
+            socket.send(MdpProtocol.workerReply(version, c, client, Frames.ofStrings(body)));
         }
 
         /** The next message from the broker, heartbeats skipped, as rendered frames. */

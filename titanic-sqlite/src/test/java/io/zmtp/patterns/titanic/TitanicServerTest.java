@@ -15,12 +15,12 @@ import io.zmtp.patterns.majordomo.MajordomoWorker;
 import io.zmtp.patterns.kit.ManualClock;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.testing.Await;
+import io.zmtp.wire.Frames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -137,18 +137,14 @@ class TitanicServerTest {
         return events.stream().filter(type::isInstance).count();
     }
 
-    static String text(List<byte[]> frames) {
-        List<String> l = new ArrayList<>();
-        for (byte[] f : frames) {
-            l.add(new String(f, StandardCharsets.UTF_8));
-        }
-        return String.join("|", l);
+    static String text(Frames frames) {
+        return String.join("|", frames.toStrings());
     }
 
-    List<byte[]> awaitReply(TitanicClient c, String uuid) {
-        List<List<byte[]>> got = new ArrayList<>();
+    Frames awaitReply(TitanicClient c, String uuid) {
+        List<Frames> got = new ArrayList<>();
         Await.until(T, () -> "the reply to " + uuid, () -> {
-            Optional<List<byte[]>> r = c.poll(uuid);
+            Optional<Frames> r = c.poll(uuid);
             r.ifPresent(got::add);
             return r.isPresent();
         });
@@ -181,7 +177,7 @@ class TitanicServerTest {
         TitanicEvent.ServiceAbsent absent = awaitEvent(TitanicEvent.ServiceAbsent.class);
         assertEquals("late", absent.service());
         assertEquals(Optional.empty(), c.poll(uuid)); // 300 PENDING
-        worker("late", MajordomoHandler.replying(r -> List.of("done".getBytes(StandardCharsets.UTF_8))));
+        worker("late", MajordomoHandler.replying(r -> Frames.ofStrings("done")));
         awaitWorkers("late", 1);
         assertEquals(Optional.empty(), c.poll(uuid)); // nothing until the retry interval passes
         assertEquals(0, count(TitanicEvent.Dispatched.class));
@@ -223,7 +219,7 @@ class TitanicServerTest {
         List<String> uuids = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             String uuid = TitanicIds.newId();
-            Futures.await(store.putRequest(uuid, "echo", List.of(("r" + i).getBytes(StandardCharsets.UTF_8))), T);
+            Futures.await(store.putRequest(uuid, "echo", Frames.ofStrings("r" + i)), T);
             uuids.add(uuid);
         }
         worker("echo", MajordomoHandler.echo());
@@ -371,6 +367,6 @@ class TitanicServerTest {
     }
 
     static String status(MajordomoReply r) {
-        return new String(r.body().get(0), StandardCharsets.US_ASCII);
+        return r.body().frameString(0);
     }
 }

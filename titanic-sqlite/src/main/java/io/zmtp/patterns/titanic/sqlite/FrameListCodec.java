@@ -1,8 +1,8 @@
 package io.zmtp.patterns.titanic.sqlite;
 
-import java.util.ArrayList;
+import io.zmtp.wire.Frames;
+
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * A list of frames as one byte array, as the store keeps bodies and replies: the number of frames,
@@ -13,7 +13,7 @@ final class FrameListCodec {
     }
 
     /** The frames as one array. */
-    static byte[] encode(List<byte[]> frames) {
+    static byte[] encode(Frames frames) {
         long size = varintSize(frames.size());
         for (byte[] f : frames) {
             size += varintSize(f.length) + f.length;
@@ -32,25 +32,25 @@ final class FrameListCodec {
     }
 
     /** The frames of an array made by {@link #encode}; {@link IllegalStateException} if it is not one. */
-    static List<byte[]> decode(byte[] data) {
+    static Frames decode(byte[] data) {
         int[] pos = {0};
         int count = getVarint(data, pos);
         if (count > data.length) {
             throw corrupt("frame count " + count);
         }
-        List<byte[]> frames = new ArrayList<>(count);
+        byte[][] frames = new byte[count][];
         for (int i = 0; i < count; i++) {
             int len = getVarint(data, pos);
             if (len > data.length - pos[0]) {
                 throw corrupt("frame of " + len + " bytes past the end");
             }
-            frames.add(Arrays.copyOfRange(data, pos[0], pos[0] + len));
+            frames[i] = Arrays.copyOfRange(data, pos[0], pos[0] + len);
             pos[0] += len;
         }
         if (pos[0] != data.length) {
             throw corrupt((data.length - pos[0]) + " bytes after the last frame");
         }
-        return frames;
+        return Frames.of(frames);
     }
 
     private static int varintSize(int v) {

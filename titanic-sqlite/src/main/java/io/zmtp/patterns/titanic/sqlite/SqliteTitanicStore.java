@@ -3,6 +3,7 @@ package io.zmtp.patterns.titanic.sqlite;
 import io.zmtp.patterns.titanic.TitanicStore;
 import io.zmtp.patterns.titanic.TitanicStoreFullException;
 import io.zmtp.patterns.titanic.TitanicIds;
+import io.zmtp.wire.Frames;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -249,7 +250,7 @@ public final class SqliteTitanicStore implements TitanicStore {
     }
 
     @Override
-    public CompletableFuture<Void> putRequest(String uuid, String service, List<byte[]> body) {
+    public CompletableFuture<Void> putRequest(String uuid, String service, Frames body) {
         byte[] key;
         byte[] serviceBytes;
         byte[] data;
@@ -319,7 +320,7 @@ public final class SqliteTitanicStore implements TitanicStore {
     }
 
     @Override
-    public CompletableFuture<Boolean> putReply(String uuid, List<byte[]> reply) {
+    public CompletableFuture<Boolean> putReply(String uuid, Frames reply) {
         byte[] key = key(uuid);
         if (key == null) {
             return CompletableFuture.completedFuture(false);

@@ -7,11 +7,11 @@ import io.zmtp.patterns.titanic.TitanicIds;
 import io.zmtp.patterns.titanic.TitanicStore.PendingRequest;
 import io.zmtp.patterns.titanic.TitanicStore.ReplyLookup;
 import io.zmtp.patterns.titanic.TitanicStore.StoredRequest;
+import io.zmtp.wire.Frames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,20 +56,12 @@ class SqliteTitanicStoreTest {
         return open(settings().build());
     }
 
-    static List<byte[]> frames(String... texts) {
-        List<byte[]> frames = new ArrayList<>();
-        for (String t : texts) {
-            frames.add(t.getBytes(StandardCharsets.UTF_8));
-        }
-        return frames;
+    static Frames frames(String... texts) {
+        return Frames.ofStrings(texts);
     }
 
-    static List<String> texts(List<byte[]> frames) {
-        List<String> texts = new ArrayList<>();
-        for (byte[] f : frames) {
-            texts.add(new String(f, StandardCharsets.UTF_8));
-        }
-        return texts;
+    static List<String> texts(Frames frames) {
+        return frames.toStrings();
     }
 
     /** The exception the future failed with, failing the test if it completes normally or not in time. */
@@ -200,15 +192,15 @@ class SqliteTitanicStoreTest {
             body.add(new byte[] {(byte) i});
         }
         String uuid = TitanicIds.newId();
-        get(store.putRequest(uuid, "büro", body));
+        get(store.putRequest(uuid, "büro", Frames.of(body)));
         StoredRequest stored = get(store.request(uuid)).orElseThrow();
         assertEquals("büro", stored.service());
         assertEquals(body.size(), stored.body().size());
         for (int i = 0; i < body.size(); i++) {
-            assertArrayEquals(body.get(i), stored.body().get(i));
+            assertArrayEquals(body.get(i), stored.body().frame(i));
         }
-        assertTrue(get(store.putReply(uuid, List.of())));
-        assertEquals(List.of(), ((ReplyLookup.Ready) get(store.reply(uuid))).reply());
+        assertTrue(get(store.putReply(uuid, Frames.empty())));
+        assertEquals(Frames.empty(), ((ReplyLookup.Ready) get(store.reply(uuid))).reply());
     }
 
     @Test
@@ -299,31 +291,31 @@ class SqliteTitanicStoreTest {
         SqliteTitanicStore store = open(settings().maxBytes(100).build());
         String a = TitanicIds.newId();
         String b = TitanicIds.newId();
-        get(store.putRequest(a, "s", List.of(new byte[40])));
-        get(store.putRequest(b, "s", List.of(new byte[40])));
+        get(store.putRequest(a, "s", Frames.of(new byte[40])));
+        get(store.putRequest(b, "s", Frames.of(new byte[40])));
         assertEquals(86L, get(store.storedBytes()));
         String c = TitanicIds.newId();
-        Throwable full = failure(store.putRequest(c, "s", List.of(new byte[40])));
+        Throwable full = failure(store.putRequest(c, "s", Frames.of(new byte[40])));
         assertInstanceOf(TitanicStoreFullException.class, full);
         assertTrue(full.getMessage().contains("maxBytes 100"), full.getMessage());
         assertEquals(Optional.empty(), get(store.request(c)));
 
         // replies: a 98-byte frame is stored as 100 bytes; the first fits under 2 x maxBytes (186)
-        assertTrue(get(store.putReply(a, List.of(new byte[98]))));
+        assertTrue(get(store.putReply(a, Frames.of(new byte[98]))));
         assertEquals(186L, get(store.storedBytes()));
         // the second would pass it (286): refused, the request stays pending
-        assertInstanceOf(TitanicStoreFullException.class, failure(store.putReply(b, List.of(new byte[98]))));
+        assertInstanceOf(TitanicStoreFullException.class, failure(store.putReply(b, Frames.of(new byte[98]))));
         assertEquals(List.of(new PendingRequest(b, "s")), get(store.pendingRequests()));
         // a late reply to an answered request is still just refused, not "full"
-        assertFalse(get(store.putReply(a, List.of(new byte[98]))));
+        assertFalse(get(store.putReply(a, Frames.of(new byte[98]))));
 
         get(store.close(a));
         assertEquals(43L, get(store.storedBytes()));
-        assertTrue(get(store.putReply(b, List.of(new byte[98]))));
+        assertTrue(get(store.putReply(b, Frames.of(new byte[98]))));
         assertInstanceOf(TitanicStoreFullException.class,
-                failure(store.putRequest(c, "s", List.of(new byte[40]))));
+                failure(store.putRequest(c, "s", Frames.of(new byte[40]))));
         get(store.close(b));
-        get(store.putRequest(c, "s", List.of(new byte[40])));
+        get(store.putRequest(c, "s", Frames.of(new byte[40])));
         assertEquals(43L, get(store.storedBytes()));
     }
 
@@ -331,7 +323,7 @@ class SqliteTitanicStoreTest {
     void aRequestLargerThanTheWholeStoreIsRefused() {
         SqliteTitanicStore store = open(settings().maxBytes(1000).build());
         assertInstanceOf(TitanicStoreFullException.class,
-                failure(store.putRequest(TitanicIds.newId(), "s", List.of(new byte[1000]))));
+                failure(store.putRequest(TitanicIds.newId(), "s", Frames.of(new byte[1000]))));
         assertEquals(0L, get(store.size()));
     }
 

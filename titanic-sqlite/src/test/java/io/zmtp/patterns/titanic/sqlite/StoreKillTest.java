@@ -90,7 +90,7 @@ class StoreKillTest {
                             if (letter == 'P' || lookup instanceof ReplyLookup.Pending) {
                                 assertInstanceOf(ReplyLookup.Pending.class, lookup, what);
                                 assertTrue(pending.contains(uuid), "listed pending: " + what);
-                                assertEquals(uuid, new String(get(store.request(uuid)).orElseThrow().body().get(0),
+                                assertEquals(uuid, new String(get(store.request(uuid)).orElseThrow().body().frame(0),
                                         StandardCharsets.US_ASCII), what);
                             } else {
                                 assertReply(lookup, uuid, what);
@@ -120,7 +120,7 @@ class StoreKillTest {
 
     private static void assertReply(ReplyLookup lookup, String uuid, String what) {
         ReplyLookup.Ready ready = assertInstanceOf(ReplyLookup.Ready.class, lookup, what);
-        assertEquals("re " + uuid, new String(ready.reply().get(0), StandardCharsets.US_ASCII), what);
+        assertEquals("re " + uuid, new String(ready.reply().frame(0), StandardCharsets.US_ASCII), what);
     }
 
     /** Runs the child until it printed {@code killAfter} lines, kills it with SIGKILL, returns every line it printed. */

@@ -1,11 +1,11 @@
 package io.zmtp.patterns.titanic.sqlite;
 
 import io.zmtp.patterns.titanic.TitanicIds;
+import io.zmtp.wire.Frames;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -38,13 +38,13 @@ public final class StoreWritingProcess {
             String uuid = TitanicIds.newId();
             int fate = ThreadLocalRandom.current().nextInt(6);
             // 2 KiB of padding: the write-ahead log fills fast, so kills land in checkpoints too
-            store.putRequest(uuid, "echo", List.of(uuid.getBytes(StandardCharsets.US_ASCII), PADDING))
+            store.putRequest(uuid, "echo", Frames.of(uuid.getBytes(StandardCharsets.US_ASCII), PADDING))
                     .thenCompose(v -> {
                         print(out, (fate == 0 ? "B " : fate == 1 ? "A " : "P ") + uuid);
                         if (fate > 1) {
                             return store.size().thenRun(() -> { });
                         }
-                        return store.putReply(uuid, List.of(("re " + uuid).getBytes(StandardCharsets.US_ASCII)))
+                        return store.putReply(uuid, Frames.of(("re " + uuid).getBytes(StandardCharsets.US_ASCII)))
                                 .thenCompose(stored -> {
                                     if (!stored) {
                                         throw new IllegalStateException("reply refused for " + uuid);
