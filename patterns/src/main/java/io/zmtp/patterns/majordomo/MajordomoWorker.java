@@ -1,28 +1,28 @@
 package io.zmtp.patterns.majordomo;
 
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoop;
 import io.zmtp.patterns.kit.Backoff;
-import io.zmtp.patterns.kit.HeartbeatLink;
-import io.zmtp.patterns.kit.LoopClock;
-import io.zmtp.socket.SocketEvent;
 import io.zmtp.patterns.kit.EventReporter;
 import io.zmtp.patterns.kit.Futures;
+import io.zmtp.patterns.kit.HeartbeatLink;
+import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.patterns.kit.LoopComponent;
-
-import io.netty.buffer.ByteBufUtil;
-import io.netty.channel.EventLoop;
+import io.zmtp.patterns.kit.RequestHandler;
+import io.zmtp.patterns.kit.WorkerCore;
+import io.zmtp.patterns.kit.WorkerEvent;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
+import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
-import io.zmtp.wire.Frames;
-import io.zmtp.wire.SocketType;
 import io.zmtp.wire.FrameText;
+import io.zmtp.wire.Frames;
 import io.zmtp.wire.PeerFailureLog;
+import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -33,7 +33,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 
 /**
  * A Majordomo worker (the guide's mdwrkapi, as a reactor): registers one service with a broker
@@ -45,9 +44,11 @@ import java.util.function.Consumer;
  * declares the broker lost after liveness intervals without a message from it. The link is
  * suspended while the socket has no connection (from connect to handshake, and after a drop), so
  * silence is counted only while the connection is up: a slow connect is not a silent broker.
- * Timers run on the settings' {@link MajordomoWorkerSettings#clock() clock}. The handler runs on the worker's executor (a thread of its
- * own by default) and answers through a {@link ReplyStream} from any thread, so a slow handler
- * never stops the heartbeats. Requests are served one at a time, in the order they came.
+ * Timers run on the settings' {@link MajordomoWorkerSettings#clock() clock}. Requests are served
+ * one at a time, in the order they came, by the kit's {@link WorkerCore} (the queue every worker
+ * of the package has): the handler runs on the worker's executor (a thread of its own by default)
+ * and answers through a {@link ReplyStream} from any thread, so a slow handler never stops the
+ * heartbeats.
  *
  * <p>Reconnecting, as 7/MDP and 18/MDP require: on DISCONNECT from the broker the worker closes
  * its socket and registers again at once on a new one; after losing the broker it does the same
@@ -74,7 +75,6 @@ public final class MajordomoWorker extends LoopComponent {
     /** The brokers, tried in turn (one, or the two of a highly available pair). */
     private final List<String> endpoints;
     private final String service;
-    private final MajordomoHandler handler;
     private final MajordomoWorkerSettings settings;
     private final MdpVersion version;
     private Executor executor;
@@ -82,6 +82,8 @@ public final class MajordomoWorker extends LoopComponent {
     private final long intervalNanos;
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
+    /** The requests, one at a time: the kit's worker queue, with the user's handler on the executor. */
+    private final WorkerCore core;
     private final AtomicLong served = new AtomicLong();
     /** The connect of the newest socket (what start() waits for: the first). */
     private CompletionStage<Void> lastConnect = CompletableFuture.completedFuture(null);
@@ -101,8 +103,6 @@ public final class MajordomoWorker extends LoopComponent {
     private boolean connected;
     /** The current socket's connection dropped; READY goes out again when it is back. */
     private boolean lostConnection;
-    private Job current;
-    private final ArrayDeque<Job> waiting = new ArrayDeque<>();
     private volatile boolean closed;
 
     public MajordomoWorker(ZmtpContext ctx, String brokerEndpoint, String service, MajordomoHandler handler) {
@@ -128,7 +128,6 @@ public final class MajordomoWorker extends LoopComponent {
             throw new IllegalArgumentException("at least one broker endpoint");
         }
         this.service = Objects.requireNonNull(service);
-        this.handler = Objects.requireNonNull(handler);
         this.settings = settings;
         this.version = settings.version();
         this.loop = eventLoop();
@@ -136,6 +135,8 @@ public final class MajordomoWorker extends LoopComponent {
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo worker");
         this.clock = clock();
+        this.core = new WorkerCore(clock, WorkerCore.Handling.of(new OnExecutor(Objects.requireNonNull(handler))),
+                new Outlet(), new EventReporter<WorkerEvent>(null, log, "Majordomo worker"), () -> service);
         this.link = new HeartbeatLink(clock,
                 settings.heartbeat(),
                 new Backoff(settings.reconnectDelay(), settings.reconnectDelayMax()),
@@ -269,8 +270,8 @@ public final class MajordomoWorker extends LoopComponent {
             link.resume(); // the broker's silence counts from now, with its full liveness
             if (again) {
                 session++;
-                waiting.clear();
-                current = null;
+                core.abandon(); // the broker forgot the requests of the old connection
+
                 event(MajordomoEvent.Type.CONNECTING, endpoint(), version + ", registering again");
                 send(MdpProtocol.ready(version, service), "I: sending READY to broker");
             }
@@ -297,9 +298,9 @@ public final class MajordomoWorker extends LoopComponent {
             socket.close(java.time.Duration.ZERO);
             socket = null;
         }
-        if (!waiting.isEmpty()) {
-            log.debug("worker {} drops {} request(s) of its previous connection", service, waiting.size());
-            waiting.clear();
+        int dropped = core.dropQueued();
+        if (dropped > 0) {
+            log.debug("worker {} drops {} request(s) of its previous connection", service, dropped);
         }
     }
 
@@ -334,13 +335,11 @@ public final class MajordomoWorker extends LoopComponent {
             }
             if (cmd instanceof MdpCommand.WorkerRequest r) {
                 disconnectsInRow = 0;
-                Job j = new Job(session, ByteBufUtil.getBytes(r.client()), Frames.copyOf(r.body()));
-                r.release();
-                if (current == null) {
-                    run(j);
-                } else {
-                    waiting.add(j);
-                }
+                // The core keeps the envelope (client | "") and hands the body to the handler.
+                ZmtpMessage request = r.body();
+                request.addFirst(Unpooled.EMPTY_BUFFER);
+                request.addFirst(r.client());
+                core.offer(request, 1, session);
             } else if (cmd instanceof MdpCommand.WorkerHeartbeat) {
                 cmd.release();
                 disconnectsInRow = 0;
@@ -387,84 +386,105 @@ public final class MajordomoWorker extends LoopComponent {
 
     // ------------------------------------------------------------------ requests
 
-    private void run(Job j) {
-        current = j;
-        try {
-            executor.execute(() -> {
-                try {
-                    handler.handle(j.body, j);
-                } catch (Throwable t) {
-                    j.fail(t);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            j.fail(e);
-        }
+    /** Whether a reply to a request that came on connection {@code session} may still go out. */
+    private boolean live(int session) {
+        return session == this.session && socket != null && !closed;
     }
 
-    /** A reply from the handler, on the loop. */
-    private void emit(Job j, Frames frames, boolean fin) {
-        boolean live = j.session == session && socket != null && !closed;
-        if (!live) {
-            log.debug("worker {} drops a reply to a request of an older connection", service);
-        } else if (fin) {
-            Frames body = frames;
-            if (j.joined != null) {
-                j.joined.addAll(frames.toList());
-                body = Frames.of(j.joined);
+    /** Where the core hands what the handler gave: out to the broker, while its connection lasts. */
+    private final class Outlet implements WorkerCore.Outlet {
+        @Override
+        public void reply(long request, int connection, ZmtpMessage reply) {
+            served.incrementAndGet();
+            if (!live(connection)) {
+                log.debug("worker {} drops a reply to a request of an older connection", service);
+                reply.release();
+                return;
             }
             WorkerCommand c = version == MdpVersion.V0_1 ? WorkerCommand.REPLY : WorkerCommand.FINAL;
-            send(MdpProtocol.workerReply(version, c, j.client, body), "I: sending " + c + " to broker");
-        } else if (version.streamsPartials()) {
-            send(MdpProtocol.workerReply(version, WorkerCommand.PARTIAL, j.client, frames),
-                    "I: sending PARTIAL to broker");
-        } else {
-            if (j.joined == null) {
-                j.joined = new ArrayList<>();
+            send(MdpProtocol.workerReply(version, c, reply), "I: sending " + c + " to broker");
+        }
+
+        @Override
+        public boolean carriesPartials() {
+            return version.streamsPartials();
+        }
+
+        @Override
+        public void partial(long request, int connection, ZmtpMessage partial) {
+            if (!live(connection)) {
+                partial.release();
+                return;
             }
-            j.joined.addAll(frames.toList());
+            send(MdpProtocol.workerReply(version, WorkerCommand.PARTIAL, partial), "I: sending PARTIAL to broker");
         }
-        if (fin) {
-            served.incrementAndGet();
-            done(j);
-        }
-    }
 
-    private void failed(Job j, Throwable cause) {
-        log.error("worker {}: the request handler failed; disconnecting so the broker forgets the request",
-                service, cause);
-        event(MajordomoEvent.Type.HANDLER_FAILED, endpoint(), String.valueOf(cause));
-        if (j.session == session && socket != null && !closed) {
-            send(MdpProtocol.workerCommand(version, WorkerCommand.DISCONNECT), "I: sending DISCONNECT to broker");
-            link.reopen();
-        }
-        done(j);
-    }
-
-    private void done(Job j) {
-        if (current == j) {
-            current = null;
-        }
-        Job next;
-        while (current == null && (next = waiting.poll()) != null) {
-            if (next.session == session) {
-                run(next);
+        @Override
+        public void failed(long request, int connection, Throwable cause) {
+            log.error("worker {}: the request handler failed; disconnecting so the broker forgets the request",
+                    service, cause);
+            event(MajordomoEvent.Type.HANDLER_FAILED, endpoint(), String.valueOf(cause));
+            if (live(connection)) {
+                send(MdpProtocol.workerCommand(version, WorkerCommand.DISCONNECT), "I: sending DISCONNECT to broker");
+                link.reopen();
             }
         }
+
+        @Override
+        public void crash(long request) {
+            closeAsync(); // no simulated faults here: never called
+        }
     }
 
-    /** One request: its body, its client, and the reply stream the handler answers through. */
-    private final class Job implements ReplyStream {
-        final int session;
-        final byte[] client;
-        final Frames body;
-        final AtomicBoolean finished = new AtomicBoolean();
-        List<byte[]> joined;
+    /**
+     * The user's {@link MajordomoHandler} as the kit's {@link RequestHandler}: each request's body
+     * goes to the handler on the worker's executor, which answers through a {@link Reply}.
+     */
+    private final class OnExecutor implements RequestHandler {
+        private final MajordomoHandler handler;
 
-        Job(int session, byte[] client, Frames body) {
-            this.session = session;
-            this.client = client;
-            this.body = body;
+        OnExecutor(MajordomoHandler handler) {
+            this.handler = handler;
+        }
+
+        @Override
+        public CompletionStage<ZmtpMessage> handle(ZmtpMessage request) {
+            return handle(request, PartialReplies.NONE);
+        }
+
+        @Override
+        public CompletionStage<ZmtpMessage> handle(ZmtpMessage request, PartialReplies partials) {
+            Frames body = Frames.takeFrom(request);
+            Reply reply = new Reply(partials);
+            try {
+                executor.execute(() -> {
+                    try {
+                        handler.handle(body, reply);
+                    } catch (Throwable t) {
+                        reply.fail(t);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                reply.fail(e);
+            }
+            return reply.done;
+        }
+    }
+
+    /**
+     * Where the handler answers one request, from any thread: partial replies go out as they come
+     * (0.2), or are joined in front of the final reply (0.1, which has none); the final reply, or a
+     * failure, completes the request.
+     */
+    private final class Reply implements ReplyStream {
+        final CompletableFuture<ZmtpMessage> done = new CompletableFuture<>();
+        private final RequestHandler.PartialReplies partials;
+        private final AtomicBoolean finished = new AtomicBoolean();
+        /** The 0.1 partial replies, joined (guarded by this). */
+        private Frames joined = Frames.empty();
+
+        Reply(RequestHandler.PartialReplies partials) {
+            this.partials = partials;
         }
 
         @Override
@@ -477,7 +497,15 @@ public final class MajordomoWorker extends LoopComponent {
             if (finished.get()) {
                 throw new IllegalStateException("the final reply was already sent");
             }
-            inLoop(() -> emit(this, frames, false));
+            if (partials.supported()) {
+                partials.send(MdpProtocol.body(frames));
+                return;
+            }
+            synchronized (this) {
+                for (byte[] f : frames) {
+                    joined = joined.add(f);
+                }
+            }
         }
 
         @Override
@@ -485,7 +513,18 @@ public final class MajordomoWorker extends LoopComponent {
             if (!finished.compareAndSet(false, true)) {
                 throw new IllegalStateException("the final reply was already sent");
             }
-            inLoop(() -> emit(this, frames, true));
+            Frames all;
+            synchronized (this) {
+                all = joined;
+            }
+            if (all.isEmpty()) {
+                all = frames;
+            } else {
+                for (byte[] f : frames) {
+                    all = all.add(f);
+                }
+            }
+            done.complete(MdpProtocol.body(all));
         }
 
         @Override
@@ -494,7 +533,7 @@ public final class MajordomoWorker extends LoopComponent {
                 log.warn("worker {}: the handler failed after its final reply", service, cause);
                 return;
             }
-            inLoop(() -> failed(this, cause));
+            done.completeExceptionally(cause);
         }
     }
 
@@ -523,7 +562,7 @@ public final class MajordomoWorker extends LoopComponent {
     protected CompletionStage<Void> onClose() {
         closed = true;
         link.stop();
-        waiting.clear();
+        core.close();
         if (ownExecutor != null) {
             ownExecutor.shutdownNow();
         }

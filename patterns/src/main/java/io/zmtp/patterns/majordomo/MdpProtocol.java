@@ -150,6 +150,30 @@ public final class MdpProtocol {
     }
 
     /**
+     * A worker's reply command (REPLY in 0.1; PARTIAL or FINAL in 0.2) around {@code addressed},
+     * {@code client | "" | body...} (ownership passes; framed in place). An empty body goes as one
+     * empty frame.
+     */
+    static ZmtpMessage workerReply(MdpVersion v, WorkerCommand command, ZmtpMessage addressed) {
+        if (addressed.size() == 2) {
+            addressed.addEmpty();
+        }
+        addressed.addFirst(codeFrame(v.code(command)));
+        addressed.addFirst(constant(v.workerHeaderBytes()));
+        if (v.leadingEmptyFrame()) {
+            addressed.addFirst(Unpooled.EMPTY_BUFFER);
+        }
+        return addressed;
+    }
+
+    /** A body as a message of its frames (the arrays wrapped, not copied); an empty body as one empty frame. */
+    static ZmtpMessage body(Frames frames) {
+        ZmtpMessage m = ZmtpMessage.newMessage();
+        addBody(m, frames);
+        return m;
+    }
+
+    /**
      * A client request. {@code delimiter}: whether to write the 0.1 empty frame ourselves (a DEALER
      * client does; a REQ socket adds it on its own).
      */

@@ -83,7 +83,7 @@ public final class ParanoidPirateWorker extends LoopComponent {
             }
 
             @Override
-            public void failed(long request, int connection) {
+            public void failed(long request, int connection, Throwable cause) {
                 if (connection == generation && socket != null) {
                     socket.send(Ppp.signal(Ppp.READY)); // free again; the client retries
                 }
