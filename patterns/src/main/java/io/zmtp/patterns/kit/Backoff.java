@@ -4,10 +4,11 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * A reconnect delay that doubles after each failure, from {@code initial} up to {@code max}, and
- * goes back to {@code initial} when the peer is heard from (the guide's INTERVAL_INIT and
- * INTERVAL_MAX). {@code initial == max} is a fixed delay. Not thread-safe: one per component, on
- * its loop.
+ * A delay that doubles after each failure, from {@code initial} up to {@code max}, and goes back to
+ * {@code initial} on success: the guide's reconnect delay (INTERVAL_INIT and INTERVAL_MAX, reset
+ * when the peer is heard from), and Titanic's pause between polls that found no reply yet.
+ * {@code initial == max} is a fixed delay. Not thread-safe: one per component (or call), on its
+ * loop (or thread).
  */
 public final class Backoff {
     private final Duration initial;
@@ -18,7 +19,7 @@ public final class Backoff {
         Objects.requireNonNull(initial);
         Objects.requireNonNull(max);
         if (initial.isNegative() || initial.isZero()) {
-            throw new IllegalArgumentException("the first reconnect delay must be positive");
+            throw new IllegalArgumentException("the first delay must be positive");
         }
         this.initial = initial;
         this.max = max.compareTo(initial) < 0 ? initial : max;

@@ -1,6 +1,7 @@
 package io.zmtp.patterns.titanic;
 
 import io.netty.channel.EventLoop;
+import io.zmtp.patterns.kit.Backoff;
 import io.zmtp.patterns.majordomo.MajordomoClient;
 import io.zmtp.patterns.majordomo.MajordomoException;
 import io.zmtp.patterns.majordomo.MajordomoReply;
@@ -107,10 +108,11 @@ public final class TitanicClient implements AutoCloseable {
     public Frames call(String service, Frames body, Duration deadline) {
         long end = clock.nanoTime() + deadline.toNanos();
         String uuid = retrying(end, () -> submit(service, body));
-        Duration delay = settings.pollDelay();
+        // The guide's pause between polls, doubling after each 300 up to the longest.
+        Backoff pause = new Backoff(settings.pollDelay(), settings.pollDelayMax());
         Frames reply;
         while (true) {
-            pauseUntil(end, delay);
+            pauseUntil(end, pause.next());
             Optional<Frames> r = retrying(end, () -> poll(uuid));
             if (r.isPresent()) {
                 reply = r.get();
@@ -119,10 +121,6 @@ public final class TitanicClient implements AutoCloseable {
             if (clock.nanoTime() - end >= 0) {
                 throw new TitanicException("no reply to " + uuid + " within " + deadline.toMillis() + " ms",
                         TitanicStatus.PENDING);
-            }
-            delay = delay.multipliedBy(2);
-            if (delay.compareTo(settings.pollDelayMax()) > 0) {
-                delay = settings.pollDelayMax();
             }
         }
         try {
