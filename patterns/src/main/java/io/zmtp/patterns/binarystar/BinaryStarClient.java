@@ -2,6 +2,7 @@ package io.zmtp.patterns.binarystar;
 
 import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.ReplyJudge;
 import io.zmtp.patterns.kit.RequesterClient;
 import io.zmtp.patterns.kit.Failover;
 import io.zmtp.patterns.kit.RequestEvent;
@@ -56,7 +57,7 @@ public final class BinaryStarClient extends RequesterClient {
         Consumer<RequestEvent> counting = this::count;
         requester(new RetryingRequester<>(clock(), settings.policy,
                 new Failover(settings.endpoints, settings.settle),
-                () -> context.socket(SocketType.REQ, options, eventLoop()), RetryingRequester.Verdict::done,
+                () -> context.socket(SocketType.REQ, options, eventLoop()), ReplyJudge.Verdict::done,
                 new EventReporter<>(listener == null ? counting : counting.andThen(listener), log, "Binary Star client")));
     }
 

@@ -7,6 +7,7 @@ import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.patterns.kit.RequestEvent;
 import io.zmtp.patterns.kit.RetryPolicy;
+import io.zmtp.patterns.kit.ReplyJudge;
 import io.zmtp.patterns.kit.RetryingRequester;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -49,7 +50,7 @@ public final class FailoverClient extends LoopComponent {
                 .withTries(settings.endpoints.size() == 1 ? settings.retries : 1);
         for (String endpoint : settings.endpoints) {
             requesters.add(new RetryingRequester<>(clock(), policy, endpoint,
-                    () -> context.socket(SocketType.REQ, options, eventLoop()), RetryingRequester.Verdict::done,
+                    () -> context.socket(SocketType.REQ, options, eventLoop()), ReplyJudge.Verdict::done,
                     new EventReporter<RequestEvent>(null, log, "Freelance model 1 client")));
         }
     }

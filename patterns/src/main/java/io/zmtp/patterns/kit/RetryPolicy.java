@@ -16,7 +16,7 @@ import java.util.Objects;
  *        running); off: the try simply times out
  * @param window how many requests may be in flight at once (1: the guide's one at a time, any
  *        socket type; more needs a socket that does not enforce send/receive turns, a DEALER, and
- *        replies that name what they answer: see {@link RetryingRequester.Verdict#done(Object, Object)})
+ *        replies that name what they answer: see {@link ReplyJudge.Verdict#done(Object, Object)})
  */
 public record RetryPolicy(Duration timeout, int tries, int maxWaiting, boolean resendOnDisconnect, int window) {
     /** 2500 ms, 3 tries, 1000 waiting, no resend on disconnect, one in flight. */

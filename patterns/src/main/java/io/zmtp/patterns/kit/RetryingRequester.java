@@ -26,42 +26,32 @@ import java.util.concurrent.RejectedExecutionException;
  * replies come. Requests go one at a time, in order; others wait (up to a bound).
  *
  * <p>With a {@link RetryPolicy#window() window} above 1 (a DEALER: the asynchronous Majordomo
- * client) up to that many requests are in flight at once, each with its own timer and tries. A
- * request may then carry a correlation key ({@link #submit(ZmtpMessage, Object, Consumer)}) and
- * the owner's {@link Replies} names the key a reply answers ({@link Verdict#done(Object, Object)}):
- * it goes to the oldest request in flight with that key (Majordomo: the service, as MDP has no
- * request id). When a request times out on the current socket, the socket is replaced and every
- * request in flight is sent again on the new one, in the order first sent; for the others this is
- * not a try (their own timers go on; a request whose timer runs out after it was already resent on
- * the newer socket uses up a try without replacing the socket again or sending a third time).
+ * client) that many requests are in flight at once, each with its own timer and tries, and a
+ * reply goes to the oldest request in flight with the key it names ({@link ReplyJudge.Verdict#done(Object,
+ * Object)}; Majordomo: the service, as MDP has no request id). A timeout replaces the socket and
+ * sends every request in flight again on the new one, in the order first sent; for the others
+ * this is not a try (a request whose timer runs out after it was resent on the newer socket uses
+ * up a try without replacing the socket again or sending a third time).
  *
- * <p>With a {@link Failover} of several endpoints, a timeout moves every request in flight to the
- * next endpoint: the socket is closed at once, the requests' timers stop, and after the settle
- * delay all of them are sent on a new socket to the next endpoint, each with a fresh timeout
- * (only the request whose timeout caused it has used a try); requests submitted during the
- * settle wait for it. So a request is sent at most once on any socket.
+ * <p>With a {@link Failover} of several endpoints ({@link EndpointRotation}), a timeout moves
+ * every request in flight to the next endpoint: the socket is closed at once, the timers stop, and
+ * after the settle delay all of them go on a new socket to the next endpoint, each with a fresh
+ * timeout (only the request whose timeout caused it has used a try); requests submitted meanwhile
+ * wait for it. So a request is sent at most once on any socket.
  *
  * <p>Only the socket of the current try may answer it: a late reply to an earlier try could only
- * arrive on that try's closed socket. A request given up while it may still be answered on the
- * current socket (its last try timed out after it went out again there, or it was cancelled) is
- * remembered with its key until its reply comes or the socket is replaced, and that late reply is
- * dropped: it never answers a later request with the same key. What a message on the current socket means is the owner's
- * {@link Replies} (the reply, a partial reply that restarts the timeout, or something to drop).
+ * arrive on that try's closed socket; one to a request given up on the current socket is dropped
+ * by {@link LateReplies}. What a message on the current socket means is the owner's
+ * {@link ReplyJudge} (the reply, a partial reply that restarts the timeout, or something to drop).
  *
- * <p>Tries are counted by timeouts only: a request fails after {@code tries} timeouts, never
- * sooner. With {@link RetryPolicy#resendOnDisconnect()} a connection lost during a try replaces
- * the socket and resends within the same try, so a server that goes down (or flaps) cannot use
- * the budget up faster than the settings say.
+ * <p>Tries are counted by timeouts only ({@link RetryPolicy#resendOnDisconnect()}: a lost
+ * connection resends within the try), so a flapping server cannot use the budget up sooner. Runs
+ * on the clock's loop; {@link #submit} may be called from any thread.
  *
- * <p>Runs on one loop: the clock's. {@link #submit} may be called from any thread; everything
- * else on the loop.
- *
- * @param <T> the reply as the owner's {@link Replies} gives it (the message itself, say)
+ * @param <T> the reply as the owner's {@link ReplyJudge} gives it (the message itself, say)
  */
 public final class RetryingRequester<T> {
     private static final Logger log = LoggerFactory.getLogger(RetryingRequester.class);
-    /** Abandoned requests remembered per socket before it is replaced instead. */
-    static final int MAX_ABANDONED = 1024;
 
     /** Makes the socket of a try. */
     @FunctionalInterface
@@ -70,65 +60,12 @@ public final class RetryingRequester<T> {
         ZmtpSocket newSocket();
     }
 
-    /** What a message on the current try's socket means. */
-    @FunctionalInterface
-    public interface Replies<T> {
-        /**
-         * Judges {@code msg}, which it owns: a {@link Verdict#done} reply holds it (or a value made
-         * from it), otherwise it is released here.
-         */
-        Verdict<T> judge(ZmtpMessage msg);
-    }
-
-    /**
-     * The meaning of a message: the reply, a partial reply, or something to drop. The key names
-     * the request answered (the oldest in flight submitted with an equal key); null = the oldest
-     * in flight.
-     */
-    public sealed interface Verdict<T> {
-        /** The reply: the request is done. */
-        record Done<T>(T reply, Object key) implements Verdict<T> {
-        }
-
-        /**
-         * A partial reply (Majordomo 0.2): the try's timeout starts again; {@code value} (may be
-         * null) goes to the request's partial-reply listener.
-         */
-        record Partial<T>(T value, Object key) implements Verdict<T> {
-        }
-
-        /** Not an answer to the request: dropped. */
-        record Discard<T>(String reason) implements Verdict<T> {
-        }
-
-        static <T> Verdict<T> done(T reply) {
-            return new Done<>(reply, null);
-        }
-
-        /** The reply to the oldest request in flight submitted with a key equal to {@code key}. */
-        static <T> Verdict<T> done(Object key, T reply) {
-            return new Done<>(reply, key);
-        }
-
-        static <T> Verdict<T> partial() {
-            return new Partial<>(null, null);
-        }
-
-        /** A partial reply to the oldest request in flight with {@code key}; {@code value} to its listener. */
-        static <T> Verdict<T> partial(Object key, T value) {
-            return new Partial<>(value, key);
-        }
-
-        static <T> Verdict<T> discard(String reason) {
-            return new Discard<>(reason);
-        }
-    }
-
     private final LoopClock clock;
     private final RetryPolicy policy;
-    private final Failover failover;
+    /** Where the tries go: one endpoint, or several in turn with a settle delay. */
+    private final EndpointRotation endpoints;
     private final Sockets sockets;
-    private final Replies<T> replies;
+    private final ReplyJudge<T> replies;
     private final EventReporter<RequestEvent> events;
 
     // On the loop.
@@ -138,24 +75,16 @@ public final class RetryingRequester<T> {
     private final ArrayDeque<Call<T>> waiting = new ArrayDeque<>();
     /** In flight, oldest first. */
     private final ArrayDeque<Call<T>> inFlight = new ArrayDeque<>();
-    /**
-     * Requests given up (the last try timed out, or cancelled) that went out on the current socket
-     * and may still be answered there, oldest first: a late reply with their key is theirs, and is
-     * dropped, so that it cannot answer a later request with the same key. Emptied when the socket
-     * is replaced (nothing more can arrive for them).
-     */
-    private final ArrayDeque<Abandoned> abandoned = new ArrayDeque<>();
+    /** Requests given up that may still be answered on the current socket: their late replies are dropped. */
+    private final LateReplies late = new LateReplies();
     private long sequence;
-    private int endpointIndex;
-    /** Between a failover and the end of its settle delay: no socket, every request in flight waits for it. */
-    private LoopClock.Timer settleTimer;
     private boolean started;
     private boolean closed;
     /** Requests submitted and not yet done (any thread reads it). */
     private volatile int pendingView;
 
     public RetryingRequester(LoopClock clock, RetryPolicy policy, String endpoint, Sockets sockets,
-            Replies<T> replies, EventReporter<RequestEvent> events) {
+            ReplyJudge<T> replies, EventReporter<RequestEvent> events) {
         this(clock, policy, Failover.single(endpoint), sockets, replies, events);
     }
 
@@ -165,10 +94,10 @@ public final class RetryingRequester<T> {
      * last answered stays the current one.
      */
     public RetryingRequester(LoopClock clock, RetryPolicy policy, Failover failover, Sockets sockets,
-            Replies<T> replies, EventReporter<RequestEvent> events) {
+            ReplyJudge<T> replies, EventReporter<RequestEvent> events) {
         this.clock = Objects.requireNonNull(clock);
         this.policy = Objects.requireNonNull(policy);
-        this.failover = Objects.requireNonNull(failover);
+        this.endpoints = new EndpointRotation(failover, this.clock);
         this.sockets = Objects.requireNonNull(sockets);
         this.replies = Objects.requireNonNull(replies);
         this.events = events == null ? new EventReporter<>(null, log, "requester") : events;
@@ -180,7 +109,7 @@ public final class RetryingRequester<T> {
 
     /** The endpoint the current (or next) try goes to. Call on the loop. */
     public String endpoint() {
-        return failover.endpoints().get(endpointIndex);
+        return endpoints.current();
     }
 
     /** Requests in flight or waiting (any thread; a snapshot). */
@@ -239,10 +168,7 @@ public final class RetryingRequester<T> {
         dropped.addAll(waiting);
         waiting.clear();
         pendingView = 0;
-        if (settleTimer != null) {
-            settleTimer.cancel();
-            settleTimer = null;
-        }
+        endpoints.cancel();
         for (Call<T> c : dropped) {
             c.cancelTimer();
             c.request.release();
@@ -300,7 +226,7 @@ public final class RetryingRequester<T> {
             }
             inFlight.add(c);
             c.attempt = 1;
-            if (settleTimer != null) {
+            if (endpoints.settling()) {
                 continue; // sent with the others when the settle delay is over
             }
             if (socket == null) {
@@ -335,6 +261,31 @@ public final class RetryingRequester<T> {
         c.timer = clock.schedule(() -> timedOut(c, attempt), policy.timeout());
     }
 
+    /**
+     * The request in flight a reply ({@code fin}) or partial reply naming {@code key} answers; null
+     * when it answers none, after {@code value} is dropped and reported: a late reply to a request
+     * given up ({@link LateReplies}), or a reply nobody waits for.
+     */
+    private Call<T> answeredBy(Object key, T value, boolean fin, String detail) {
+        Call<T> c = answered(key);
+        LateReplies.Given given = late.answered(key, c == null ? Long.MAX_VALUE : c.sequence);
+        if (given != null) {
+            if (fin) {
+                late.forget(given);
+            }
+            ReferenceCountUtil.release(value);
+            events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(given.sequence(), 0,
+                    (fin ? "a late reply" : "a late partial reply") + " to a request given up: " + detail));
+            return null;
+        }
+        if (c == null) {
+            ReferenceCountUtil.release(value);
+            events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(0, 0,
+                    "no request in flight for it: " + detail));
+        }
+        return c;
+    }
+
     /** The oldest request in flight that a reply naming {@code key} answers. */
     private Call<T> answered(Object key) {
         for (Call<T> c : inFlight) {
@@ -346,29 +297,15 @@ public final class RetryingRequester<T> {
     }
 
     /**
-     * The abandoned request a reply naming {@code key} answers, if it is older than {@code call}
-     * (the oldest request in flight with that key, or null): requests go out on a socket in the
-     * order of their sequence, and replies with one key come back in that order.
-     */
-    private Abandoned answeredAbandoned(Object key, Call<T> call) {
-        for (Abandoned a : abandoned) {
-            if (key == null || a.key == null || key.equals(a.key)) {
-                return call == null || a.sequence < call.sequence ? a : null;
-            }
-        }
-        return null;
-    }
-
-    /**
      * {@code c} is given up while it may still be answered on the current socket (a socket with
      * correlation keys, where that answer would go to the next request with its key): remembered
      * until its final reply comes or the socket is replaced. Too many remembered replace the socket.
      */
     private void abandon(Call<T> c) {
-        if (policy.window() <= 1 || socket == null || settleTimer != null) {
+        if (policy.window() <= 1 || socket == null || endpoints.settling()) {
             return;
         }
-        if (abandoned.size() >= MAX_ABANDONED) {
+        if (late.isFull()) {
             timeoutReplacements++;
             closeSocket();
             if (!inFlight.isEmpty()) {
@@ -376,11 +313,11 @@ public final class RetryingRequester<T> {
             }
             return;
         }
-        abandoned.add(new Abandoned(c.key, c.sequence));
+        late.remember(c.key, c.sequence);
     }
 
     private void onMessage(ZmtpSocket from, ZmtpMessage msg) {
-        if (from != socket || (inFlight.isEmpty() && abandoned.isEmpty())) {
+        if (from != socket || (inFlight.isEmpty() && late.isEmpty())) {
             Call<T> c = inFlight.peek();
             events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
                     Envelope.describe(msg)));
@@ -389,26 +326,16 @@ public final class RetryingRequester<T> {
         }
         String detail = events.isActive(RequestEvent.Replied.class) || events.isActive(RequestEvent.Progress.class)
                 || events.isActive(RequestEvent.Discarded.class) ? Envelope.describe(msg) : null;
-        Verdict<T> v;
+        ReplyJudge.Verdict<T> v;
         try {
             v = replies.judge(msg);
         } catch (RuntimeException e) {
             ReferenceCountUtil.safeRelease(msg);
-            v = Verdict.discard(e.toString());
+            v = ReplyJudge.Verdict.discard(e.toString());
         }
-        if (v instanceof Verdict.Done<T> done) {
-            Call<T> c = answered(done.key());
-            Abandoned late = answeredAbandoned(done.key(), c);
-            if (late != null) {
-                abandoned.remove(late);
-                ReferenceCountUtil.release(done.reply());
-                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(late.sequence, 0,
-                        "a late reply to a request given up: " + detail));
-                return;
-            }
+        if (v instanceof ReplyJudge.Verdict.Done<T> done) {
+            Call<T> c = answeredBy(done.key(), done.reply(), true, detail);
             if (c == null) {
-                ReferenceCountUtil.release(done.reply());
-                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
                 return;
             }
             c.cancelTimer();
@@ -420,18 +347,9 @@ public final class RetryingRequester<T> {
                 ReferenceCountUtil.release(done.reply());
             }
             next();
-        } else if (v instanceof Verdict.Partial<T> partial) {
-            Call<T> c = answered(partial.key());
-            Abandoned late = answeredAbandoned(partial.key(), c);
-            if (late != null) {
-                ReferenceCountUtil.release(partial.value());
-                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(late.sequence, 0,
-                        "a late partial reply to a request given up: " + detail));
-                return;
-            }
+        } else if (v instanceof ReplyJudge.Verdict.Partial<T> partial) {
+            Call<T> c = answeredBy(partial.key(), partial.value(), false, detail);
             if (c == null) {
-                ReferenceCountUtil.release(partial.value());
-                events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(0, 0, "no request in flight for it: " + detail));
                 return;
             }
             events.report(RequestEvent.Progress.class, () -> new RequestEvent.Progress(c.sequence, c.attempt, detail));
@@ -448,7 +366,7 @@ public final class RetryingRequester<T> {
                 }
             }
         } else {
-            String why = ((Verdict.Discard<T>) v).reason();
+            String why = ((ReplyJudge.Verdict.Discard<T>) v).reason();
             Call<T> c = inFlight.peek();
             events.report(RequestEvent.Discarded.class, () -> new RequestEvent.Discarded(c == null ? 0 : c.sequence, c == null ? 0 : c.attempt,
                     why + ": " + detail));
@@ -470,7 +388,7 @@ public final class RetryingRequester<T> {
             events.report(RequestEvent.Failed.class, () -> new RequestEvent.Failed(c.sequence, attempt, reason));
             c.request.release();
             c.future.completeExceptionally(new NoReplyException(endpoint(), attempt, policy.timeout()));
-            if (replace && !inFlight.isEmpty() && failover.rotates()) {
+            if (replace && !inFlight.isEmpty() && endpoints.rotates()) {
                 failOver(inFlight.peek(), inFlight.peek().attempt, reason); // the others move with the failover, using no try
             } else if (replace) {
                 timeoutReplacements++;
@@ -483,7 +401,7 @@ public final class RetryingRequester<T> {
             return;
         }
         c.attempt++;
-        if (failover.rotates() && replace) {
+        if (endpoints.rotates() && replace) {
             failOver(c, attempt, reason);
             return;
         }
@@ -511,17 +429,16 @@ public final class RetryingRequester<T> {
         for (Call<T> o : inFlight) {
             o.cancelTimer();
         }
-        endpointIndex = (endpointIndex + 1) % failover.endpoints().size();
+        endpoints.nextAfterSettle(this::settled); // the timer before the event
         String to = endpoint();
         long seq = c.sequence;
-        settleTimer = clock.schedule(this::settled, failover.settle()); // before the event
+        Duration settle = endpoints.settle();
         events.report(RequestEvent.FailingOver.class, () -> new RequestEvent.FailingOver(seq, attempt, policy.tries(), reason, to,
-                failover.settle()));
+                settle));
     }
 
     /** The settle delay after a failover is over: every request in flight goes to the next endpoint. */
     private void settled() {
-        settleTimer = null;
         if (closed) {
             return;
         }
@@ -605,15 +522,11 @@ public final class RetryingRequester<T> {
     }
 
     private void closeSocket() {
-        abandoned.clear();
+        late.clear();
         if (socket != null) {
             socket.close(Duration.ZERO);
             socket = null;
         }
-    }
-
-    /** A request given up that may still be answered on the current socket. */
-    private record Abandoned(Object key, long sequence) {
     }
 
     private static final class Call<T> {

@@ -1,6 +1,7 @@
 package io.zmtp.patterns.lazypirate;
 
 import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.ReplyJudge;
 import io.zmtp.patterns.kit.RequesterClient;
 import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.patterns.kit.RequestEvent;
@@ -50,7 +51,7 @@ public final class LazyPirateClient extends RequesterClient {
         SocketOptions options = settings.socketOptions.toBuilder().linger(Duration.ZERO)
                 .reqCorrelate(settings.correlate).build();
         requester(new RetryingRequester<>(clock(), settings.policy, settings.endpoint,
-                () -> context.socket(SocketType.REQ, options, eventLoop()), RetryingRequester.Verdict::done,
+                () -> context.socket(SocketType.REQ, options, eventLoop()), ReplyJudge.Verdict::done,
                 new EventReporter<>(listener, log, "Lazy Pirate")));
     }
 

@@ -7,7 +7,7 @@ import io.zmtp.patterns.kit.Failover;
 import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.patterns.kit.RequestEvent;
 import io.zmtp.patterns.kit.RetryingRequester;
-import io.zmtp.patterns.kit.RetryingRequester.Verdict;
+import io.zmtp.patterns.kit.ReplyJudge.Verdict;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.FutureListener;

@@ -10,7 +10,7 @@ import io.zmtp.patterns.kit.Failover;
 import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.patterns.kit.RequestEvent;
 import io.zmtp.patterns.kit.RetryingRequester;
-import io.zmtp.patterns.kit.RetryingRequester.Verdict;
+import io.zmtp.patterns.kit.ReplyJudge.Verdict;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;

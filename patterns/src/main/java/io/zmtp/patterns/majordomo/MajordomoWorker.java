@@ -3,7 +3,9 @@ package io.zmtp.patterns.majordomo;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.zmtp.patterns.kit.Backoff;
+import io.zmtp.patterns.kit.EndpointRotation;
 import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.Failover;
 import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.kit.HeartbeatLink;
 import io.zmtp.patterns.kit.LoopClock;
@@ -23,6 +25,7 @@ import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -74,6 +77,8 @@ public final class MajordomoWorker extends LoopComponent {
     private final ZmtpContext ctx;
     /** The brokers, tried in turn (one, or the two of a highly available pair). */
     private final List<String> endpoints;
+    /** The broker the current (or next) socket connects to, the next after a lost one. */
+    private final EndpointRotation brokers;
     private final String service;
     private final MajordomoWorkerSettings settings;
     private final MdpVersion version;
@@ -95,8 +100,6 @@ public final class MajordomoWorker extends LoopComponent {
     private final LoopClock clock;
     private final HeartbeatLink link;
     private final EventLoop loop;
-    /** The broker the current (or next) socket connects to. */
-    private int endpointIndex;
     /** DISCONNECTs received in a row with nothing else heard between (several endpoints: a full round waits the reconnect delay). */
     private int disconnectsInRow;
     /** Whether the current socket has a connection to the broker (a handshake completed, no drop since). */
@@ -135,6 +138,7 @@ public final class MajordomoWorker extends LoopComponent {
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo worker");
         this.clock = clock();
+        this.brokers = new EndpointRotation(new Failover(endpoints, Duration.ZERO), clock);
         this.core = new WorkerCore(clock, WorkerCore.Handling.of(new OnExecutor(Objects.requireNonNull(handler))),
                 new Outlet(), new EventReporter<WorkerEvent>(null, log, "Majordomo worker"), () -> service);
         this.link = new HeartbeatLink(clock,
@@ -158,7 +162,7 @@ public final class MajordomoWorker extends LoopComponent {
                 },
                 new HeartbeatLink.Listener() {
                     @Override
-                    public void lost(java.time.Duration silence) {
+                    public void lost(Duration silence) {
                         String lost = endpoint();
                         nextEndpoint(); // the reconnect after the delay goes to the next broker
                         log.warn("worker {}: nothing from the broker at {} for {} ms, reconnecting to {}",
@@ -170,16 +174,16 @@ public final class MajordomoWorker extends LoopComponent {
 
     /** The broker the current (or next) connection goes to. */
     private String endpoint() {
-        return endpoints.get(endpointIndex);
+        return brokers.current();
     }
 
     /** Whether the worker has several brokers to move between. */
     private boolean failsOver() {
-        return endpoints.size() > 1;
+        return brokers.rotates();
     }
 
     private void nextEndpoint() {
-        endpointIndex = (endpointIndex + 1) % endpoints.size();
+        brokers.next();
     }
 
     private static EventLoop loopFor(ZmtpContext ctx, String service) {
@@ -295,7 +299,7 @@ public final class MajordomoWorker extends LoopComponent {
 
     private void dropSocket() {
         if (socket != null) {
-            socket.close(java.time.Duration.ZERO);
+            socket.close(Duration.ZERO);
             socket = null;
         }
         int dropped = core.dropQueued();
@@ -354,7 +358,7 @@ public final class MajordomoWorker extends LoopComponent {
                 // a passive broker sends its workers to the active one: the next endpoint
                 String from = endpoint();
                 nextEndpoint();
-                if (++disconnectsInRow >= endpoints.size()) {
+                if (++disconnectsInRow >= brokers.size()) {
                     // every broker said DISCONNECT in turn: wait the reconnect delay, not a tight loop
                     disconnectsInRow = 0;
                     log.info("worker {}: every broker sent DISCONNECT; registering with {} after the reconnect delay",

@@ -61,11 +61,11 @@ class RetryingRequesterTest {
         return PatternTesting.get(io.zmtp.patterns.kit.Futures.of(server.bind("tcp://127.0.0.1:0")));
     }
 
-    void requester(String endpoint, RetryPolicy policy, RetryingRequester.Replies<ZmtpMessage> replies) throws Exception {
+    void requester(String endpoint, RetryPolicy policy, ReplyJudge<ZmtpMessage> replies) throws Exception {
         requester(endpoint, policy, replies, SocketType.REQ);
     }
 
-    void requester(String endpoint, RetryPolicy policy, RetryingRequester.Replies<ZmtpMessage> replies, SocketType type)
+    void requester(String endpoint, RetryPolicy policy, ReplyJudge<ZmtpMessage> replies, SocketType type)
             throws Exception {
         loop = ctx.group().next();
         SocketOptions opts = SocketOptions.builder().linger(Duration.ZERO).reconnectInterval(Duration.ofMillis(10))
@@ -84,7 +84,7 @@ class RetryingRequesterTest {
 
     @Test
     void eachTimeoutUsesOneTryOnANewSocketAndTheLastFailsTheRequest() throws Exception {
-        requester(server(), RetryPolicy.DEFAULT.withTimeout(TIMEOUT).withTries(3), RetryingRequester.Verdict::done);
+        requester(server(), RetryPolicy.DEFAULT.withTimeout(TIMEOUT).withTries(3), ReplyJudge.Verdict::done);
         CompletableFuture<ZmtpMessage> f = requester.submit(ZmtpMessage.ofStrings("hello"));
         ZmtpMessage first = take();
         clock.advance(TIMEOUT.minusMillis(1));
@@ -109,7 +109,7 @@ class RetryingRequesterTest {
     @Test
     void aReplyOnTheCurrentSocketCompletesAndAPartialRestartsTheTimeout() throws Exception {
         requester(server(), RetryPolicy.DEFAULT.withTimeout(TIMEOUT).withTries(1),
-                m -> m.frameString(m.size() - 1).equals("partial") ? release(m) : RetryingRequester.Verdict.done(m),
+                m -> m.frameString(m.size() - 1).equals("partial") ? release(m) : ReplyJudge.Verdict.done(m),
                 SocketType.DEALER); // a DEALER takes several messages per request (Majordomo 0.2)
         CompletableFuture<ZmtpMessage> f = requester.submit(ZmtpMessage.ofStrings("hello"));
         ZmtpMessage req = take();
@@ -123,15 +123,15 @@ class RetryingRequesterTest {
         assertEquals("world", PatternTesting.strings(PatternTesting.get(f)).get(0));
     }
 
-    static RetryingRequester.Verdict<ZmtpMessage> release(ZmtpMessage m) {
+    static ReplyJudge.Verdict<ZmtpMessage> release(ZmtpMessage m) {
         m.release();
-        return RetryingRequester.Verdict.partial();
+        return ReplyJudge.Verdict.partial();
     }
 
     @Test
     void aConnectionLostDuringATryResendsWithinTheSameTryWithoutUsingTheBudget() throws Exception {
         requester(server(), RetryPolicy.DEFAULT.withTimeout(TIMEOUT).withTries(2).withResendOnDisconnect(true),
-                RetryingRequester.Verdict::done);
+                ReplyJudge.Verdict::done);
         CompletableFuture<ZmtpMessage> f = requester.submit(ZmtpMessage.ofStrings("hello"));
         take().release();
         server.close(Duration.ZERO); // the server goes down
@@ -148,8 +148,8 @@ class RetryingRequesterTest {
     }
 
     /** A reply [key, body] to a request [key, body]: the key names what it answers. */
-    static RetryingRequester.Verdict<ZmtpMessage> keyed(ZmtpMessage m) {
-        return RetryingRequester.Verdict.done(m.frameString(0), m);
+    static ReplyJudge.Verdict<ZmtpMessage> keyed(ZmtpMessage m) {
+        return ReplyJudge.Verdict.done(m.frameString(0), m);
     }
 
     void answer(ZmtpMessage request, String body) {
