@@ -68,7 +68,7 @@ class BinaryStarInteropTest {
         BinaryStarServer.Settings.Builder b = primary
                 ? BinaryStarServer.Settings.primary().frontend(ep(fp)).statePublisher(ep(sp)).statePeer(ep(sb))
                 : BinaryStarServer.Settings.backup().frontend(ep(fb)).statePublisher(ep(sb)).statePeer(ep(sp));
-        BinaryStarServer s = new BinaryStarServer(ctx, b.heartbeat(HB).build(), null);
+        BinaryStarServer s = new BinaryStarServer(ctx, b.stateHeartbeat(HB).build(), null);
         ours.add(s);
         Futures.await(s.start(), WAIT);
         return s;

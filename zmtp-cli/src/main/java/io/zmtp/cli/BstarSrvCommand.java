@@ -80,6 +80,6 @@ public final class BstarSrvCommand implements Callable<Integer> {
             b.statePeer(statePeer);
         }
         Duration hb = DurationConverter.parse("--heartbeat", heartbeat);
-        return b.heartbeat(hb).traceMessages(output.verbose()).build();
+        return b.stateHeartbeat(hb).traceMessages(output.verbose()).build();
     }
 }

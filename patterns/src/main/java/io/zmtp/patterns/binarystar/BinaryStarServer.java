@@ -1,11 +1,9 @@
 package io.zmtp.patterns.binarystar;
 
-import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.kit.Envelope;
 import io.zmtp.patterns.kit.EventReporter;
 import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.kit.LoopComponent;
-import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
@@ -29,9 +27,9 @@ import java.util.function.Consumer;
  * and fails over).
  *
  * <p>State exchange (the {@link BinaryStarStateExchange}, shared with the highly available
- * Majordomo broker): a PUB socket bound on {@link Settings.Builder#statePublisher} publishes this
+ * Majordomo broker): a PUB socket bound on {@link BinaryStarSettings.Builder#statePublisher} publishes this
  * server's state every heartbeat (one frame, ASCII decimal, as the guide's servers do), and a SUB
- * socket connected to the peer's publisher ({@link Settings.Builder#statePeer}) takes the peer's.
+ * socket connected to the peer's publisher ({@link BinaryStarSettings.Builder#statePeer}) takes the peer's.
  * A peer silent for two heartbeats counts as gone ({@link BinaryStarEvent.PeerLost}); a passive
  * server becomes active only when its peer is gone AND a client request arrives (the guide's rule
  * against split brain: a server that merely lost the state channel, while clients still reach the
@@ -68,8 +66,8 @@ public final class BinaryStarServer extends LoopComponent {
         this.handler = Objects.requireNonNull(handler);
         this.events = new EventReporter<>(listener, log, "Binary Star server");
         this.frontend = context.socket(settings.frontendType, settings.socketOptions, eventLoop());
-        this.pair = new BinaryStarStateExchange(context, eventLoop(), clock(), settings.primary,
-                settings.statePublisher, settings.statePeer, settings.heartbeat, settings.socketOptions, events)
+        this.pair = new BinaryStarStateExchange(context, eventLoop(), clock(), settings.isPrimary(),
+                settings.statePublisher(), settings.statePeer(), settings.stateHeartbeat(), settings.socketOptions, events)
                 .onFatal(this::closeAsync);
     }
 
@@ -122,7 +120,7 @@ public final class BinaryStarServer extends LoopComponent {
                 return;
             }
             events.report(() -> new BinaryStarEvent.Listening(pair.state(), frontendEndpoint, pair.stateEndpoint(),
-                    settings.statePeer));
+                    settings.statePeer()));
         }));
     }
 
@@ -153,78 +151,45 @@ public final class BinaryStarServer extends LoopComponent {
     }
 
     /**
-     * A Binary Star server's settings. {@link #primary()} and {@link #backup()} give the guide's
-     * endpoints: the primary serves clients on 5001, publishes its state on 5003 and takes its
-     * peer's from 5004; the backup 5002, 5004 and 5003. Heartbeat 1 s; the peer counts as gone
-     * after two heartbeats.
+     * A Binary Star server's settings: the pair's ({@link BinaryStarSettings}) and the frontend.
+     * {@link #primary()} and {@link #backup()} give the guide's endpoints: the primary serves clients
+     * on 5001, publishes its state on 5003 and takes its peer's from 5004; the backup 5002, 5004 and
+     * 5003. State heartbeat 1 s; the peer counts as gone after two heartbeats.
      */
-    public static final class Settings extends ComponentSettings {
-        final boolean primary;
+    public static final class Settings extends BinaryStarSettings {
         final String frontend;
-        final String statePublisher;
-        final String statePeer;
         final SocketType frontendType;
-        final Heartbeat heartbeat;
         final SocketOptions socketOptions;
 
         private Settings(Builder b) {
             super(b);
-            primary = b.primary;
             frontend = b.frontend;
-            statePublisher = b.statePublisher;
-            statePeer = b.statePeer;
             frontendType = b.frontendType;
-            heartbeat = b.heartbeat;
             socketOptions = b.socketOptions;
         }
 
         /** The guide's primary: tcp://*:5001, state on tcp://*:5003, peer at tcp://localhost:5004. */
         public static Builder primary() {
-            return new Builder(true, "tcp://*:5001", "tcp://*:5003", "tcp://localhost:5004");
+            return new Builder(true, "tcp://*:5001");
         }
 
         /** The guide's backup: tcp://*:5002, state on tcp://*:5004, peer at tcp://localhost:5003. */
         public static Builder backup() {
-            return new Builder(false, "tcp://*:5002", "tcp://*:5004", "tcp://localhost:5003");
-        }
-
-        public boolean isPrimary() {
-            return primary;
+            return new Builder(false, "tcp://*:5002");
         }
 
         public String frontend() {
             return frontend;
         }
 
-        public String statePublisher() {
-            return statePublisher;
-        }
-
-        public String statePeer() {
-            return statePeer;
-        }
-
-        public Heartbeat heartbeat() {
-            return heartbeat;
-        }
-
-        public static final class Builder extends ComponentSettings.Builder<Builder, Settings> {
-            /** The guide's heartbeat: 1 s, peer gone after 2. */
-            public static final Heartbeat DEFAULT_HEARTBEAT = Heartbeat.of(Duration.ofSeconds(1), 2);
-
-            private final boolean primary;
+        public static final class Builder extends BinaryStarSettings.Builder<Builder, Settings> {
             private String frontend;
-            private String statePublisher;
-            private String statePeer;
             private SocketType frontendType = SocketType.ROUTER;
-            private Heartbeat heartbeat = DEFAULT_HEARTBEAT;
             private SocketOptions socketOptions = SocketOptions.DEFAULTS;
 
-            private Builder(boolean primary, String frontend, String statePublisher, String statePeer) {
-                this.primary = primary;
+            private Builder(boolean primary, String frontend) {
+                super(primary);
                 this.frontend = frontend;
-                this.statePublisher = statePublisher;
-                this.statePeer = statePeer;
             }
 
             @Override
@@ -238,36 +203,9 @@ public final class BinaryStarServer extends LoopComponent {
                 return this;
             }
 
-            /** Where this server publishes its state (bound; the peer's SUB connects here). */
-            public Builder statePublisher(String endpoint) {
-                this.statePublisher = Objects.requireNonNull(endpoint);
-                return this;
-            }
-
-            /** The peer's state publisher (connected). */
-            public Builder statePeer(String endpoint) {
-                this.statePeer = Objects.requireNonNull(endpoint);
-                return this;
-            }
-
             /** The frontend's socket type (ROUTER by default, as the guide's servers). */
             public Builder frontendType(SocketType type) {
                 this.frontendType = Objects.requireNonNull(type);
-                return this;
-            }
-
-            /**
-             * How often the state is published (1 s, the guide's HEARTBEAT); the peer counts as
-             * gone after two of them without its state.
-             */
-            public Builder heartbeat(Duration interval) {
-                this.heartbeat = Heartbeat.of(interval, 2);
-                return this;
-            }
-
-            /** The heartbeat and after how many silent ones the peer counts as gone (2). */
-            public Builder heartbeat(Heartbeat heartbeat) {
-                this.heartbeat = Objects.requireNonNull(heartbeat);
                 return this;
             }
 

@@ -1,17 +1,16 @@
 package io.zmtp.patterns.majordomo;
 
-import io.zmtp.patterns.kit.EventReporter;
-import io.zmtp.patterns.kit.Futures;
-import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.patterns.binarystar.BinaryStarEvent;
+import io.zmtp.patterns.binarystar.BinaryStarSettings;
 import io.zmtp.patterns.binarystar.BinaryStarState;
 import io.zmtp.patterns.binarystar.BinaryStarStateExchange;
-import io.zmtp.patterns.kit.Heartbeat;
+import io.zmtp.patterns.kit.EventReporter;
+import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.PatternClock;
 import io.zmtp.socket.ZmtpContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
@@ -73,12 +72,12 @@ public final class HighAvailabilityBroker extends LoopComponent {
     }
 
     private HighAvailabilityBroker(ZmtpContext ctx, Settings settings, MajordomoBroker broker) {
-        super(broker.eventLoop(), settings.broker().clock());
+        super(broker.eventLoop(), settings.clock());
         this.settings = settings;
         this.broker = broker;
         this.events = new EventReporter<>(settings.pairListener, log, "HA Majordomo broker");
-        this.pair = new BinaryStarStateExchange(ctx, eventLoop(), clock(), settings.primary,
-                settings.statePublisher, settings.statePeer, settings.stateHeartbeat,
+        this.pair = new BinaryStarStateExchange(ctx, eventLoop(), clock(), settings.isPrimary(),
+                settings.statePublisher(), settings.statePeer(), settings.stateHeartbeat(),
                 settings.broker().socketOptions(), events)
                 .onPeerState(this::peerState)
                 .onFatal(this::closeAsync);
@@ -106,7 +105,7 @@ public final class HighAvailabilityBroker extends LoopComponent {
                 .thenRun(() -> inLoop(() -> {
                     if (!isClosing()) {
                         events.report(() -> new BinaryStarEvent.Listening(pair.state(), broker.endpoint(),
-                                pair.stateEndpoint(), settings.statePeer));
+                                pair.stateEndpoint(), settings.statePeer()));
                     }
                 }));
     }
@@ -146,50 +145,61 @@ public final class HighAvailabilityBroker extends LoopComponent {
     }
 
     /**
-     * The settings of one broker of the pair. {@link #primary()} and {@link #backup()} give the
+     * The settings of one broker of the pair: the pair's ({@link BinaryStarSettings}), the Majordomo
+     * broker's, and who hears the pair's events. {@link #primary()} and {@link #backup()} give the
      * defaults: the primary serves MDP on {@code tcp://*:5555} (Majordomo's usual port), publishes
      * its state on {@code tcp://*:5003} and takes its peer's from {@code tcp://localhost:5004}; the
      * backup serves on {@code tcp://*:5556} with its state on 5004 and its peer's on 5003 (the
      * guide's Binary Star state ports). The state heartbeat is the guide's 1 s, the peer gone after
      * two.
+     *
+     * <p>One clock: the state exchange and the broker run on one event loop, so they read one clock,
+     * set either here ({@code clock}) or in the broker's settings (not both, unless the same).
+     * {@code traceMessages} has no effect: the broker traces through its settings' tracer.
      */
-    public static final class Settings {
+    public static final class Settings extends BinaryStarSettings {
         /** The primary's MDP endpoint by default. */
         public static final String PRIMARY_ENDPOINT = "tcp://*:5555";
         /** The backup's MDP endpoint by default. */
         public static final String BACKUP_ENDPOINT = "tcp://*:5556";
-        /** The state heartbeat by default: 1 s, the peer gone after 2 (the guide's Binary Star). */
-        public static final Heartbeat DEFAULT_STATE_HEARTBEAT = Heartbeat.of(Duration.ofSeconds(1), 2);
 
-        final boolean primary;
         final MajordomoBrokerSettings broker;
-        final String statePublisher;
-        final String statePeer;
-        final Heartbeat stateHeartbeat;
         final Consumer<? super BinaryStarEvent> pairListener;
 
         private Settings(Builder b) {
-            primary = b.primary;
-            broker = b.broker != null ? b.broker
-                    : MajordomoBrokerSettings.builder().endpoints(primary ? PRIMARY_ENDPOINT : BACKUP_ENDPOINT).build();
-            statePublisher = b.statePublisher;
-            statePeer = b.statePeer;
-            stateHeartbeat = b.stateHeartbeat;
+            super(b);
+            MajordomoBrokerSettings s = b.broker != null ? b.broker
+                    : MajordomoBrokerSettings.builder().endpoints(isPrimary() ? PRIMARY_ENDPOINT : BACKUP_ENDPOINT).build();
+            broker = withClock(s, super.clock());
             pairListener = b.pairListener;
+        }
+
+        /** The broker's settings on the one clock of the pair's loop. */
+        private static MajordomoBrokerSettings withClock(MajordomoBrokerSettings broker, PatternClock clock) {
+            if (clock == PatternClock.system() || clock == broker.clock()) {
+                return broker;
+            }
+            if (broker.clock() != PatternClock.system()) {
+                throw new IllegalArgumentException("a highly available broker and its state exchange share one loop,"
+                        + " so one clock: set it here or in the broker's settings, not both");
+            }
+            return broker.toBuilder().clock(clock).build();
         }
 
         /** The primary: MDP on tcp://*:5555, state on tcp://*:5003, peer's state at tcp://localhost:5004. */
         public static Builder primary() {
-            return new Builder(true, "tcp://*:5003", "tcp://localhost:5004");
+            return new Builder(true);
         }
 
         /** The backup: MDP on tcp://*:5556, state on tcp://*:5004, peer's state at tcp://localhost:5003. */
         public static Builder backup() {
-            return new Builder(false, "tcp://*:5004", "tcp://localhost:5003");
+            return new Builder(false);
         }
 
-        public boolean isPrimary() {
-            return primary;
+        /** The clock of the pair's loop: the broker's and the state exchange's. */
+        @Override
+        public PatternClock clock() {
+            return broker.clock();
         }
 
         /** The Majordomo broker's settings (its endpoints are where clients and workers connect). */
@@ -197,30 +207,17 @@ public final class HighAvailabilityBroker extends LoopComponent {
             return broker;
         }
 
-        public String statePublisher() {
-            return statePublisher;
-        }
-
-        public String statePeer() {
-            return statePeer;
-        }
-
-        public Heartbeat stateHeartbeat() {
-            return stateHeartbeat;
-        }
-
-        public static final class Builder {
-            private final boolean primary;
+        public static final class Builder extends BinaryStarSettings.Builder<Builder, Settings> {
             private MajordomoBrokerSettings broker;
-            private String statePublisher;
-            private String statePeer;
-            private Heartbeat stateHeartbeat = DEFAULT_STATE_HEARTBEAT;
             private Consumer<? super BinaryStarEvent> pairListener;
 
-            private Builder(boolean primary, String statePublisher, String statePeer) {
-                this.primary = primary;
-                this.statePublisher = statePublisher;
-                this.statePeer = statePeer;
+            private Builder(boolean primary) {
+                super(primary);
+            }
+
+            @Override
+            protected Builder self() {
+                return this;
             }
 
             /**
@@ -233,36 +230,13 @@ public final class HighAvailabilityBroker extends LoopComponent {
                 return this;
             }
 
-            /** Where this broker publishes its state (bound; the peer connects here). */
-            public Builder statePublisher(String endpoint) {
-                this.statePublisher = Objects.requireNonNull(endpoint);
-                return this;
-            }
-
-            /** The peer's state publisher (connected). */
-            public Builder statePeer(String endpoint) {
-                this.statePeer = Objects.requireNonNull(endpoint);
-                return this;
-            }
-
-            /** How often the state is published (1 s); the peer counts as gone after two without one. */
-            public Builder stateHeartbeat(Duration interval) {
-                this.stateHeartbeat = Heartbeat.of(interval, 2);
-                return this;
-            }
-
-            /** The state heartbeat and after how many silent ones the peer counts as gone (1 s, 2). */
-            public Builder stateHeartbeat(Heartbeat heartbeat) {
-                this.stateHeartbeat = Objects.requireNonNull(heartbeat);
-                return this;
-            }
-
             /** Who hears the pair's events (state changes, refused requests, peer lost...). */
             public Builder pairListener(Consumer<? super BinaryStarEvent> listener) {
                 this.pairListener = listener;
                 return this;
             }
 
+            @Override
             public Settings build() {
                 return new Settings(this);
             }

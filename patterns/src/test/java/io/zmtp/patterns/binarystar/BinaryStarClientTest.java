@@ -128,10 +128,10 @@ class BinaryStarClientTest {
         String p = "inproc://" + name + "p-state";
         String b = "inproc://" + name + "b-state";
         BinaryStarServer primary = new BinaryStarServer(ctx, BinaryStarServer.Settings.primary()
-                .frontend("tcp://127.0.0.1:0").statePublisher(p).statePeer(b).heartbeat(hb).build(), null);
+                .frontend("tcp://127.0.0.1:0").statePublisher(p).statePeer(b).stateHeartbeat(hb).build(), null);
         Recorder<BinaryStarEvent> backupEvents = new Recorder<>();
         BinaryStarServer backup = new BinaryStarServer(ctx, BinaryStarServer.Settings.backup()
-                .frontend("tcp://127.0.0.1:0").statePublisher(b).statePeer(p).heartbeat(hb).build(), backupEvents);
+                .frontend("tcp://127.0.0.1:0").statePublisher(b).statePeer(p).stateHeartbeat(hb).build(), backupEvents);
         get(primary.start().toCompletableFuture());
         get(backup.start().toCompletableFuture());
         io.zmtp.patterns.PatternTesting.eventually("pair up", () -> primary.state() == BinaryStarState.ACTIVE
@@ -165,7 +165,7 @@ class BinaryStarClientTest {
             // the old primary restarted comes back passive; killing the backup fails over back
             Recorder<BinaryStarEvent> restartedEvents = new Recorder<>();
             BinaryStarServer restarted = new BinaryStarServer(ctx, BinaryStarServer.Settings.primary()
-                    .frontend(primaryFe).statePublisher(p).statePeer(b).heartbeat(hb).build(), restartedEvents);
+                    .frontend(primaryFe).statePublisher(p).statePeer(b).stateHeartbeat(hb).build(), restartedEvents);
             get(restarted.start().toCompletableFuture());
             io.zmtp.patterns.PatternTesting.eventually("restarted primary passive",
                     () -> restarted.state() == BinaryStarState.PASSIVE);

@@ -54,7 +54,7 @@ class BinaryStarServerTest {
         BinaryStarServer.Settings.Builder s = primary
                 ? BinaryStarServer.Settings.primary().frontend(p + "fe").statePublisher(p + "state").statePeer(b + "state")
                 : BinaryStarServer.Settings.backup().frontend(b + "fe").statePublisher(b + "state").statePeer(p + "state");
-        BinaryStarServer server = new BinaryStarServer(ctx, s.heartbeat(HB).clock(clock).build(), events);
+        BinaryStarServer server = new BinaryStarServer(ctx, s.stateHeartbeat(HB).clock(clock).build(), events);
         return server;
     }
 
