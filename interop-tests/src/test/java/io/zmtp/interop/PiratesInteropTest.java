@@ -81,7 +81,7 @@ class PiratesInteropTest {
 
     @Test
     void libzmqLazyPirateClientWithOurServer() {
-        LazyPirateServer server = closing(new LazyPirateServer(ctx, LazyPirateServer.Settings.builder()
+        LazyPirateServer server = closing(new LazyPirateServer(ctx, LazyPirateServer.settings()
                 .endpoint("tcp://127.0.0.1:0").build(), null));
         get(server.start().toCompletableFuture());
         PeerScript client = closing(PeerScript.start("lpclient.py", server.endpoint(), "5", "2000", "3"));
@@ -171,7 +171,7 @@ class PiratesInteropTest {
     void libzmqLazyPirateClientThroughOurSimplePirateQueue() {
         SimplePirateQueue queue = started(new SimplePirateQueue(ctx, SimplePirateQueue.Settings.builder()
                 .frontend("tcp://127.0.0.1:0").backend("tcp://127.0.0.1:0").linger(Duration.ZERO).build(), null));
-        started(new SimplePirateWorker(ctx, SimplePirateWorker.Settings.builder().endpoint(queue.backendEndpoint())
+        started(new SimplePirateWorker(ctx, SimplePirateWorker.settings().endpoint(queue.backendEndpoint())
                 .build(), null));
         PeerScript client = closing(PeerScript.start("lpclient.py", queue.frontendEndpoint(), "5", "2000", "3"));
         assertEquals(0, client.awaitExit(), () -> client.lines().toString());

@@ -2,6 +2,7 @@ package io.zmtp.cli;
 
 import io.zmtp.patterns.kit.FailureSimulation;
 import io.zmtp.patterns.kit.WorkerEvent;
+import io.zmtp.patterns.kit.WorkerSettings;
 import io.zmtp.patterns.lazypirate.LazyPirateServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,9 +38,9 @@ public final class LpServerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return CommandSupport.<LazyPirateServer.Settings, WorkerEvent>runComponent(spec, "lpserver",
+        return CommandSupport.<WorkerSettings, WorkerEvent>runComponent(spec, "lpserver",
                 "cannot bind " + endpoint, output,
-                () -> demo.apply(LazyPirateServer.Settings.builder().endpoint(endpoint),
+                () -> demo.apply(LazyPirateServer.settings().endpoint(endpoint),
                         FailureSimulation.guideServer(), security, output).build(),
                 LazyPirateServer::new, WorkerEvent.Crashing.class);
     }

@@ -2,6 +2,7 @@ package io.zmtp.cli;
 
 import io.zmtp.patterns.kit.FailureSimulation;
 import io.zmtp.patterns.kit.WorkerEvent;
+import io.zmtp.patterns.kit.WorkerSettings;
 import io.zmtp.patterns.simplepirate.SimplePirateWorker;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,9 +38,9 @@ public final class SpWorkerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return CommandSupport.<SimplePirateWorker.Settings, WorkerEvent>runComponent(spec, "spworker",
+        return CommandSupport.<WorkerSettings, WorkerEvent>runComponent(spec, "spworker",
                 "cannot connect to " + endpoint, output,
-                () -> demo.apply(SimplePirateWorker.Settings.builder().endpoint(endpoint),
+                () -> demo.apply(SimplePirateWorker.settings().endpoint(endpoint),
                         FailureSimulation.guideWorker(), security, output).build(),
                 SimplePirateWorker::new, WorkerEvent.Crashing.class);
     }

@@ -8,10 +8,12 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * What every worker (and the Lazy Pirate server) is built from: where it connects or binds, its
- * user code, how slow and how faulty it pretends to be, its socket options, its clock. Each
- * worker's {@code Settings} extends this with what is its own (a heartbeat, say).
+ * user code, how slow and how faulty it pretends to be, its socket options, its clock. A worker
+ * that needs nothing more (the Lazy Pirate server, the Simple Pirate worker) takes these settings
+ * as they are, from {@link #builder(String)}; one with more of its own (a heartbeat, say) extends
+ * them with its {@code Settings}.
  */
-public abstract class WorkerSettings extends ComponentSettings {
+public class WorkerSettings extends ComponentSettings {
     final String endpoint;
     final RequestHandler handler;
     final String identity;
@@ -29,6 +31,11 @@ public abstract class WorkerSettings extends ComponentSettings {
         simulation = b.simulation;
         socketOptions = b.socketOptions;
         maxQueuedRequests = b.maxQueuedRequests;
+    }
+
+    /** A builder of worker settings whose endpoint is {@code defaultEndpoint} unless told otherwise. */
+    public static PlainBuilder builder(String defaultEndpoint) {
+        return new PlainBuilder(defaultEndpoint);
     }
 
     /** The guide's worker identity: two random 16-bit numbers in hex, "1A2B-3C4D". */
@@ -136,5 +143,22 @@ public abstract class WorkerSettings extends ComponentSettings {
         }
 
 
+    }
+
+    /** The builder of worker settings with nothing beyond what every worker has. */
+    public static final class PlainBuilder extends Builder<PlainBuilder, WorkerSettings> {
+        private PlainBuilder(String defaultEndpoint) {
+            super(defaultEndpoint);
+        }
+
+        @Override
+        protected PlainBuilder self() {
+            return this;
+        }
+
+        @Override
+        public WorkerSettings build() {
+            return new WorkerSettings(this);
+        }
     }
 }

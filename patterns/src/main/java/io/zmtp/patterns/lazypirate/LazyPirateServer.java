@@ -29,13 +29,13 @@ import java.util.function.Consumer;
 public final class LazyPirateServer extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(LazyPirateServer.class);
 
-    private final Settings settings;
+    private final WorkerSettings settings;
     private final EventReporter<WorkerEvent> events;
     private final ZmtpSocket socket;
     private final WorkerCore core;
     private volatile String endpoint;
 
-    public LazyPirateServer(ZmtpContext context, Settings settings, Consumer<? super WorkerEvent> listener) {
+    public LazyPirateServer(ZmtpContext context, WorkerSettings settings, Consumer<? super WorkerEvent> listener) {
         super(context.group().next(), settings.clock());
         this.settings = settings;
         this.events = new EventReporter<>(listener, log, "Lazy Pirate server");
@@ -74,30 +74,11 @@ public final class LazyPirateServer extends LoopComponent {
         return Futures.of(socket.close(Duration.ZERO));
     }
 
-    /** What a Lazy Pirate server needs: where to bind (the guide: tcp://*:5555), how slow to be. */
-    public static final class Settings extends WorkerSettings {
-        private Settings(Builder b) {
-            super(b);
-        }
-
-        public static Builder builder() {
-            return new Builder();
-        }
-
-        public static final class Builder extends WorkerSettings.Builder<Builder, Settings> {
-            private Builder() {
-                super("tcp://*:5555");
-            }
-
-            @Override
-            protected Builder self() {
-                return this;
-            }
-
-            @Override
-            public Settings build() {
-                return new Settings(this);
-            }
-        }
+    /**
+     * The settings builder of a Lazy Pirate server: the kit's {@link WorkerSettings}, bound by
+     * default where the guide's lpserver binds, {@code tcp://*:5555}; echo by default.
+     */
+    public static WorkerSettings.PlainBuilder settings() {
+        return WorkerSettings.builder("tcp://*:5555");
     }
 }

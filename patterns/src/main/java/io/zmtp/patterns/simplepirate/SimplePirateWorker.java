@@ -33,13 +33,13 @@ import java.util.function.Consumer;
 public final class SimplePirateWorker extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(SimplePirateWorker.class);
 
-    private final Settings settings;
+    private final WorkerSettings settings;
     private final EventReporter<WorkerEvent> events;
     private final ZmtpSocket socket;
     private final String identity;
     private final WorkerCore core;
 
-    public SimplePirateWorker(ZmtpContext context, Settings settings, Consumer<? super WorkerEvent> listener) {
+    public SimplePirateWorker(ZmtpContext context, WorkerSettings settings, Consumer<? super WorkerEvent> listener) {
         super(context.group().next(), settings.clock());
         this.settings = settings;
         this.events = new EventReporter<>(listener, log, "Simple Pirate worker");
@@ -94,30 +94,12 @@ public final class SimplePirateWorker extends LoopComponent {
         return Futures.of(socket.close(Duration.ZERO));
     }
 
-    /** What a Simple Pirate worker needs (the guide: the queue at tcp://localhost:5556, echo). */
-    public static final class Settings extends WorkerSettings {
-        private Settings(Builder b) {
-            super(b);
-        }
-
-        public static Builder builder() {
-            return new Builder();
-        }
-
-        public static final class Builder extends WorkerSettings.Builder<Builder, Settings> {
-            private Builder() {
-                super("tcp://localhost:5556");
-            }
-
-            @Override
-            protected Builder self() {
-                return this;
-            }
-
-            @Override
-            public Settings build() {
-                return new Settings(this);
-            }
-        }
+    /**
+     * The settings builder of a Simple Pirate worker: the kit's {@link WorkerSettings}, connecting
+     * by default where the guide's worker does, the queue's backend at {@code tcp://localhost:5556};
+     * echo by default.
+     */
+    public static WorkerSettings.PlainBuilder settings() {
+        return WorkerSettings.builder("tcp://localhost:5556");
     }
 }

@@ -61,7 +61,7 @@ class LazyPirateClientTest {
     }
 
     LazyPirateServer server(String endpoint) {
-        LazyPirateServer s = new LazyPirateServer(ctx, LazyPirateServer.Settings.builder().endpoint(endpoint).build(),
+        LazyPirateServer s = new LazyPirateServer(ctx, LazyPirateServer.settings().endpoint(endpoint).build(),
                 null);
         toClose.add(s);
         get(s.start().toCompletableFuture());

@@ -43,7 +43,7 @@ class LazyPirateServerTest {
     }
 
     LazyPirateServer server(FailureSimulation simulation, PatternClock c, Recorder<WorkerEvent> events) {
-        LazyPirateServer server = new LazyPirateServer(ctx, LazyPirateServer.Settings.builder()
+        LazyPirateServer server = new LazyPirateServer(ctx, LazyPirateServer.settings()
                 .endpoint("tcp://127.0.0.1:0").simulation(simulation).clock(c).build(), events);
         get(server.start().toCompletableFuture());
         return server;

@@ -66,7 +66,7 @@ class SimplePirateTest {
 
     /** A worker whose reply names it: [identity, request body...]. */
     SimplePirateWorker worker(String identity, RequestHandler handler, Recorder<WorkerEvent> events) {
-        SimplePirateWorker w = new SimplePirateWorker(ctx, SimplePirateWorker.Settings.builder()
+        SimplePirateWorker w = new SimplePirateWorker(ctx, SimplePirateWorker.settings()
                 .endpoint(queue.backendEndpoint()).identity(identity).handler(handler)
                 .socketOptions(FAST_RECONNECT).build(), events);
         toClose.add(w);
