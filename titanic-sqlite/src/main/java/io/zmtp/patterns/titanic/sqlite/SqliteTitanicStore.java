@@ -10,15 +10,8 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -28,22 +21,19 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
  * The {@link TitanicStore} on SQLite (sqlite-jdbc), in WAL mode, one file in the settings' directory.
  *
- * <p>How it works: one thread of the store owns the database connection. Every call puts an
- * operation on a queue and returns its future; the thread takes whatever has queued (at most
- * {@link TitanicStoreSettings#maxBatch()} operations: nothing is waited for, so an idle store adds
- * no delay), runs it as one transaction, commits once, and only then completes the futures. So
- * many requests arriving together cost one durable write (group commit), and no caller, event
- * loop or not, ever waits for the disk. The futures complete on the store's thread: a caller hops
- * back to its own thread before touching its state, and does no long work in a callback (it would
- * hold up the next commit).
+ * <p>How it works, in three pieces: {@link TitanicDatabase} opens the database (the directory's
+ * lock, WAL mode, the schema); a {@link GroupCommitThread}, the store's one thread, owns the
+ * connection and runs whatever operations have queued as one transaction, completing their futures
+ * only once it committed (group commit: many requests arriving together cost one durable write,
+ * and no caller, event loop or not, ever waits for the disk); this class is the SQL of each
+ * operation and the exact counts its bounds use. The futures complete on the store's thread: a
+ * caller hops back to its own thread before touching its state, and does no long work in a
+ * callback (it would hold up the next commit).
  *
  * <p>The promises of {@link TitanicStore}, as this store keeps them:
  * <ul>
@@ -74,9 +64,6 @@ import java.util.function.LongSupplier;
 public final class SqliteTitanicStore implements TitanicStore {
     private static final Logger LOG = LoggerFactory.getLogger(SqliteTitanicStore.class);
     private static final HexFormat HEX = HexFormat.of();
-    /** The schema this class writes, kept in SQLite's {@code user_version}. */
-    static final int SCHEMA_VERSION = 1;
-    static final String LOCK_FILE = "titanic.lock";
     /** The most requests {@link #expireReplies} deletes in one transaction. */
     static final int EXPIRY_CHUNK = 1000;
     private static final String SIZE = "length(body) + length(service) + coalesce(length(reply), 0)";
@@ -84,14 +71,8 @@ public final class SqliteTitanicStore implements TitanicStore {
     private final TitanicStoreSettings settings;
     private final LongSupplier clock;
     private final Connection connection;
-    private final FileChannel lockChannel; // holds the directory's lock until closed
-    private final LinkedBlockingQueue<Op<?>> queue = new LinkedBlockingQueue<>();
-    private final AtomicInteger queued = new AtomicInteger();
-    private final AtomicLong commits = new AtomicLong();
-    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
-    private final Op<Void> stop = new Op<>(() -> null);
-    private final Thread writer;
-    private volatile boolean closing;
+    /** The one thread that owns the connection and commits what queued as one transaction. */
+    private final GroupCommitThread writer;
 
     // The store thread's own (the connection's statements and the exact counts).
     private final PreparedStatement insert;
@@ -104,12 +85,10 @@ public final class SqliteTitanicStore implements TitanicStore {
     private long entries;
     private long bytes;
 
-    private SqliteTitanicStore(TitanicStoreSettings settings, Connection connection, FileChannel lockChannel)
-            throws SQLException {
+    private SqliteTitanicStore(TitanicStoreSettings settings, TitanicDatabase db) throws SQLException {
         this.settings = settings;
         this.clock = settings.clock();
-        this.connection = connection;
-        this.lockChannel = lockChannel;
+        this.connection = db.connection;
         insert = connection.prepareStatement(
                 "INSERT OR IGNORE INTO titanic_request(uuid, service, body, created) VALUES (?, ?, ?, ?)");
         selectRequest = connection.prepareStatement("SELECT service, body FROM titanic_request WHERE uuid = ?");
@@ -124,9 +103,9 @@ public final class SqliteTitanicStore implements TitanicStore {
                 + "titanic_request WHERE replied IS NOT NULL AND replied <= ? LIMIT ?) RETURNING " + SIZE);
         count();
         connection.commit();
-        writer = new Thread(this::run, "titanic-store-" + settings.directory().getFileName());
-        writer.setDaemon(true);
-        writer.start();
+        writer = new GroupCommitThread("titanic-store-" + settings.directory().getFileName(),
+                String.valueOf(settings.directory()), connection, settings.maxBatch(), settings.maxQueuedOperations(),
+                this::count, db::unlock, this::closedException);
     }
 
     /**
@@ -135,75 +114,17 @@ public final class SqliteTitanicStore implements TitanicStore {
      * the directory or database cannot be opened.
      */
     public static SqliteTitanicStore open(TitanicStoreSettings settings) {
-        Path dir = settings.directory();
-        FileChannel channel = null;
-        Connection connection = null;
+        TitanicDatabase db = TitanicDatabase.open(settings);
         try {
-            Files.createDirectories(dir);
-            channel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock;
-            try {
-                lock = channel.tryLock();
-            } catch (OverlappingFileLockException e) {
-                lock = null;
-            }
-            if (lock == null) {
-                throw new IllegalStateException("the Titanic store in " + dir + " is open elsewhere");
-            }
-            // No generated keys: the store never asks for them, and the driver would otherwise
-            // inspect every insert's SQL text for them (a pattern match per statement).
-            org.sqlite.SQLiteConfig config = new org.sqlite.SQLiteConfig();
-            config.setGetGeneratedKeys(false);
-            connection = DriverManager.getConnection("jdbc:sqlite:" + settings.databaseFile(), config.toProperties());
-            configure(connection, settings.durability());
-            SqliteTitanicStore store = new SqliteTitanicStore(settings, connection, channel);
+            SqliteTitanicStore store = new SqliteTitanicStore(settings, db);
             LOG.debug("opened {}: {} requests, {} bytes", settings, store.entries, store.bytes);
             return store;
-        } catch (IOException e) {
-            closeQuietly(connection, channel);
-            throw new UncheckedIOException("cannot open the Titanic store in " + dir, e);
         } catch (SQLException e) {
-            closeQuietly(connection, channel);
-            throw new UncheckedIOException("cannot open the Titanic store in " + dir, new IOException(e));
+            db.closeQuietly();
+            throw new UncheckedIOException("cannot open the Titanic store in " + settings.directory(), new IOException(e));
         } catch (RuntimeException | Error e) {
-            closeQuietly(connection, channel);
+            db.closeQuietly();
             throw e;
-        }
-    }
-
-    private static void configure(Connection c, TitanicStoreSettings.Durability durability) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            // Exclusive before WAL: the write-ahead log's index then lives in the heap, no shared
-            // memory file; nobody else opens the database anyway (the lock file).
-            s.execute("PRAGMA locking_mode = EXCLUSIVE");
-            try (ResultSet rs = s.executeQuery("PRAGMA journal_mode = WAL")) {
-                if (!rs.next() || !"wal".equalsIgnoreCase(rs.getString(1))) {
-                    throw new SQLException("SQLite refused WAL mode");
-                }
-            }
-            s.execute("PRAGMA synchronous = "
-                    + (durability == TitanicStoreSettings.Durability.POWER_LOSS ? "FULL" : "NORMAL"));
-            s.execute("PRAGMA cache_size = -16384");
-            s.execute("PRAGMA temp_store = MEMORY");
-            s.execute("PRAGMA journal_size_limit = 67108864");
-            int version;
-            try (ResultSet rs = s.executeQuery("PRAGMA user_version")) {
-                version = rs.next() ? rs.getInt(1) : 0;
-            }
-            if (version > SCHEMA_VERSION) {
-                throw new SQLException("the store's schema version " + version + " is newer than this code's "
-                        + SCHEMA_VERSION);
-            }
-            c.setAutoCommit(false);
-            // seq: arrival order. uuid: 16 bytes. service: UTF-8 bytes. body, reply: FrameListCodec.
-            s.execute("CREATE TABLE IF NOT EXISTS titanic_request ("
-                    + "seq INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, service BLOB NOT NULL, "
-                    + "body BLOB NOT NULL, created INTEGER NOT NULL, reply BLOB, replied INTEGER)");
-            s.execute("CREATE INDEX IF NOT EXISTS titanic_pending ON titanic_request(seq) WHERE replied IS NULL");
-            s.execute("CREATE INDEX IF NOT EXISTS titanic_replied ON titanic_request(replied) "
-                    + "WHERE replied IS NOT NULL");
-            s.execute("PRAGMA user_version = " + SCHEMA_VERSION);
-            c.commit();
         }
     }
 
@@ -223,7 +144,7 @@ public final class SqliteTitanicStore implements TitanicStore {
 
     /** Transactions committed since the store opened (each a group of operations): for tests and metrics. */
     public long commits() {
-        return commits.get();
+        return writer.commits();
     }
 
     /** The bytes held now (bodies, service names and replies, as stored), as the bounds count them. */
@@ -442,196 +363,26 @@ public final class SqliteTitanicStore implements TitanicStore {
      */
     @Override
     public void close() {
-        synchronized (this) {
-            if (!closing) {
-                closing = true;
-                queued.incrementAndGet();
-                queue.add(stop);
-            }
-        }
-        if (Thread.currentThread() != writer) {
-            terminated.join();
+        writer.stop();
+        if (!writer.isCurrentThread()) {
+            writer.terminated().join();
         }
     }
 
     /** Completes when the store is closed. */
     public CompletableFuture<Void> terminated() {
-        return terminated;
+        return writer.terminated();
     }
 
     private static byte[] key(String uuid) {
         return TitanicIds.isValid(uuid) ? HEX.parseHex(uuid) : null;
     }
 
-    private <T> CompletableFuture<T> submit(Work<T> work) {
-        Op<T> op = new Op<>(work);
-        if (closing) {
-            op.future.completeExceptionally(closedException());
-            return op.future;
-        }
-        if (queued.incrementAndGet() > settings.maxQueuedOperations()) {
-            queued.decrementAndGet();
-            op.future.completeExceptionally(new TitanicStoreFullException("Titanic store busy: "
-                    + settings.maxQueuedOperations() + " operations queued (maxQueuedOperations)"));
-            return op.future;
-        }
-        queue.add(op);
-        // Closed meanwhile: the store's thread may have finished before our add. Whoever takes
-        // the operation out of the queue fails it.
-        if (closing && queue.remove(op)) {
-            queued.decrementAndGet();
-            op.future.completeExceptionally(closedException());
-        }
-        return op.future;
+    private <T> CompletableFuture<T> submit(GroupCommitThread.Work<T> work) {
+        return writer.submit(work);
     }
 
     private IllegalStateException closedException() {
         return new IllegalStateException("the Titanic store in " + settings.directory() + " is closed");
-    }
-
-    private void run() {
-        int maxBatch = settings.maxBatch();
-        List<Op<?>> batch = new ArrayList<>(Math.min(maxBatch, 4096));
-        boolean stopping = false;
-        while (!stopping) {
-            Op<?> first;
-            try {
-                first = queue.take();
-            } catch (InterruptedException e) {
-                continue; // nobody interrupts this thread but by mistake; close() stops it
-            }
-            batch.add(first);
-            queue.drainTo(batch, maxBatch - 1);
-            queued.addAndGet(-batch.size());
-            int stopAt = batch.indexOf(stop);
-            List<Op<?>> work = stopAt < 0 ? batch : batch.subList(0, stopAt);
-            if (!work.isEmpty()) {
-                execute(work);
-            }
-            if (stopAt >= 0) {
-                stopping = true;
-                for (Op<?> op : batch.subList(stopAt + 1, batch.size())) {
-                    op.future.completeExceptionally(closedException());
-                }
-            }
-            batch.clear();
-        }
-        shutDown();
-    }
-
-    /** Runs the operations as one transaction, then completes them; a failed transaction is retried one operation per transaction, so only the culprit fails. */
-    private void execute(List<Op<?>> ops) {
-        try {
-            for (Op<?> op : ops) {
-                op.run();
-            }
-            connection.commit();
-            commits.incrementAndGet();
-        } catch (SQLException | RuntimeException e) {
-            rollback();
-            if (ops.size() > 1) {
-                LOG.warn("a batch of {} Titanic store operations failed, retrying them one by one: {}", ops.size(),
-                        e.toString());
-                for (Op<?> op : ops) {
-                    op.reset();
-                    execute(List.of(op));
-                }
-                return;
-            }
-            LOG.warn("a Titanic store operation failed", e);
-            ops.get(0).failure = e;
-        }
-        for (Op<?> op : ops) {
-            op.complete();
-        }
-    }
-
-    private void rollback() {
-        try {
-            connection.rollback();
-            count();
-            connection.commit();
-        } catch (SQLException e) {
-            LOG.error("rolling back a failed Titanic store transaction failed", e);
-        }
-    }
-
-    private void shutDown() {
-        Throwable failure = null;
-        try {
-            connection.commit();
-            connection.close();
-        } catch (SQLException e) {
-            failure = e;
-            LOG.error("closing the Titanic store in {} failed", settings.directory(), e);
-        }
-        closeQuietly(null, lockChannel);
-        for (Op<?> op; (op = queue.poll()) != null; ) {
-            queued.decrementAndGet();
-            op.future.completeExceptionally(closedException());
-        }
-        if (failure == null) {
-            terminated.complete(null);
-        } else {
-            terminated.completeExceptionally(failure);
-        }
-    }
-
-    private static void closeQuietly(Connection connection, FileChannel channel) {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException e) {
-                LOG.debug("closing a Titanic store connection", e);
-            }
-        }
-        if (channel != null) {
-            try {
-                channel.close(); // releases the lock
-            } catch (IOException e) {
-                LOG.debug("closing the Titanic store's lock file", e);
-            }
-        }
-    }
-
-    @FunctionalInterface
-    private interface Work<T> {
-        T run() throws SQLException;
-    }
-
-    /** An operation waiting for the store's thread; its outcome is kept until the transaction commits. */
-    private static final class Op<T> {
-        final Work<T> work;
-        final CompletableFuture<T> future = new CompletableFuture<>();
-        T result;
-        Throwable failure;
-
-        Op(Work<T> work) {
-            this.work = work;
-        }
-
-        /** Runs the work; a refusal (an unchecked exception) fails this operation only, an SQL error the transaction. */
-        void run() throws SQLException {
-            try {
-                result = work.run();
-            } catch (SQLException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                failure = e;
-            }
-        }
-
-        void reset() {
-            result = null;
-            failure = null;
-        }
-
-        void complete() {
-            if (failure != null) {
-                future.completeExceptionally(failure);
-            } else {
-                future.complete(result);
-            }
-        }
     }
 }
