@@ -1,13 +1,13 @@
 package io.zmtp.patterns.lazypirate;
 
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.kit.EventReporter;
-import io.zmtp.patterns.kit.ReplyJudge;
-import io.zmtp.patterns.kit.RequesterClient;
 import io.zmtp.patterns.kit.NoReplyException;
+import io.zmtp.patterns.kit.ReplyJudge;
 import io.zmtp.patterns.kit.RequestEvent;
+import io.zmtp.patterns.kit.RequesterClient;
 import io.zmtp.patterns.kit.RetryPolicy;
 import io.zmtp.patterns.kit.RetryingRequester;
-import io.zmtp.patterns.kit.PatternClock;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.SocketType;
@@ -46,7 +46,7 @@ public final class LazyPirateClient extends RequesterClient {
     private final Settings settings;
 
     public LazyPirateClient(ZmtpContext context, Settings settings, Consumer<? super RequestEvent> listener) {
-        super(context.group().next(), settings.clock);
+        super(context.group().next(), settings.clock());
         this.settings = Objects.requireNonNull(settings);
         SocketOptions options = settings.socketOptions.toBuilder().linger(Duration.ZERO)
                 .reqCorrelate(settings.correlate).build();
@@ -67,21 +67,20 @@ public final class LazyPirateClient extends RequesterClient {
      * What a Lazy Pirate client needs to know. Defaults follow the guide: the server at
      * tcp://localhost:5555, 2500 ms per try, 3 tries.
      */
-    public static final class Settings {
+    public static final class Settings extends ComponentSettings {
         public static final Settings DEFAULTS = builder().build();
 
         final String endpoint;
         final RetryPolicy policy;
         final boolean correlate;
         final SocketOptions socketOptions;
-        final PatternClock clock;
 
         private Settings(Builder b) {
+            super(b);
             endpoint = b.endpoint;
             policy = b.policy;
             correlate = b.correlate;
             socketOptions = b.socketOptions;
-            clock = b.clock;
         }
 
         public static Builder builder() {
@@ -108,14 +107,18 @@ public final class LazyPirateClient extends RequesterClient {
             return correlate;
         }
 
-        public static final class Builder {
+        public static final class Builder extends ComponentSettings.Builder<Builder, Settings> {
             private String endpoint = "tcp://localhost:5555";
             private RetryPolicy policy = RetryPolicy.DEFAULT;
             private boolean correlate;
             private SocketOptions socketOptions = SocketOptions.DEFAULTS;
-            private PatternClock clock = PatternClock.system();
 
             private Builder() {
+            }
+
+            @Override
+            protected Builder self() {
+                return this;
             }
 
             /** The server (or queue) to connect to. */
@@ -169,12 +172,7 @@ public final class LazyPirateClient extends RequesterClient {
                 return this;
             }
 
-            /** Where the try timeouts read the time ({@link PatternClock#system()} by default). */
-            public Builder clock(PatternClock clock) {
-                this.clock = Objects.requireNonNull(clock);
-                return this;
-            }
-
+            @Override
             public Settings build() {
                 if (socketOptions.identity().length > 0 && !correlate) {
                     throw new IllegalArgumentException("a fixed identity needs correlate(true): a queue would route"

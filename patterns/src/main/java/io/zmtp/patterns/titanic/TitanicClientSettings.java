@@ -1,7 +1,8 @@
 package io.zmtp.patterns.titanic;
 
-import io.zmtp.patterns.majordomo.MajordomoClientSettings;
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.kit.PatternClock;
+import io.zmtp.patterns.majordomo.MajordomoClientSettings;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -18,21 +19,22 @@ import java.util.Objects;
  *   <tr><td>pollDelayMax</td><td>5 s (the guide's pause after "no reply yet")</td></tr>
  *   <tr><td>retryDelay</td><td>1 s before a call answered 500, or not answered, is made again by
  *       {@link TitanicClient#call}</td></tr>
- *   <tr><td>clock</td><td>{@link PatternClock#system()}: the pauses of {@link TitanicClient#call}</td></tr>
+ *   <tr><td>clock</td><td>{@link PatternClock#system()}: the pauses of {@link TitanicClient#call}
+ *       (and the Majordomo client's timeouts)</td></tr>
  * </table>
+ * The kit's {@code traceMessages} has no effect here (the Majordomo client's tracer sees every message).
  */
-public final class TitanicClientSettings {
+public final class TitanicClientSettings extends ComponentSettings {
     public static final TitanicClientSettings DEFAULTS = builder().build();
 
     private final MajordomoClientSettings majordomo;
     private final Duration pollDelay;
     private final Duration pollDelayMax;
     private final Duration retryDelay;
-    private final PatternClock clock;
 
     private TitanicClientSettings(Builder b) {
-        clock = b.clock;
-        majordomo = b.majordomo.toBuilder().clock(clock).build();
+        super(b);
+        majordomo = b.majordomo.toBuilder().clock(clock()).build();
         pollDelay = b.pollDelay;
         pollDelayMax = b.pollDelayMax.compareTo(b.pollDelay) < 0 ? b.pollDelay : b.pollDelayMax;
         retryDelay = b.retryDelay;
@@ -58,18 +60,18 @@ public final class TitanicClientSettings {
         return retryDelay;
     }
 
-    public PatternClock clock() {
-        return clock;
-    }
-
-    public static final class Builder {
+    public static final class Builder extends ComponentSettings.Builder<Builder, TitanicClientSettings> {
         private MajordomoClientSettings majordomo = MajordomoClientSettings.DEFAULTS;
         private Duration pollDelay = Duration.ofMillis(100);
         private Duration pollDelayMax = Duration.ofSeconds(5);
         private Duration retryDelay = Duration.ofSeconds(1);
-        private PatternClock clock = PatternClock.system();
 
         private Builder() {
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
         }
 
         /** The Majordomo client under the TSP calls (version, timeout, tries, socket options). */
@@ -93,20 +95,9 @@ public final class TitanicClientSettings {
             return this;
         }
 
-        public Builder clock(PatternClock c) {
-            this.clock = Objects.requireNonNull(c);
-            return this;
-        }
-
+        @Override
         public TitanicClientSettings build() {
             return new TitanicClientSettings(this);
-        }
-
-        private static Duration positive(Duration d, String name) {
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive");
-            }
-            return d;
         }
     }
 }
