@@ -5,6 +5,7 @@ import io.zmtp.socket.SocketClosedException;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
@@ -18,8 +19,8 @@ import java.util.concurrent.RejectedExecutionException;
  * component closed before it started never starts.
  */
 public abstract class LoopComponent implements AutoCloseable {
-    /** How long {@link #close()} waits for the component to finish closing. */
-    private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+    /** How long a caller on another thread waits for the loop: {@link #close()}, {@link #callOnLoop}. */
+    private static final Duration WAIT = Duration.ofSeconds(10);
 
     private final EventLoop loop;
     private final LoopClock clock;
@@ -98,7 +99,7 @@ public abstract class LoopComponent implements AutoCloseable {
     public final void close() {
         closeAsync();
         if (!loop.inEventLoop()) {
-            Futures.awaitQuietly(terminated, CLOSE_WAIT);
+            Futures.awaitQuietly(terminated, WAIT);
         }
     }
 
@@ -117,6 +118,21 @@ public abstract class LoopComponent implements AutoCloseable {
 
     /** Stops timers, releases what is held, closes the sockets; runs on the loop, once. */
     protected abstract CompletionStage<Void> onClose();
+
+    /**
+     * Runs {@code call} on the loop (at once if called there) and waits for its result, at most
+     * 10 s: how a component answers questions about its state from any thread.
+     */
+    protected final <T> T callOnLoop(Callable<T> call) {
+        if (loop.inEventLoop()) {
+            try {
+                return call.call();
+            } catch (Exception e) {
+                throw Futures.unchecked(e);
+            }
+        }
+        return Futures.await(Futures.of(loop.submit(call)), WAIT);
+    }
 
     /** Runs {@code task} on the loop: now if called there. */
     protected final void inLoop(Runnable task) {

@@ -491,7 +491,7 @@ public final class MajordomoBroker extends LoopComponent {
     }
 
     private <T> T onLoop(Callable<T> c) {
-        return LoopCalls.onLoop(eventLoop(), c);
+        return callOnLoop(c);
     }
 
     // ------------------------------------------------------------------ closing

@@ -2,6 +2,7 @@ package io.zmtp.patterns.majordomo;
 
 import static io.zmtp.patterns.majordomo.MdpTesting.started;
 
+import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpTesting.RawWorker;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
@@ -201,7 +202,7 @@ class MajordomoClockTest {
         ZmtpSocket router = routerCtx.socket(SocketType.ROUTER, SocketOptions.builder().linger(Duration.ZERO).build());
         LinkedBlockingQueue<ZmtpMessage> got = new LinkedBlockingQueue<>();
         router.onMessage(got::add);
-        String bound = LoopCalls.await(router.bind("tcp://127.0.0.1:0"), T);
+        String bound = Futures.await(Futures.of(router.bind("tcp://127.0.0.1:0")), T);
         Events events = new Events();
         MajordomoClient client = started(new MajordomoClient(context(), bound, MajordomoClientSettings.builder()
                 .version(MdpVersion.V0_2).clock(clock).timeout(BEAT).retries(3).listener(events).build()));
@@ -228,7 +229,7 @@ class MajordomoClockTest {
         ZmtpSocket router = routerCtx.socket(SocketType.ROUTER, SocketOptions.builder().linger(Duration.ZERO).build());
         LinkedBlockingQueue<ZmtpMessage> got = new LinkedBlockingQueue<>();
         router.onMessage(got::add);
-        String bound = LoopCalls.await(router.bind("tcp://127.0.0.1:0"), T);
+        String bound = Futures.await(Futures.of(router.bind("tcp://127.0.0.1:0")), T);
         Events events = new Events();
         MajordomoAsyncClient client = started(new MajordomoAsyncClient(context(), bound, MajordomoClientSettings.builder()
                 .version(MdpVersion.V0_2).clock(clock).timeout(BEAT).retries(3).listener(events)
@@ -244,7 +245,7 @@ class MajordomoClockTest {
         ZmtpSocket restarted = context().socket(SocketType.ROUTER, SocketOptions.builder().linger(Duration.ZERO).build());
         LinkedBlockingQueue<ZmtpMessage> after = new LinkedBlockingQueue<>();
         restarted.onMessage(after::add);
-        LoopCalls.await(restarted.bind(bound), T);
+        Futures.await(Futures.of(restarted.bind(bound)), T);
         for (int send = 1; send <= 3; send++) {
             ZmtpMessage again = after.poll(T.toMillis(), TimeUnit.MILLISECONDS);
             assertNotNull(again, send == 1 ? "the resend of try 1 after the drop" : "try " + send);

@@ -1,5 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.majordomo.MdpTesting.Events;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.patterns.kit.ManualClock;
@@ -82,7 +83,7 @@ class MajordomoFailoverTest {
             this.ctx = ctx;
             router = ctx.socket(SocketType.ROUTER, SocketOptions.builder().linger(Duration.ZERO).build());
             router.onMessage(got::add);
-            endpoint = LoopCalls.await(router.bind("tcp://127.0.0.1:0"), T);
+            endpoint = Futures.await(Futures.of(router.bind("tcp://127.0.0.1:0")), T);
         }
 
         ZmtpMessage take() throws InterruptedException {
