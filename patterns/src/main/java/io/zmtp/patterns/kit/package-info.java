@@ -16,14 +16,19 @@
  *       last heard), {@link io.zmtp.patterns.kit.HeartbeatLink} (a worker's link to its queue or
  *       broker, with {@link io.zmtp.patterns.kit.Backoff}).</li>
  *   <li>Retries: {@link io.zmtp.patterns.kit.RetryingRequester} (the client side of reliable
- *       request-reply) with its {@link io.zmtp.patterns.kit.RetryPolicy} and
- *       {@link io.zmtp.patterns.kit.Failover}; {@link io.zmtp.patterns.kit.RequesterClient} and
- *       {@link io.zmtp.patterns.kit.BlockingReply} for the clients built on it.</li>
+ *       request-reply) with its {@link io.zmtp.patterns.kit.RetryPolicy}, the owner's
+ *       {@link io.zmtp.patterns.kit.ReplyJudge}, and {@link io.zmtp.patterns.kit.Failover} (moved
+ *       through by {@link io.zmtp.patterns.kit.EndpointRotation}, which the Majordomo worker uses
+ *       too); {@link io.zmtp.patterns.kit.NoReplyException}, {@link io.zmtp.patterns.kit.RequestEvent};
+ *       {@link io.zmtp.patterns.kit.RequesterClient} and {@link io.zmtp.patterns.kit.BlockingReply}
+ *       for the clients built on it.</li>
  *   <li>Workers: {@link io.zmtp.patterns.kit.WorkerCore} (a worker's requests one at a time, with
- *       its queue), {@link io.zmtp.patterns.kit.RequestHandler} (the user code),
- *       {@link io.zmtp.patterns.kit.WorkerSettings}, {@link io.zmtp.patterns.kit.ReadyWorkers}
- *       (the least-recently-used order of idle workers), {@link io.zmtp.patterns.kit.Envelope},
- *       {@link io.zmtp.patterns.kit.FailureSimulation}.</li>
+ *       its queue: every worker of the package, the Majordomo worker included),
+ *       {@link io.zmtp.patterns.kit.RequestHandler} (the user code),
+ *       {@link io.zmtp.patterns.kit.WorkerSettings}, {@link io.zmtp.patterns.kit.WorkerEvent},
+ *       {@link io.zmtp.patterns.kit.ReadyWorkers} (the least-recently-used order of idle workers),
+ *       {@link io.zmtp.patterns.kit.Envelope}, {@link io.zmtp.patterns.kit.FailureSimulation} and
+ *       {@link io.zmtp.patterns.kit.DelayedMessage} (the guide's simulated faults and work time).</li>
  * </ul>
  *
  * <p>Everything here runs on one event loop per component: the kit's pieces are reactors (event

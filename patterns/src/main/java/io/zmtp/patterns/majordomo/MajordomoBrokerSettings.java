@@ -33,8 +33,6 @@ import java.util.Objects;
  * ({@link MajordomoSettings}).
  */
 public final class MajordomoBrokerSettings extends MajordomoSettings {
-    /** The guide's broker heartbeat: every 2500 ms, a worker silent for 3 of them is forgotten. */
-    public static final Heartbeat DEFAULT_HEARTBEAT = Heartbeat.of(Duration.ofMillis(2500), 3);
     public static final MajordomoBrokerSettings DEFAULTS = builder().build();
 
     private final List<String> endpoints;

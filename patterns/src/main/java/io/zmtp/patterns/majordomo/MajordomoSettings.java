@@ -1,8 +1,10 @@
 package io.zmtp.patterns.majordomo;
 
 import io.zmtp.patterns.kit.ComponentSettings;
+import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.socket.SocketOptions;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -17,6 +19,12 @@ import java.util.function.Consumer;
  * them.
  */
 public abstract class MajordomoSettings extends ComponentSettings {
+    /**
+     * The guide's MDP heartbeat, the broker's and the worker's alike (HEARTBEAT_INTERVAL,
+     * HEARTBEAT_LIVENESS): every 2500 ms, the peer lost after 3 silent intervals.
+     */
+    public static final Heartbeat DEFAULT_HEARTBEAT = Heartbeat.of(Duration.ofMillis(2500), 3);
+
     private final SocketOptions socketOptions;
     private final MessageTracer tracer;
     private final Consumer<MajordomoEvent> listener;

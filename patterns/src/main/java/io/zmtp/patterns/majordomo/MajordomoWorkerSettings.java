@@ -29,8 +29,6 @@ import java.util.concurrent.Executor;
  * ({@link MajordomoSettings}).
  */
 public final class MajordomoWorkerSettings extends MajordomoSettings {
-    /** The guide's worker heartbeat: every 2500 ms, the broker lost after 3 silent ones. */
-    public static final Heartbeat DEFAULT_HEARTBEAT = Heartbeat.of(Duration.ofMillis(2500), 3);
     public static final MajordomoWorkerSettings DEFAULTS = builder().build();
 
     private final MdpVersion version;
