@@ -17,11 +17,11 @@ public final class BinaryStar {
             // ports: clients on 5001 and 5002, state on 5003 and 5004); here both in one process.
             Duration heartbeat = Duration.ofMillis(100);            // the guide's is 1 s
             BinaryStarServer primary = new BinaryStarServer(ctx, BinaryStarServer.Settings.primary()
-                    .frontend("tcp://127.0.0.1:0").heartbeat(heartbeat)
+                    .frontend("tcp://127.0.0.1:0").stateHeartbeat(heartbeat)
                     .statePublisher("inproc://primary-state").statePeer("inproc://backup-state").build(),
                     BinaryStarServer.FrontendHandler.ECHO, event -> System.out.println("primary: " + event));
             BinaryStarServer backup = new BinaryStarServer(ctx, BinaryStarServer.Settings.backup()
-                    .frontend("tcp://127.0.0.1:0").heartbeat(heartbeat)
+                    .frontend("tcp://127.0.0.1:0").stateHeartbeat(heartbeat)
                     .statePublisher("inproc://backup-state").statePeer("inproc://primary-state").build(),
                     BinaryStarServer.FrontendHandler.ECHO, event -> System.out.println("backup: " + event));
             primary.start().toCompletableFuture().join();

@@ -12,6 +12,7 @@ import io.zmtp.patterns.majordomo.MajordomoReply;
 import io.zmtp.patterns.majordomo.MajordomoWorker;
 import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -41,8 +42,8 @@ public final class Majordomo {
 
         // tag::handler[]
         MajordomoWorker shout = new MajordomoWorker(ctx, broker.endpoint(), "shout",
-                MajordomoHandler.replying(frames -> List.of(                 // frames in, frames out
-                        new String(frames.get(0), StandardCharsets.UTF_8).toUpperCase().getBytes(StandardCharsets.UTF_8))));
+                MajordomoHandler.replying(frames -> Frames.ofStrings(        // frames in, frames out
+                        frames.frameString(0).toUpperCase())));
         shout.start();
         // end::handler[]
 

@@ -1,12 +1,12 @@
 package io.zmtp.examples.docs;
 
-import io.zmtp.patterns.RequestHandler;
+import io.zmtp.patterns.kit.Heartbeat;
+import io.zmtp.patterns.kit.NoReplyException;
+import io.zmtp.patterns.kit.RequestHandler;
 import io.zmtp.patterns.lazypirate.LazyPirateClient;
 import io.zmtp.patterns.lazypirate.LazyPirateServer;
 import io.zmtp.patterns.paranoidpirate.ParanoidPirateQueue;
 import io.zmtp.patterns.paranoidpirate.ParanoidPirateWorker;
-import io.zmtp.patterns.reliability.Heartbeat;
-import io.zmtp.patterns.reliability.NoReplyException;
 import io.zmtp.patterns.simplepirate.SimplePirateQueue;
 import io.zmtp.patterns.simplepirate.SimplePirateWorker;
 import io.zmtp.socket.ZmtpContext;
@@ -28,7 +28,7 @@ public final class Pirates {
 
     static void lazy(ZmtpContext ctx) throws Exception {
         // tag::lazy[]
-        LazyPirateServer server = new LazyPirateServer(ctx, LazyPirateServer.Settings.builder()
+        LazyPirateServer server = new LazyPirateServer(ctx, LazyPirateServer.settings()
                 .endpoint("tcp://127.0.0.1:0").handler(RequestHandler.echo()).build(), null);
         server.start().toCompletableFuture().join();                 // bound: server.endpoint() is the port
         try (LazyPirateClient client = new LazyPirateClient(ctx, LazyPirateClient.Settings.builder()
@@ -46,7 +46,7 @@ public final class Pirates {
         SimplePirateQueue queue = new SimplePirateQueue(ctx, SimplePirateQueue.Settings.builder()
                 .frontend("tcp://127.0.0.1:0").backend("tcp://127.0.0.1:0").build(), null);
         queue.start().toCompletableFuture().join();
-        SimplePirateWorker worker = new SimplePirateWorker(ctx, SimplePirateWorker.Settings.builder()
+        SimplePirateWorker worker = new SimplePirateWorker(ctx, SimplePirateWorker.settings()
                 .endpoint(queue.backendEndpoint()).handler(RequestHandler.echo()).build(), null);
         worker.start().toCompletableFuture().join();                 // says READY to the queue
         // clients: LazyPirateClient to queue.frontendEndpoint()

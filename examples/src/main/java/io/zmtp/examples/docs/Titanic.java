@@ -10,6 +10,7 @@ import io.zmtp.patterns.titanic.TitanicSettings;
 import io.zmtp.patterns.titanic.sqlite.SqliteTitanicStore;
 import io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.wire.Frames;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,14 +39,14 @@ public final class Titanic {
 
             TitanicClient client = new TitanicClient(ctx, broker.endpoint());
             client.start().toCompletableFuture().join();
-            List<byte[]> reply = client.call("echo", Duration.ofSeconds(60), "hello");   // submit, poll, close
+            Frames reply = client.call("echo", Duration.ofSeconds(60), "hello");        // submit, poll, close
             String uuid = client.submit("echo", "later");             // or step by step: stored once answered
             // client.poll(uuid): the reply once there (Optional); client.close(uuid) when done with it
             client.close();
             titanic.close();
             store.close();
             // end::server-client[]
-            String text = new String(reply.get(0), StandardCharsets.UTF_8);
+            String text = reply.frameString(0);
             if (!"hello".equals(text) || uuid.length() != 32) {
                 throw new IllegalStateException("got " + text + ", uuid " + uuid);
             }
