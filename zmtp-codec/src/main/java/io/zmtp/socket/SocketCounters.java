@@ -21,6 +21,7 @@ final class SocketCounters {
     private static final VarHandle BYTES_OUT;
     private static final VarHandle HWM_DROPS;
     private static final VarHandle UNROUTABLE_DROPS;
+    private static final VarHandle TOO_LARGE;
     private static final VarHandle HANDSHAKES;
     private static final VarHandle DISCONNECTS;
     private static final VarHandle CONNECT_FAILURES;
@@ -40,6 +41,7 @@ final class SocketCounters {
             BYTES_OUT = l.findVarHandle(SocketCounters.class, "bytesOut", long.class);
             HWM_DROPS = l.findVarHandle(SocketCounters.class, "hwmDrops", long.class);
             UNROUTABLE_DROPS = l.findVarHandle(SocketCounters.class, "unroutableDrops", long.class);
+            TOO_LARGE = l.findVarHandle(SocketCounters.class, "tooLarge", long.class);
             HANDSHAKES = l.findVarHandle(SocketCounters.class, "handshakes", long.class);
             DISCONNECTS = l.findVarHandle(SocketCounters.class, "disconnects", long.class);
             CONNECT_FAILURES = l.findVarHandle(SocketCounters.class, "connectFailures", long.class);
@@ -59,6 +61,7 @@ final class SocketCounters {
     private long bytesOut;
     private long hwmDrops;
     private long unroutableDrops;
+    private long tooLarge;
     private long handshakes;
     private long disconnects;
     private long connectFailures;
@@ -120,7 +123,12 @@ final class SocketCounters {
     void onEvent(SocketEvent e) {
         switch (e.type()) {
             case HANDSHAKE_SUCCEEDED -> HANDSHAKES.setOpaque(this, handshakes + 1);
-            case DISCONNECTED -> DISCONNECTS.setOpaque(this, disconnects + 1);
+            case DISCONNECTED -> {
+                DISCONNECTS.setOpaque(this, disconnects + 1);
+                if (e.failure() == ConnectionFailed.Kind.MESSAGE_TOO_LARGE) {
+                    TOO_LARGE.setOpaque(this, tooLarge + 1);
+                }
+            }
             case CONNECT_FAILED -> CONNECT_FAILURES.setOpaque(this, connectFailures + 1);
             case RECONNECT_SCHEDULED -> RECONNECTS.setOpaque(this, reconnects + 1);
             case HANDSHAKE_FAILED -> {
@@ -149,6 +157,7 @@ final class SocketCounters {
                 (long) MESSAGES_IN.getOpaque(this), (long) BYTES_IN.getOpaque(this),
                 (long) MESSAGES_OUT.getOpaque(this), (long) BYTES_OUT.getOpaque(this),
                 (long) HWM_DROPS.getOpaque(this), (long) UNROUTABLE_DROPS.getOpaque(this),
+                (long) TOO_LARGE.getOpaque(this),
                 (long) HANDSHAKES.getOpaque(this), (long) DISCONNECTS.getOpaque(this),
                 (long) CONNECT_FAILURES.getOpaque(this), (long) RECONNECTS.getOpaque(this),
                 f, (int) PEERS.getOpaque(this), Math.max(0, queuedOut), queuedIn);

@@ -19,6 +19,10 @@ import java.util.Map;
  * @param hwmDrops messages dropped for a peer at its send high-water mark (PUB, XPUB, ROUTER, REP)
  * @param unroutableDrops messages dropped because no peer could take them by the type's rules (a
  *        ROUTER's unknown routing id, a REP whose requester left)
+ * @param tooLarge messages a peer sent past {@code maxMessageSize} (or past the socket's whole
+ *        inbound budget): each closed its connection and was lost (the peer reconnects), and
+ *        each is also a DISCONNECTED event whose failure is
+ *        {@link ConnectionFailed.Kind#MESSAGE_TOO_LARGE}, naming the peer, the size and the limit
  * @param handshakesSucceeded connections that completed their handshake
  * @param disconnects connections closed after their handshake
  * @param connectFailures outgoing connection attempts that failed before a handshake began
@@ -33,7 +37,7 @@ import java.util.Map;
  *        handler, or in a {@link BlockingSocket}'s incoming queue)
  */
 public record SocketMetrics(long messagesIn, long bytesIn, long messagesOut, long bytesOut,
-                            long hwmDrops, long unroutableDrops,
+                            long hwmDrops, long unroutableDrops, long tooLarge,
                             long handshakesSucceeded, long disconnects, long connectFailures, long reconnects,
                             Map<ConnectionFailed.Kind, Long> handshakeFailures,
                             int peers, long queuedOut, long queuedIn) {
@@ -70,6 +74,7 @@ public record SocketMetrics(long messagesIn, long bytesIn, long messagesOut, lon
                 .append(" queued-out=").append(queuedOut)
                 .append(" hwm-drops=").append(hwmDrops)
                 .append(" unroutable=").append(unroutableDrops)
+                .append(" too-large=").append(tooLarge)
                 .append(" peers=").append(peers)
                 .append(" handshakes=").append(handshakesSucceeded)
                 .append(" disconnects=").append(disconnects)

@@ -27,8 +27,13 @@ public record ConnectionFailed(Kind kind, String reason, boolean beforeHandshake
         AUTHENTICATION,
         /** The peer sent ZMTP ERROR. */
         PEER_ERROR,
-        /** A malformed or oversized frame or command after the handshake. */
+        /** A malformed frame or command after the handshake (an oversized command included). */
         PROTOCOL,
+        /**
+         * A message larger than {@code maxMessageSize} (or than the socket's whole inbound
+         * budget): the connection is closed and the message lost; the peer reconnects.
+         */
+        MESSAGE_TOO_LARGE,
         /** No traffic within the heartbeat timeout after our PING, or within the peer's TTL. */
         HEARTBEAT_TIMEOUT
     }

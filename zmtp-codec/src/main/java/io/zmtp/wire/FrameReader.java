@@ -185,7 +185,7 @@ final class FrameReader {
         } else {
             long cost = partial == null ? 0 : ZmtpOptions.FRAME_COST;
             if (size > options.maxMessageSize() - partialBytes - cost) {
-                throw new ZmtpProtocolException("message of at least " + (partialBytes + size + cost)
+                throw new MessageTooLargeException("message of at least " + (partialBytes + size + cost)
                         + " bytes (counting " + ZmtpOptions.FRAME_COST + " per frame after the first) exceeds"
                         + " maxMessageSize " + options.maxMessageSize());
             }
@@ -197,7 +197,7 @@ final class FrameReader {
     private void checkBudget(long needed) throws ZmtpProtocolException {
         InboundBudget budget = options.inboundBudget();
         if (budget != null && needed > budget.limit()) {
-            throw new ZmtpProtocolException("message of at least " + needed
+            throw new MessageTooLargeException("message of at least " + needed
                     + " bytes exceeds the socket's inbound budget of " + budget.limit() + " bytes");
         }
     }

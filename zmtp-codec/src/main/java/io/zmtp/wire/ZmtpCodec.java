@@ -268,7 +268,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             }
         } catch (ZmtpProtocolException e) {
             in.skipBytes(in.readableBytes());
-            ConnectionFailed.Kind kind = state == State.ACTIVE ? ConnectionFailed.Kind.PROTOCOL
+            ConnectionFailed.Kind kind = e instanceof MessageTooLargeException ? ConnectionFailed.Kind.MESSAGE_TOO_LARGE
+                    : state == State.ACTIVE ? ConnectionFailed.Kind.PROTOCOL
                     : ConnectionFailed.Kind.HANDSHAKE;
             fail(kind, e.getMessage(), e.errorReason(), e.isFatal());
         } finally {

@@ -191,4 +191,31 @@ class SocketMetricsTest {
         assertThrows(ClassNotFoundException.class,
                 () -> Class.forName("io.micrometer.core.instrument.MeterRegistry"));
     }
+
+    @Test
+    void aMessagePastMaxMessageSizeIsCountedAsTooLargeAndAGoodPeerIsStillServed() {
+        try (ZmtpContext ctx = ZmtpContext.create(2)) {
+            BlockingSocket pull = ctx.blocking(SocketType.PULL, SocketOptions.builder().maxMessageSize(1024).build());
+            java.util.List<SocketEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+            pull.socket().monitor(events::add);
+            String ep = pull.bind("tcp://127.0.0.1:0");
+            BlockingSocket big = ctx.blocking(SocketType.PUSH);
+            BlockingSocket good = ctx.blocking(SocketType.PUSH);
+            big.connect(ep);
+            good.connect(ep);
+            big.send(ZmtpMessage.of(new byte[600], new byte[600])); // 1,264 counted: past 1 KiB
+            eventually(() -> "counted: " + pull.socket().metrics(), () -> pull.socket().metrics().tooLarge() == 1);
+            SocketEvent lost = events.stream().filter(e -> e.failure() == ConnectionFailed.Kind.MESSAGE_TOO_LARGE)
+                    .findFirst().orElseThrow(() -> new AssertionError("no event says why: " + events));
+            assertEquals(SocketEvent.Type.DISCONNECTED, lost.type());
+            assertTrue(lost.reason().contains("maxMessageSize 1024"), lost.reason());
+            assertTrue(pull.socket().metrics().toLine().contains("too-large=1"), pull.socket().metrics().toLine());
+            good.send("small");
+            ZmtpMessage m = pull.receive(T);
+            assertNotNull(m, "the good peer is still served");
+            assertEquals("small", m.frameString(0));
+            m.release();
+            assertEquals(1, pull.socket().metrics().tooLarge(), "one loss, counted once");
+        }
+    }
 }

@@ -36,7 +36,7 @@ class FrameLimitsTest {
             h.feed(emptyMoreFrames(10));
             ConnectionFailed f = h.failure();
             assertNotNull(f);
-            assertEquals(ConnectionFailed.Kind.PROTOCOL, f.kind());
+            assertEquals(ConnectionFailed.Kind.MESSAGE_TOO_LARGE, f.kind());
             assertTrue(f.reason().contains("exceeds maxMessageSize") && f.reason().contains("per frame"), f.reason());
             assertFalse(h.channel.isOpen());
             assertTrue(h.received.isEmpty());

@@ -24,7 +24,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><th>meter</th><th>kind</th><th>tags</th></tr>
  *   <tr><td>{@code zmtp.socket.messages}</td><td>function counter</td><td>{@code direction}: in, out</td></tr>
  *   <tr><td>{@code zmtp.socket.bytes}</td><td>function counter (bytes)</td><td>{@code direction}: in, out</td></tr>
- *   <tr><td>{@code zmtp.socket.drops}</td><td>function counter</td><td>{@code reason}: hwm, unroutable</td></tr>
+ *   <tr><td>{@code zmtp.socket.drops}</td><td>function counter</td><td>{@code reason}: hwm, unroutable, too_large</td></tr>
  *   <tr><td>{@code zmtp.socket.handshakes}</td><td>function counter</td><td></td></tr>
  *   <tr><td>{@code zmtp.socket.handshake.failures}</td><td>function counter</td><td>{@code kind}: handshake, handshake_timeout, authentication, peer_error, protocol, heartbeat_timeout</td></tr>
  *   <tr><td>{@code zmtp.socket.disconnects}</td><td>function counter</td><td></td></tr>
@@ -66,6 +66,8 @@ public final class ZmtpSocketMeters implements MeterBinder {
                 Tags.of("reason", "hwm"), null, SocketMetrics::hwmDrops);
         counter(registry, "zmtp.socket.drops", "Messages dropped",
                 Tags.of("reason", "unroutable"), null, SocketMetrics::unroutableDrops);
+        counter(registry, "zmtp.socket.drops", "Messages dropped",
+                Tags.of("reason", "too_large"), null, SocketMetrics::tooLarge);
         counter(registry, "zmtp.socket.handshakes", "Handshakes completed",
                 Tags.empty(), null, SocketMetrics::handshakesSucceeded);
         for (ConnectionFailed.Kind k : ConnectionFailed.Kind.values()) {
