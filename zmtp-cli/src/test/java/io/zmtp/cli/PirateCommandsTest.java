@@ -106,11 +106,17 @@ class PirateCommandsTest {
         assertEquals(0, client.awaitExit());
         worker.awaitLine("normal reply (3)");
 
+        // A queue that stops is not a silent queue: the worker's socket reconnects by itself, and
+        // the worker is back, READY, as soon as a queue listens on the same endpoints again.
         assertEquals(0, queue.stop());
-        worker.awaitLine("heartbeat failure");
-        worker.awaitLine("reconnecting in 100 ms");
-        worker.awaitLine("reconnecting in 200 ms");
+        worker.awaitLine("lost, reconnecting");
+        CommandRun restarted = new CommandRun(runs, "ppqueue", "--frontend", eps[0], "--backend", eps[1],
+                "--interval", "50ms", "--liveness", "4");
+        restarted.awaitLine("worker P1 ready");
+        CommandRun after = new CommandRun(runs, "lpclient", "-e", eps[0], "-n", "1", "-t", "2s");
+        assertEquals(0, after.awaitExit());
         assertEquals(0, worker.stop());
+        assertEquals(0, restarted.stop());
     }
 
     @Test

@@ -132,7 +132,7 @@ public final class BinaryStarClient extends RequesterClient {
             private String backup = "tcp://localhost:5002";
             private RetryPolicy policy = DEFAULT_POLICY;
             private Duration settle = DEFAULT_SETTLE;
-            private SocketOptions socketOptions = SocketOptions.DEFAULTS;
+            private SocketOptions socketOptions = ComponentSettings.SOCKET_OPTIONS;
 
             private Builder() {
             }

@@ -1,5 +1,6 @@
 package io.zmtp.patterns.binarystar;
 
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.kit.Envelope;
 import io.zmtp.patterns.kit.EventReporter;
 import io.zmtp.patterns.kit.Futures;
@@ -185,7 +186,7 @@ public final class BinaryStarServer extends LoopComponent {
         public static final class Builder extends BinaryStarSettings.Builder<Builder, Settings> {
             private String frontend;
             private SocketType frontendType = SocketType.ROUTER;
-            private SocketOptions socketOptions = SocketOptions.DEFAULTS;
+            private SocketOptions socketOptions = ComponentSettings.SOCKET_OPTIONS;
 
             private Builder(boolean primary, String frontend) {
                 super(primary);

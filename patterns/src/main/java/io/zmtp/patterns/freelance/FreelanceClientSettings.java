@@ -41,7 +41,7 @@ public abstract class FreelanceClientSettings extends ComponentSettings {
     public abstract static class Builder<B extends Builder<B, S>, S extends FreelanceClientSettings>
             extends ComponentSettings.Builder<B, S> {
         private final List<String> endpoints = new ArrayList<>();
-        private SocketOptions socketOptions = SocketOptions.DEFAULTS;
+        private SocketOptions socketOptions = ComponentSettings.SOCKET_OPTIONS;
 
         /** Adds servers (model 1 tries them in this order). */
         public B endpoints(List<String> endpoints) {

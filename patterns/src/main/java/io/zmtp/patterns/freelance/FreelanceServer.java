@@ -188,7 +188,7 @@ public final class FreelanceServer extends LoopComponent {
         public static final class Builder extends ComponentSettings.Builder<Builder, Settings> {
             private int model = 3;
             private String endpoint = "tcp://*:5555";
-            private SocketOptions socketOptions = SocketOptions.DEFAULTS;
+            private SocketOptions socketOptions = ComponentSettings.SOCKET_OPTIONS;
 
             private Builder() {
             }

@@ -10,6 +10,17 @@ import java.util.Objects;
  * for the workers, {@link io.zmtp.patterns.simplepirate.QueueSettings} for the pirates' queues).
  */
 public abstract class ComponentSettings {
+    /**
+     * The socket options of a pattern component's sockets unless its settings give others: the
+     * library's, but with reconnect attempts at most 200 ms apart (libzmq retries every 100 ms).
+     * The library's own doubling, up to 5 s, would let a worker or client find a peer that came
+     * back after a long outage seconds late; so a component is back in service within a few
+     * hundred milliseconds of its peer accepting again. The guide's longer delays stay where the
+     * guide has them: for a peer that accepts but does not answer.
+     */
+    public static final io.zmtp.socket.SocketOptions SOCKET_OPTIONS = io.zmtp.socket.SocketOptions.builder()
+            .reconnectIntervalMax(Duration.ofMillis(200)).build();
+
     final boolean traceMessages;
     final PatternClock clock;
 

@@ -113,6 +113,17 @@ public sealed interface WorkerEvent {
         }
     }
 
+    /**
+     * The connection to {@code endpoint} dropped (the queue stopped, or a proxy closed it): the
+     * socket reconnects by itself, and the queue's silence does not count until it is back.
+     */
+    record ConnectionLost(String identity, String endpoint) implements WorkerEvent {
+        @Override
+        public String toString() {
+            return who(identity) + "connection to " + endpoint + " lost, reconnecting";
+        }
+    }
+
     /** A new socket will connect after {@code delay}. */
     record Reconnecting(String identity, Duration delay) implements WorkerEvent {
         @Override

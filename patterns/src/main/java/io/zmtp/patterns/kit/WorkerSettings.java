@@ -86,7 +86,7 @@ public class WorkerSettings extends ComponentSettings {
         private String identity;
         private Duration workTime = Duration.ZERO;
         private FailureSimulation simulation = FailureSimulation.NONE;
-        private SocketOptions socketOptions = SocketOptions.DEFAULTS;
+        private SocketOptions socketOptions = ComponentSettings.SOCKET_OPTIONS;
         private int maxQueuedRequests = 100;
 
         protected Builder(String defaultEndpoint) {

@@ -111,7 +111,7 @@ public final class LazyPirateClient extends RequesterClient {
             private String endpoint = "tcp://localhost:5555";
             private RetryPolicy policy = RetryPolicy.DEFAULT;
             private boolean correlate;
-            private SocketOptions socketOptions = SocketOptions.DEFAULTS;
+            private SocketOptions socketOptions = ComponentSettings.SOCKET_OPTIONS;
 
             private Builder() {
             }

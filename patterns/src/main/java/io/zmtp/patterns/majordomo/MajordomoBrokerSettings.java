@@ -1,5 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.socket.SocketOptions;
 
@@ -160,7 +161,7 @@ public final class MajordomoBrokerSettings extends MajordomoSettings {
         private int expiryBatch = 1024;
 
         private Builder() {
-            super(SocketOptions.builder().sendHwm(10_000).linger(Duration.ofSeconds(1)).build());
+            super(ComponentSettings.SOCKET_OPTIONS.toBuilder().sendHwm(10_000).linger(Duration.ofSeconds(1)).build());
         }
 
         @Override

@@ -1,5 +1,6 @@
 package io.zmtp.patterns.majordomo;
 
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.kit.RetryPolicy;
 import io.zmtp.socket.SocketOptions;
 
@@ -90,7 +91,7 @@ public final class MajordomoClientSettings extends MajordomoSettings {
         private Duration failoverSettle = DEFAULT_FAILOVER_SETTLE;
 
         private Builder() {
-            super(SocketOptions.builder().linger(Duration.ZERO).build());
+            super(ComponentSettings.SOCKET_OPTIONS.toBuilder().linger(Duration.ZERO).build());
         }
 
         @Override

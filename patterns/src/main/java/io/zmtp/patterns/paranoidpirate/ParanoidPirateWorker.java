@@ -12,6 +12,7 @@ import io.zmtp.patterns.kit.Backoff;
 import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.patterns.kit.HeartbeatLink;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
@@ -36,6 +37,12 @@ import java.util.function.Consumer;
  * at once (linger 0), and after a delay a new one (with a new identity, unless one was set)
  * connects and says READY again. The delay starts at the reconnect interval (1 s) and doubles
  * after each failure up to its maximum (32 s); anything heard from the queue resets it.
+ *
+ * <p>That delay is for a queue that is connected but silent (frozen, or one that lost the
+ * worker). A queue that is down, or a proxy in front of it that accepts connections and closes
+ * them, is not silent: the socket reconnects by itself (at most 200 ms apart by default), nothing
+ * counts meanwhile, and the worker says READY on every completed handshake, so it is back in
+ * service as soon as the queue accepts again.
  *
  * <p>The socket, its handler and the timers run on one event loop; user code must not block it
  * (use {@link RequestHandler#blocking}), so heartbeats go on while a request is handled. Requests
@@ -112,6 +119,13 @@ public final class ParanoidPirateWorker extends LoopComponent {
                     }
 
                     @Override
+                    public void announce() {
+                        socket.send(Ppp.signal(Ppp.READY));
+                        String id = identity;
+                        events.report(() -> new WorkerEvent.Ready(id, settings.endpoint()));
+                    }
+
+                    @Override
                     public void close() {
                         socket.close(Duration.ZERO);
                         socket = null;
@@ -163,6 +177,8 @@ public final class ParanoidPirateWorker extends LoopComponent {
                 .linger(Duration.ZERO).build(), eventLoop());
         socket = s;
         s.onMessage(m -> onMessage(gen, m));
+        link.connecting(); // READY and the queue's silence wait for the handshake
+        s.monitor(e -> connectionEvent(gen, e));
         io.netty.util.concurrent.Future<Void> f = s.connect(settings.endpoint());
         if (firstConnect != null) {
             CompletableFuture<Void> first = firstConnect;
@@ -175,9 +191,28 @@ public final class ParanoidPirateWorker extends LoopComponent {
                 }
             });
         }
-        s.send(Ppp.signal(Ppp.READY));
-        String id = identity;
-        events.report(() -> new WorkerEvent.Ready(id, settings.endpoint()));
+    }
+
+    /**
+     * The socket's monitor: the link hears when the connection comes up (the worker says READY:
+     * the queue on a new connection does not know it) and when it drops (the socket reconnects by
+     * itself; a queue that is down, or a proxy that closes, is not a silent queue).
+     */
+    private void connectionEvent(int gen, SocketEvent e) {
+        if (gen != generation || isClosing()) {
+            return;
+        }
+        if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED) {
+            link.connectionUp();
+        } else if (e.type() == SocketEvent.Type.DISCONNECTED) {
+            core.dropQueued(); // the requests of that connection: its queue is gone
+            boolean wasUp = link.isUp(); // not when the link itself closed the socket
+            link.connectionLost();
+            if (wasUp) {
+                String id = identity;
+                events.report(() -> new WorkerEvent.ConnectionLost(id, settings.endpoint()));
+            }
+        }
     }
 
     private void onMessage(int gen, ZmtpMessage msg) {

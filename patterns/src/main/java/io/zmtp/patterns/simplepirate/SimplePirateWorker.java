@@ -8,6 +8,7 @@ import io.zmtp.patterns.kit.RequestHandler;
 import io.zmtp.patterns.kit.WorkerCore;
 import io.zmtp.patterns.kit.WorkerEvent;
 import io.zmtp.patterns.kit.WorkerSettings;
+import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
@@ -27,8 +28,13 @@ import java.util.function.Consumer;
  * envelope, or the handler failed) is answered with READY again, which tells the queue it is
  * free; the client retries.
  *
- * <p>As in the guide, a Simple Pirate worker does not notice that its queue restarted (the new
- * queue never heard its READY); that is what the Paranoid Pirate's heartbeats are for.
+ * <p>The guide's Simple Pirate worker does not notice that its queue restarted (the new queue
+ * never heard its READY), and stays idle for good. This one listens to its socket: when the
+ * connection comes back after a drop (the socket reconnects by itself, at most 200 ms apart by
+ * default), an idle worker says READY again at once, so it is back in service as soon as the queue
+ * accepts again. Its REQ socket is relaxed (ZMQ_REQ_RELAXED) for that: the READY of the old
+ * connection is never answered. A worker that is handling a request when the queue comes back
+ * registers with its reply, as the guide's queue takes any worker message as READY.
  */
 public final class SimplePirateWorker extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(SimplePirateWorker.class);
@@ -38,14 +44,16 @@ public final class SimplePirateWorker extends LoopComponent {
     private final ZmtpSocket socket;
     private final String identity;
     private final WorkerCore core;
+    /** The connection dropped since it last came up (on the loop). */
+    private boolean lost;
 
     public SimplePirateWorker(ZmtpContext context, WorkerSettings settings, Consumer<? super WorkerEvent> listener) {
         super(context.group().next(), settings.clock());
         this.settings = settings;
         this.events = new EventReporter<>(listener, log, "Simple Pirate worker");
         this.identity = settings.identity() != null ? settings.identity() : WorkerSettings.randomIdentity();
-        this.socket = context.socket(SocketType.REQ, settings.socketOptions().toBuilder().identity(identity).build(),
-                eventLoop());
+        this.socket = context.socket(SocketType.REQ, settings.socketOptions().toBuilder().identity(identity)
+                .reqRelaxed(true).build(), eventLoop());
         // After a failure the worker says READY again: the queue gives it work, the client retries.
         this.core = new WorkerCore(clock(), settings, WorkerCore.Outlet.on(socket, SimplePirateWorker::ready,
                 this::closeAsync), events, () -> identity);
@@ -59,12 +67,29 @@ public final class SimplePirateWorker extends LoopComponent {
     @Override
     protected CompletionStage<Void> onStart() {
         socket.onMessage(this::onRequest);
+        socket.monitor(this::connectionEvent);
         return Futures.of(socket.connect(settings.endpoint())).thenRun(() -> inLoop(() -> {
             if (!isClosing()) {
                 socket.send(ready());
                 events.report(() -> new WorkerEvent.Ready(identity, settings.endpoint()));
             }
         }));
+    }
+
+    /** The connection came back after a drop: an idle worker registers again with the new queue. */
+    private void connectionEvent(SocketEvent e) {
+        if (isClosing()) {
+            return;
+        }
+        if (e.type() == SocketEvent.Type.DISCONNECTED) {
+            lost = true;
+        } else if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED && lost) {
+            lost = false;
+            if (!core.isBusy()) {
+                socket.send(ready());
+                events.report(() -> new WorkerEvent.Ready(identity, settings.endpoint()));
+            }
+        }
     }
 
     private static ZmtpMessage ready() {

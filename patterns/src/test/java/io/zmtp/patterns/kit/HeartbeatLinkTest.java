@@ -39,6 +39,11 @@ class HeartbeatLinkTest {
                     public void heartbeat() {
                         log.add("hb");
                     }
+
+                    @Override
+                    public void announce() {
+                        log.add("ready");
+                    }
                 }, new HeartbeatLink.Listener() {
                     @Override
                     public void lost(Duration silence) {
@@ -74,6 +79,33 @@ class HeartbeatLinkTest {
         clock.advance(I.multipliedBy(3));
         assertEquals(List.of("reconnect in 2000", "reconnect in 3000", "reconnect in 3000"),
                 log.stream().filter(s -> s.startsWith("reconnect")).toList());
+    }
+
+    /**
+     * A peer that is down (refusing, or a proxy closing) is not a silent peer: until the
+     * handshake nothing counts and no heartbeat goes, however long; on each handshake the worker
+     * announces itself, and the silence counts from then with the full liveness.
+     */
+    @Test
+    void aConnectionThatIsNotUpIsNotASilentPeer() {
+        start(3, Duration.ofMillis(1000), Duration.ofMillis(3000));
+        k.run(link::connecting);
+        log.clear();
+        clock.advance(I.multipliedBy(50));
+        assertEquals(List.of(), log, "no heartbeat, no loss, no backoff while the connection is not up");
+        k.run(link::connectionUp);
+        assertEquals(List.of("ready"), log, "READY on the handshake");
+        clock.advance(I.multipliedBy(2));
+        assertEquals(List.of("ready", "hb", "hb"), log);
+        k.run(link::connectionLost); // the peer went away: the socket reconnects by itself
+        clock.advance(I.multipliedBy(50));
+        assertEquals(List.of("ready", "hb", "hb"), log, "nothing counts while it is down");
+        k.run(link::connectionUp); // back: announced again at once, no delay
+        clock.advance(I.multipliedBy(2));
+        assertEquals(List.of("ready", "hb", "hb", "ready", "hb", "hb"), log);
+        clock.advance(I);
+        assertEquals("lost 300", log.get(6), "connected but silent: the guide's loss, then its backoff");
+        assertEquals("reconnect in 1000", log.get(8));
     }
 
     @Test

@@ -140,6 +140,30 @@ class SimplePirateTest {
         assertEquals(List.of("survivor", "job"), strings(get(reply)));
     }
 
+    /**
+     * The guide's Simple Pirate worker stays idle for good after its queue restarts (the new queue
+     * never heard its READY). This one says READY again when its socket's connection comes back.
+     */
+    @Test
+    void anIdleWorkerRegistersAgainWithARestartedQueue() {
+        Recorder<WorkerEvent> events = new Recorder<>();
+        worker("W", request -> CompletableFuture.completedFuture(request.addFirst(
+                io.netty.buffer.Unpooled.wrappedBuffer("W".getBytes()))), events);
+        awaitReadyWorkers(1);
+        String frontend = queue.frontendEndpoint();
+        String backend = queue.backendEndpoint();
+        queue.close();
+        Recorder<QueueEvent> restarted = new Recorder<>();
+        queue = new SimplePirateQueue(ctx, SimplePirateQueue.Settings.builder().frontend(frontend)
+                .backend(backend).linger(Duration.ZERO).build(), restarted);
+        toClose.add(queue);
+        get(queue.start().toCompletableFuture());
+        restarted.await("W registered with the new queue", e -> e instanceof QueueEvent.WorkerReady);
+        assertEquals(2, events.count(e -> e instanceof WorkerEvent.Ready), "READY at start and after the restart");
+        LazyPirateClient client = client(Duration.ofSeconds(5), 1, FAST_RECONNECT, false);
+        assertEquals(List.of("W", "served"), client.request("served"));
+    }
+
     @Test
     void invalidWorkerMessagesAreReportedAndDropped() {
         ZmtpSocket rogue = ctx.socket(SocketType.DEALER, FAST_RECONNECT);
