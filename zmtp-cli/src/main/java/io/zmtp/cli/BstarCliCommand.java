@@ -1,5 +1,6 @@
 package io.zmtp.cli;
 
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.kit.Envelope;
 import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.binarystar.BinaryStarClient;
@@ -79,7 +80,7 @@ public final class BstarCliCommand implements Callable<Integer> {
             pauseTime = DurationConverter.parse("--pause", pause);
             BinaryStarClient.Settings.Builder b = BinaryStarClient.Settings.builder().timeout(retries.timeout())
                     .retries(retries.retries()).settle(DurationConverter.parse("--settle", settle))
-                    .socketOptions(security.apply(SocketOptions.builder()).build());
+                    .socketOptions(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build());
             if (!endpoints.isEmpty()) {
                 b.primary(endpoints.get(0)).backup(endpoints.get(1));
             }

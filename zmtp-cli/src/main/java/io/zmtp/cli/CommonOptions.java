@@ -1,5 +1,6 @@
 package io.zmtp.cli;
 
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.kit.FailureSimulation;
 import io.zmtp.patterns.simplepirate.QueueSettings;
 import io.zmtp.patterns.kit.WorkerSettings;
@@ -229,7 +230,7 @@ public final class CommonOptions {
                 SecurityOptions security, Output output) {
             return builder.identity(identity).workTime(work)
                     .simulation(simulateFailures ? guide.seed(seed).build() : FailureSimulation.NONE)
-                    .socketOptions(security.apply(SocketOptions.builder()).build())
+                    .socketOptions(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build())
                     .traceMessages(output.verbose());
         }
     }

@@ -1,5 +1,6 @@
 package io.zmtp.cli;
 
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.patterns.freelance.BruteForceClient;
@@ -91,7 +92,7 @@ public final class FlClientCommand implements Callable<Integer> {
             if (count < 0) {
                 throw new IllegalArgumentException("--requests must not be negative");
             }
-            SocketOptions options = security.apply(SocketOptions.builder()).build();
+            SocketOptions options = security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build();
             ctx = CommandSupport.clientContext();
             switch (model) {
                 case 1 -> {

@@ -1,5 +1,6 @@
 package io.zmtp.cli;
 
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.freelance.FreelanceEvent;
 import io.zmtp.patterns.freelance.FreelanceServer;
 import io.zmtp.socket.SocketOptions;
@@ -44,7 +45,7 @@ public final class FlServerCommand implements Callable<Integer> {
         return CommandSupport.<FreelanceServer.Settings, FreelanceEvent>runComponent(spec, "flserver",
                 "cannot bind " + endpoint, output,
                 () -> FreelanceServer.Settings.builder().model(model).endpoint(endpoint)
-                        .socketOptions(security.apply(SocketOptions.builder()).build())
+                        .socketOptions(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build())
                         .traceMessages(output.verbose()).build(),
                 FreelanceServer::new, null);
     }

@@ -1,5 +1,6 @@
 package io.zmtp.cli;
 
+import io.zmtp.patterns.kit.ComponentSettings;
 import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.lazypirate.LazyPirateClient;
 import io.zmtp.patterns.kit.NoReplyException;
@@ -67,7 +68,7 @@ public final class LpClientCommand implements Callable<Integer> {
             }
             settings = LazyPirateClient.Settings.builder().endpoint(endpoint).timeout(retries.timeout())
                     .retries(retries.retries()).correlate(correlate)
-                    .socketOptions(security.apply(SocketOptions.builder()).build()).build();
+                    .socketOptions(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build()).build();
         } catch (IllegalArgumentException e) {
             err.println("lpclient: " + e.getMessage());
             return CommonOptions.USAGE;

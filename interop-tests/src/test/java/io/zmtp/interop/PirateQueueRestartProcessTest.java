@@ -1,0 +1,117 @@
+package io.zmtp.interop;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code zmtp ppqueue} killed (SIGKILL) and restarted on the same endpoints while three
+ * {@code zmtp ppworker} processes wait for it: directly (the queue's port refuses connections
+ * while it is down) and through a TCP proxy that accepts each connection and closes it while the
+ * queue is down (as HAProxy or a Kubernetes Service does).
+ *
+ * <p>The workers' heartbeat backoff is set to 60 s, so a worker that took the outage for a silent
+ * queue would stay away for a minute; each must instead be back, READY at the new queue, as soon
+ * as the queue accepts again. The time from the restarted queue's first line to the last worker's
+ * READY is printed: the figure of issue 30 (bounded here only generously, for a busy machine).
+ */
+class PirateQueueRestartProcessTest {
+    static final int WORKERS = 3;
+    /** Longer than the workers' liveness (3 x 250 ms): under the old rule they would have backed off. */
+    static final long OUTAGE_MS = 2000;
+    static final long BACK_WITHIN_MS = 15_000;
+
+    final List<PeerScript> processes = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        for (PeerScript p : processes) {
+            p.close();
+        }
+    }
+
+    PeerScript zmtp(String... args) {
+        Path jar = PirateCommandsInteropTest.JAR;
+        assertTrue(Files.isRegularFile(jar), jar + " is missing: build it with mvn package (or verify)");
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", jar.toString()));
+        cmd.addAll(List.of(args));
+        PeerScript p = PeerScript.startProgram("zmtp " + String.join(" ", args), cmd);
+        processes.add(p);
+        return p;
+    }
+
+    PeerScript queue(int frontend, int backend) {
+        return zmtp("ppqueue", "--frontend", "tcp://127.0.0.1:" + frontend, "--backend", "tcp://127.0.0.1:" + backend,
+                "--interval", "250ms", "--liveness", "3");
+    }
+
+    @ParameterizedTest(name = "through a proxy: {0}")
+    @ValueSource(booleans = {false, true})
+    void workersAreBackAsSoonAsTheRestartedQueueAccepts(boolean throughAProxy) throws Exception {
+        int frontend = io.zmtp.testing.FreePorts.next();
+        int backend = io.zmtp.testing.FreePorts.next();
+        try (TcpRelay proxy = new TcpRelay(backend)) {
+            int workerPort = throughAProxy ? proxy.port() : backend;
+            PeerScript queue = queue(frontend, backend);
+            queue.awaitLine("queue ready");
+            List<PeerScript> workers = new ArrayList<>();
+            for (int i = 1; i <= WORKERS; i++) {
+                workers.add(zmtp("ppworker", "-e", "tcp://127.0.0.1:" + workerPort, "--identity", "W" + i,
+                        "--interval", "250ms", "--liveness", "3", "--reconnect", "60s", "--reconnect-max", "60s", "-v"));
+            }
+            for (int i = 1; i <= WORKERS; i++) {
+                queue.awaitLine("worker W" + i + " ready");
+            }
+            assertEquals(0, requests(frontend, WORKERS).awaitExit(), "served before the crash");
+
+            queue.kill();
+            for (int i = 1; i <= WORKERS; i++) {
+                workers.get(i - 1).awaitLine("(W" + i + ") connection to ");
+            }
+            // The outage itself (not a wait for a condition): long enough that the old rule, which
+            // counted the refused or closed connections as a silent queue, would have backed off.
+            Thread.sleep(OUTAGE_MS);
+            for (int i = 1; i <= WORKERS; i++) {
+                PeerScript w = workers.get(i - 1);
+                assertEquals(0, w.count(l -> l.contains("heartbeat failure")), () -> "a queue that is down is not silent: " + w.lines());
+            }
+
+            long exec = System.nanoTime();
+            PeerScript restarted = queue(frontend, backend);
+            long up = restarted.awaitLineAfter("queue ready", exec);
+            long lastBack = up;
+            List<Long> each = new ArrayList<>();
+            for (int i = 1; i <= WORKERS; i++) {
+                long back = restarted.awaitLineAfter("worker W" + i + " ready", exec);
+                each.add(TimeUnit.NANOSECONDS.toMillis(back - up));
+                lastBack = Math.max(lastBack, back);
+            }
+            long backMs = TimeUnit.NANOSECONDS.toMillis(lastBack - up);
+            System.out.println("ppqueue restart" + (throughAProxy ? " through a proxy" : "") + ": each worker READY at the"
+                    + " queue " + each + " ms after its first line (\"queue ready\", bound), which came "
+                    + TimeUnit.NANOSECONDS.toMillis(up - exec) + " ms after exec");
+            assertTrue(backMs < BACK_WITHIN_MS, "the workers' backoff (60 s) kept them away: " + backMs + " ms");
+            assertEquals(0, requests(frontend, WORKERS).awaitExit(), "served after the restart");
+            for (int i = 1; i <= WORKERS; i++) {
+                PeerScript w = workers.get(i - 1);
+                assertEquals(0, w.count(l -> l.contains("reconnecting in")), () -> "no backoff: " + w.lines());
+            }
+        }
+    }
+
+    /** {@code n} requests, one try of 5 s each (a cold JVM on a busy machine), through lpclient. */
+    PeerScript requests(int frontend, int n) {
+        return zmtp("lpclient", "-e", "tcp://127.0.0.1:" + frontend, "-n", Integer.toString(n), "-t", "5s", "-r", "1");
+    }
+}
