@@ -23,6 +23,7 @@ import java.net.SocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,11 +33,18 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Accepted connections are bounded: at most {@link SocketOptions#maxConnections()} at once
  * (handshaking or not), and for tcp:// at most {@link SocketOptions#maxConnectionsPerAddress()}
- * from one remote address. A connection past either bound is closed as soon as it is accepted,
- * before any handshake (a REFUSED event; a rate-limited log line). When accepting itself fails
- * (EMFILE: the process is out of file descriptors) the endpoint stops accepting for a while,
- * 10 ms doubling to 1 s while failures go on, and logs one rate-limited line, not a stack trace
- * per failure.
+ * from one remote address. A connection past the address's bound is closed as soon as it is
+ * accepted, before any handshake (a REFUSED event; a rate-limited log line). At the endpoint's
+ * bound the new connection is let in and an older one makes room (an EVICTED event): the oldest
+ * still in its handshake, or, when every one has completed it, the peer heard from longest ago.
+ * So connections that never finish a handshake cannot lock good peers out for the length of a
+ * handshake timeout, and a good peer, which handshakes in milliseconds, is never the oldest.
+ *
+ * <p>When accepting itself fails for lack of file descriptors (EMFILE), the oldest connection
+ * still in its handshake is closed, which frees a descriptor on this thread at once, and
+ * accepting goes on at the loop's next turn. When there is none to close, or accepting fails
+ * otherwise, the endpoint stops accepting for a while, 10 ms doubling to 1 s while failures go
+ * on, and logs one rate-limited line, not a stack trace per failure.
  */
 final class BindEndpoint {
     private static final PeerFailureLog log = PeerFailureLog.get(BindEndpoint.class);
@@ -50,6 +58,8 @@ final class BindEndpoint {
     private String ipcPath;
 
     private int connections;
+    /** Accepted connections still in their ZMTP handshake, oldest first: the first to go at a bound. */
+    private final LinkedHashSet<Channel> handshaking = new LinkedHashSet<>();
     private final HashMap<InetAddress, int[]> perAddress = new HashMap<>();
     private long acceptBackoffMillis;
     private boolean acceptPaused;
@@ -163,6 +173,7 @@ final class BindEndpoint {
         io.zmtp.transport.WebSocketTransport.addUpgradeHandlers(ch.pipeline(), requested.path(), zo);
         socket.endpoints.channelOpened(ch);
         socket.initConnection(ch, true, resolved(), null);
+        watchHandshake(ch);
         socket.monitor.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
         return true;
     }
@@ -179,21 +190,38 @@ final class BindEndpoint {
                     new io.zmtp.transport.TlsPeerIdentity());
         }
         socket.initConnection(ch, true, resolved(), null);
+        watchHandshake(ch);
         socket.monitor.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
     }
 
-    /** Counts a new connection, or closes it at once when it passes a bound (then false). */
+    /** Until its ZMTP handshake completes, the connection is among the first to be evicted. */
+    private void watchHandshake(Channel ch) {
+        if (socket instanceof StreamSocket || !ch.isOpen()) {
+            return; // raw TCP: no handshake
+        }
+        handshaking.add(ch);
+        ch.pipeline().addLast(new HandshakeWatch());
+    }
+
+    /**
+     * Counts a new connection, or closes it at once when it passes its address's bound (then
+     * false). At the endpoint's bound an older connection is evicted to make room.
+     */
     private boolean admit(Channel ch) {
         SocketOptions options = socket.options();
         SocketAddress remote = ch.remoteAddress();
         InetAddress address = remote instanceof InetSocketAddress ? ((InetSocketAddress) remote).getAddress() : null;
         String refusal = null;
-        if (connections >= options.maxConnections()) {
-            refusal = "endpoint holds its maximum of " + options.maxConnections() + " connections";
-        } else if (address != null) {
+        if (address != null) {
             int[] n = perAddress.get(address);
             if (n != null && n[0] >= options.maxConnectionsPerAddress()) {
                 refusal = "address holds its maximum of " + options.maxConnectionsPerAddress() + " connections";
+            }
+        }
+        if (refusal == null && connections >= options.maxConnections()) {
+            String limit = "endpoint holds its maximum of " + options.maxConnections() + " connections";
+            if (!evictOldestHandshaking(limit) && !evictLongestIdle(limit)) {
+                refusal = limit;
             }
         }
         if (refusal != null) {
@@ -207,12 +235,59 @@ final class BindEndpoint {
         if (address != null) {
             perAddress.computeIfAbsent(address, a -> new int[1])[0]++;
         }
-        ch.closeFuture().addListener(f -> released(address));
+        ch.closeFuture().addListener(f -> {
+            handshaking.remove(ch);
+            released(address);
+        });
         if (requested.transport().overTcp()) {
             socket.context.transport().keepAlive(ch, options.tcpKeepAlive());
             TcpSocketOptions.apply(ch, options);
         }
         return true;
+    }
+
+    /** Closes the oldest connection still in its handshake, if any (then true). */
+    private boolean evictOldestHandshaking(String why) {
+        java.util.Iterator<Channel> it = handshaking.iterator();
+        if (!it.hasNext()) {
+            return false;
+        }
+        Channel victim = it.next();
+        it.remove();
+        evicted(victim, "closed while still in its handshake to make room: " + why);
+        victim.config().setOption(ChannelOption.SO_LINGER, 0); // reset: no TIME_WAIT left behind
+        victim.close();
+        return true;
+    }
+
+    /** Closes the connection of this endpoint whose peer was heard from longest ago, if any (then true). */
+    private boolean evictLongestIdle(String why) {
+        ChannelPipe idlest = null;
+        for (Pipe p : socket.pipes()) {
+            if (p instanceof ChannelPipe cp && p.attached && resolved().equals(p.endpoint())
+                    && (idlest == null || p.heardAt - idlest.heardAt < 0)) {
+                idlest = cp;
+            }
+        }
+        if (idlest == null) {
+            return false;
+        }
+        Channel victim = idlest.context().channel();
+        String reason = "closed to make room, its peer silent for "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - idlest.heardAt) + " ms, the longest: " + why;
+        evicted(victim, reason);
+        PeerHandler h = victim.pipeline().get(PeerHandler.class);
+        if (h != null) {
+            h.refuse(reason);
+        } else {
+            victim.close();
+        }
+        return true;
+    }
+
+    private void evicted(Channel victim, String reason) {
+        log.warn("{} {} evicted the connection from {}: {}", socket, resolved(), victim.remoteAddress(), reason);
+        socket.monitor.event(SocketEvent.Type.EVICTED, resolved(), String.valueOf(victim.remoteAddress()), reason, null);
     }
 
     private void released(InetAddress address) {
@@ -239,10 +314,22 @@ final class BindEndpoint {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (outOfDescriptors(cause)
+                    && evictOldestHandshaking("accepting failed, out of file descriptors")) {
+                // A descriptor is free again (closed on this thread): accept at the loop's next
+                // turn, through the pause's off and on, which re-arms a level- or edge-triggered
+                // selector alike.
+                pause(ctx, 0);
+                return;
+            }
             acceptBackoffMillis = acceptBackoffMillis == 0 ? ACCEPT_BACKOFF_MIN_MILLIS
                     : Math.min(ACCEPT_BACKOFF_MAX_MILLIS, acceptBackoffMillis * 2);
             log.warn("{} {}: accepting failed, pausing for {} ms: {}", socket, resolved(), acceptBackoffMillis,
                     FrameText.escape(String.valueOf(cause)));
+            pause(ctx, acceptBackoffMillis);
+        }
+
+        private void pause(ChannelHandlerContext ctx, long millis) {
             if (!acceptPaused) {
                 acceptPaused = true;
                 ctx.channel().config().setAutoRead(false);
@@ -251,8 +338,26 @@ final class BindEndpoint {
                     if (ctx.channel().isOpen()) {
                         ctx.channel().config().setAutoRead(true);
                     }
-                }, acceptBackoffMillis, TimeUnit.MILLISECONDS);
+                }, millis, TimeUnit.MILLISECONDS);
             }
+        }
+    }
+
+    /** EMFILE (the process) or ENFILE (the system), as the JDK's and Netty's native accept word them. */
+    static boolean outOfDescriptors(Throwable cause) {
+        String m = cause.getMessage();
+        return cause instanceof IOException && m != null && m.contains("open files");
+    }
+
+    /** Takes a connection off the handshaking list when its handshake completes, then leaves the pipeline. */
+    private final class HandshakeWatch extends ChannelInboundHandlerAdapter {
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof io.zmtp.wire.HandshakeCompleted) {
+                handshaking.remove(ctx.channel());
+                ctx.pipeline().remove(this);
+            }
+            ctx.fireUserEventTriggered(evt);
         }
     }
 

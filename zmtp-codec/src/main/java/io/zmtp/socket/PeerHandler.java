@@ -91,6 +91,14 @@ public final class PeerHandler extends ChannelDuplexHandler {
     }
 
     @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (pipe != null) {
+            pipe.heardAt = System.nanoTime(); // once per read, not per message: for eviction by idleness
+        }
+        super.channelReadComplete(ctx);
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (pipe == null || !pipe.attached || refused) {
             ReferenceCountUtil.release(msg);

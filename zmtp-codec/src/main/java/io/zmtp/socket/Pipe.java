@@ -40,6 +40,11 @@ public abstract class Pipe {
     Distributor.Subscriber subscriber;
     /** ROUTER: the routing id given to the connect that made this pipe (ZMQ_CONNECT_ROUTING_ID), or null. */
     byte[] connectRoutingId;
+    /**
+     * When (System.nanoTime) the peer was last heard: set at the end of each read, and when the
+     * pipe is made. A bound endpoint at its connection limit evicts the peer heard longest ago.
+     */
+    long heardAt = System.nanoTime();
 
     protected Pipe(ZmtpSocket socket, ZmtpMetadata peerMetadata, ZmtpVersion version, String endpoint) {
         this.socket = socket;

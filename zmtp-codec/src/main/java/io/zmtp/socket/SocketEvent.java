@@ -36,6 +36,13 @@ public record SocketEvent(Type type, String endpoint, String peer, String reason
          * or the peer's address holds its maximum of connections; {@link #reason()} says which.
          */
         REFUSED,
+        /**
+         * A bound endpoint closed one of its connections to make room: at its maximum of
+         * connections, or when accepting ran out of file descriptors. The oldest connection still
+         * in its handshake goes first; at the maximum, when none is, the peer heard from longest
+         * ago. {@link #reason()} says which.
+         */
+        EVICTED,
         /** An outgoing connection was established (before the handshake). */
         CONNECTED,
         /** An outgoing connection attempt failed; a reconnect follows. */

@@ -192,8 +192,10 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
 
     /**
      * How many connections each bound tcp:// or ipc:// endpoint holds at once, those still in
-     * their handshake included (default 4096). A connection accepted past it is closed at once,
-     * without a handshake. Keep it below the process's file descriptor limit.
+     * their handshake included (default 4096). At the bound a new connection is let in and an
+     * older one makes room (an {@link SocketEvent.Type#EVICTED} event): the oldest still in its
+     * handshake, else the peer heard from longest ago. Keep it below the process's file
+     * descriptor limit, so this, and not a failing accept, decides who goes.
      */
     public B maxConnections(int count) {
         this.maxConnections = positive(count, "maxConnections");

@@ -66,6 +66,14 @@ final class StreamPeerHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (pipe != null) {
+            pipe.heardAt = System.nanoTime(); // once per read, not per message: for eviction by idleness
+        }
+        super.channelReadComplete(ctx);
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (pipe == null || !pipe.attached || !(msg instanceof ByteBuf)) {
             ReferenceCountUtil.release(msg);

@@ -102,7 +102,37 @@ class ConnectionLimitsTest extends ContextTest {
     }
 
     @Test
-    void pastTheEndpointsMaximumNewConnectionsAreClosedAtOnceUntilOnesLeave() throws Exception {
+    void atTheEndpointsMaximumTheOldestConnectionStillInItsHandshakeMakesRoom() throws Exception {
+        ZmtpSocket rep = echo(SocketOptions.builder().maxConnections(4).build());
+        SocketTesting.Events events = new SocketTesting.Events(rep);
+        String ep = get(rep.bind("tcp://127.0.0.1:0"));
+        List<RawPeer> stalled = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                stalled.add(RawPeer.connect(ep, "127.0.0." + (2 + i))); // connected, never a greeting
+                int n = i + 1;
+                eventually(n + " accepted", () -> onLoop(rep, rep.endpoints::acceptedConnections) == n);
+            }
+            // Without eviction the good client would wait for a handshake timeout (30 s) to free a slot.
+            goodClientRoundTrips(ep, "served at the maximum");
+            assertTrue(stalled.get(0).closedWithin(5_000), "the oldest stalled connection made room");
+            Set<Integer> kept = keptPorts(rep);
+            for (RawPeer p : stalled.subList(1, 4)) {
+                assertTrue(kept.contains(p.localPort()), "younger stalled connections stay: " + kept);
+            }
+            events.await(SocketEvent.Type.EVICTED);
+            SocketEvent evicted = events.first(SocketEvent.Type.EVICTED);
+            assertTrue(evicted.reason().contains("still in its handshake") && evicted.reason().contains("maximum of 4"),
+                    evicted.reason());
+            assertEquals(0, events.count(SocketEvent.Type.REFUSED));
+        } finally {
+            stalled.forEach(RawPeer::close);
+        }
+        eventually("every connection is released", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 0);
+    }
+
+    @Test
+    void atTheEndpointsMaximumWithEveryPeerHandshakenThePeerHeardFromLongestAgoMakesRoom() throws Exception {
         ZmtpSocket rep = echo(SocketOptions.builder().maxConnections(4).build());
         SocketTesting.Events events = new SocketTesting.Events(rep);
         String ep = get(rep.bind("tcp://127.0.0.1:0"));
@@ -111,19 +141,45 @@ class ConnectionLimitsTest extends ContextTest {
             for (int i = 0; i < 4; i++) {
                 holders.add(RawPeer.handshaken(ep, "127.0.0." + (2 + i), "REQ"));
             }
-            eventually("4 held", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 4);
-            assertTrue(closedAtOnce(ep, "127.0.0.9"), "the fifth connection is closed at once");
-            events.await(SocketEvent.Type.REFUSED);
-            SocketEvent refused = events.first(SocketEvent.Type.REFUSED);
-            assertNotNull(refused);
-            assertTrue(refused.reason().contains("maximum of 4 connections"), refused.reason());
-            holders.remove(0).close();
-            eventually("a slot is free", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 3);
-            goodClientRoundTrips(ep, "in the freed slot");
+            eventually("4 handshaken", () -> events.count(SocketEvent.Type.HANDSHAKE_SUCCEEDED) == 4);
+            // The first holder speaks (a request: empty delimiter, then "x"): the second is now the
+            // one heard from longest ago.
+            holders.get(0).send(new byte[] {0x01, 0x00, 0x00, 0x01, 'x'});
+            eventually("the request was read", () -> rep.metrics().messagesIn() == 1);
+            goodClientRoundTrips(ep, "served at the maximum");
+            assertTrue(holders.get(1).closedWithin(5_000), "the peer heard from longest ago made room");
+            assertTrue(keptPorts(rep).contains(holders.get(0).localPort()), "the peer that spoke stays");
+            events.await(SocketEvent.Type.EVICTED);
+            SocketEvent evicted = events.first(SocketEvent.Type.EVICTED);
+            assertTrue(evicted.reason().contains("silent for") && evicted.reason().contains("maximum of 4"),
+                    evicted.reason());
         } finally {
             holders.forEach(RawPeer::close);
         }
         eventually("every connection is released", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 0);
+    }
+
+    @Test
+    void outOfDescriptorsTheOldestConnectionStillInItsHandshakeIsClosedAndAcceptingGoesOn() throws Exception {
+        ZmtpSocket rep = echo(SocketOptions.DEFAULTS);
+        SocketTesting.Events events = new SocketTesting.Events(rep);
+        String ep = get(rep.bind("tcp://127.0.0.1:0"));
+        io.netty.channel.Channel server = onLoop(rep, () -> rep.endpoints.serverChannel(ep));
+        try (RawPeer oldest = RawPeer.connect(ep, "127.0.0.2"); RawPeer younger = RawPeer.connect(ep, "127.0.0.3")) {
+            eventually("2 accepted", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 2);
+            // What Netty's accept loop reports when accept(2) fails with EMFILE.
+            onLoop(rep, () -> {
+                server.pipeline().fireExceptionCaught(new java.io.IOException("accept(..) failed: Too many open files"));
+                return null;
+            });
+            assertTrue(oldest.closedWithin(5_000), "the oldest stalled connection freed a descriptor");
+            assertTrue(keptPorts(rep).contains(younger.localPort()), "one descriptor is enough: the younger one stays");
+            SocketEvent evicted = events.first(SocketEvent.Type.EVICTED);
+            assertNotNull(evicted);
+            assertTrue(evicted.reason().contains("out of file descriptors"), evicted.reason());
+            eventually("accepting goes on at once", () -> onLoop(rep, () -> server.config().isAutoRead()));
+            goodClientRoundTrips(ep, "after the failure");
+        }
     }
 
     @Test

@@ -295,23 +295,29 @@ class StreamSocketTest extends ContextTest {
     }
 
     @Test
-    void theConnectionLimitOfABoundEndpointApplies() throws Exception {
+    void atTheConnectionLimitTheRawPeerHeardFromLongestAgoMakesRoom() throws Exception {
         ZmtpSocket stream = ctx.socket(SocketType.STREAM, SocketOptions.builder().maxConnections(2).build());
         StreamInbox inbox = new StreamInbox(stream);
         SocketTesting.Events events = new SocketTesting.Events(stream);
         String ep = get(stream.bind("tcp://127.0.0.1:0"));
         try (Socket a = client(ep); Socket b = client(ep)) {
             byte[] ida = inbox.nextNotification().id();
-            inbox.nextNotification();
-            try (Socket refused = client(ep)) {
-                events.await(SocketEvent.Type.REFUSED);
+            byte[] idb = inbox.nextNotification().id();
+            write(a, "spoke");   // a is heard from: b is now the one heard from longest ago
+            assertEquals("spoke", inbox.data(ida, 5));
+            try (Socket c = client(ep)) {
+                byte[] idc = inbox.nextNotification().id();
+                events.await(SocketEvent.Type.EVICTED);
                 int r;
                 try {
-                    r = refused.getInputStream().read();
+                    r = b.getInputStream().read();
                 } catch (IOException reset) {
-                    r = -1;   // closed with a reset (SO_LINGER 0)
+                    r = -1;
                 }
-                assertEquals(-1, r, "the third connection is closed at once");
+                assertEquals(-1, r, "the silent peer made room");
+                assertArrayEquals(idb, inbox.nextNotification().id(), "the application is told it left");
+                write(c, "third");
+                assertEquals("third", inbox.data(idc, 5));
             }
             write(a, "served");
             assertEquals("served", inbox.data(ida, 6));
