@@ -3,20 +3,18 @@ package io.zmtp.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
 /**
  * The {@code zmtp} command line: {@code java -jar zmtp-cli/target/zmtp.jar <command> [options]}.
  * Each subcommand is a class of this package named after the command.
  */
 @Command(name = "zmtp", mixinStandardHelpOptions = true, version = "zmtp 0.1.0",
-        description = "ZMTP 3.x sockets and the ZeroMQ guide's reliable request-reply patterns.",
-        subcommands = {CommandLine.HelpCommand.class, CatCommand.class, KeygenCommand.class, TrippingCommand.class,
-                LpClientCommand.class, LpServerCommand.class,
-                SpQueueCommand.class, SpWorkerCommand.class,
-                PpQueueCommand.class, PpWorkerCommand.class,
-                MdbrokerCommand.class, MdworkerCommand.class, MdclientCommand.class, MmiCommand.class,
-                BstarSrvCommand.class, BstarCliCommand.class,
-                FlServerCommand.class, FlClientCommand.class,
-                TitanicCommand.class, TiclientCommand.class})
+        description = "ZMTP 3.x sockets and the ZeroMQ guide's reliable request-reply patterns.")
 public final class ZmtpCli implements Runnable {
 
     @CommandLine.Spec
@@ -27,6 +25,32 @@ public final class ZmtpCli implements Runnable {
         spec.commandLine().usage(System.out);
     }
 
+    /** The subcommands by name, in the order the usage lists them. */
+    static final Map<String, Supplier<Object>> COMMANDS = new LinkedHashMap<>();
+
+    static {
+        COMMANDS.put("help", CommandLine.HelpCommand::new);
+        COMMANDS.put("cat", CatCommand::new);
+        COMMANDS.put("keygen", KeygenCommand::new);
+        COMMANDS.put("tripping", TrippingCommand::new);
+        COMMANDS.put("lpclient", LpClientCommand::new);
+        COMMANDS.put("lpserver", LpServerCommand::new);
+        COMMANDS.put("spqueue", SpQueueCommand::new);
+        COMMANDS.put("spworker", SpWorkerCommand::new);
+        COMMANDS.put("ppqueue", PpQueueCommand::new);
+        COMMANDS.put("ppworker", PpWorkerCommand::new);
+        COMMANDS.put("mdbroker", MdbrokerCommand::new);
+        COMMANDS.put("mdworker", MdworkerCommand::new);
+        COMMANDS.put("mdclient", MdclientCommand::new);
+        COMMANDS.put("mmi", MmiCommand::new);
+        COMMANDS.put("bstarsrv", BstarSrvCommand::new);
+        COMMANDS.put("bstarcli", BstarCliCommand::new);
+        COMMANDS.put("flserver", FlServerCommand::new);
+        COMMANDS.put("flclient", FlClientCommand::new);
+        COMMANDS.put("titanic", TitanicCommand::new);
+        COMMANDS.put("ticlient", TiclientCommand::new);
+    }
+
     /**
      * Builds the command line with every subcommand (also used by tests). An option that needs a
      * value takes the next argument whatever it begins with, as getopt does: a Z85 key or a
@@ -35,12 +59,27 @@ public final class ZmtpCli implements Runnable {
      * options.) An option whose value may be left out parses by {@link OptionalValue}'s rule.
      */
     public static CommandLine commandLine() {
-        return new CommandLine(new ZmtpCli()).setCaseInsensitiveEnumValuesAllowed(true)
+        return commandLine(COMMANDS.keySet());
+    }
+
+    /**
+     * The command line with the named subcommands only. Picocli reads every option of every
+     * subcommand it is given, about 200 ms of a cold start for all twenty; a broker restarted
+     * after a crash is the outage, so {@link #main} builds only the one it runs.
+     */
+    static CommandLine commandLine(Collection<String> names) {
+        CommandLine cl = new CommandLine(new ZmtpCli());
+        for (String name : names) {
+            cl.addSubcommand(name, COMMANDS.get(name).get());
+        }
+        // after the subcommands: picocli applies these to the subcommands it holds when called
+        return cl.setCaseInsensitiveEnumValuesAllowed(true)
                 .setAllowOptionsAsOptionParameters(true)
                 .setParameterExceptionHandler(new RedactingErrorHandler());
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        boolean one = args.length > 0 && COMMANDS.containsKey(args[0]) && !args[0].equals("help");
+        System.exit((one ? commandLine(List.of(args[0])) : commandLine()).execute(args));
     }
 }

@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Map;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What the commands say of themselves: the same words mean the same thing everywhere. */
@@ -20,6 +21,20 @@ class HelpTextTest {
             assertTrue(description.length > 0, c.getKey() + " has a description");
             assertTrue(description[0].endsWith("."), c.getKey() + "'s summary stops mid-sentence: " + description[0]);
         }
+    }
+
+    /**
+     * {@code zmtp NAME} builds only NAME's command (a faster start), so each name must be the one
+     * the command's class gives itself, and the command line built for it alone must hold it.
+     */
+    @Test
+    void eachCommandIsRegisteredUnderItsOwnName() {
+        for (String name : ZmtpCli.COMMANDS.keySet()) {
+            Object command = ZmtpCli.COMMANDS.get(name).get();
+            assertEquals(name, command.getClass().getAnnotation(CommandLine.Command.class).name());
+            assertEquals(java.util.Set.of(name), ZmtpCli.commandLine(java.util.List.of(name)).getSubcommands().keySet());
+        }
+        assertEquals(ZmtpCli.COMMANDS.keySet(), ZmtpCli.commandLine().getSubcommands().keySet());
     }
 
     /** {@code titanic -v} prints a line per request stored, dispatched and replied, and says so. */
