@@ -9,7 +9,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,12 +53,7 @@ class BinaryStarProcessTest {
     }
 
     PeerScript zmtp(String... args) {
-        assertTrue(Files.isRegularFile(PirateCommandsInteropTest.JAR), PirateCommandsInteropTest.JAR
-                + " is missing: build it with mvn package (or verify)");
-        List<String> cmd = new ArrayList<>(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", PirateCommandsInteropTest.JAR.toString()));
-        cmd.addAll(List.of(args));
-        PeerScript p = PeerScript.startProgram("zmtp " + String.join(" ", args), cmd);
+        PeerScript p = PeerScript.zmtp(args);
         processes.add(p);
         return p;
     }

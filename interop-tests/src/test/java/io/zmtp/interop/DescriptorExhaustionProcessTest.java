@@ -29,7 +29,7 @@ class DescriptorExhaustionProcessTest extends LibzmqTestBase {
 
     @Test
     void aGoodPeerIsServedWhileStalledConnectionsHoldEveryDescriptor() throws Exception {
-        Path jar = PirateCommandsInteropTest.JAR;
+        Path jar = PeerScript.ZMTP_JAR;
         assertTrue(Files.isRegularFile(jar), jar + " is missing: build it with mvn package (or verify)");
         int port = io.zmtp.testing.FreePorts.next();
         String endpoint = "tcp://127.0.0.1:" + port;

@@ -18,7 +18,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 3) frozen with SIGSTOP, under the load of an in-process client.
  */
 class FreelanceInteropTest {
-    static final Path JAR = PirateCommandsInteropTest.JAR;
+    static final Path JAR = PeerScript.ZMTP_JAR;
     static final SocketOptions FAST_RECONNECT = SocketOptions.builder()
             .reconnectInterval(Duration.ofMillis(10)).reconnectIntervalMax(Duration.ofMillis(50)).build();
 
@@ -66,11 +65,7 @@ class FreelanceInteropTest {
     }
 
     PeerScript zmtp(String... args) {
-        assertTrue(Files.isRegularFile(JAR), JAR + " is missing: build it with mvn package (or verify)");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", JAR.toString()));
-        cmd.addAll(List.of(args));
-        PeerScript p = PeerScript.startProgram("zmtp " + String.join(" ", args), cmd);
+        PeerScript p = PeerScript.zmtp(args);
         processes.add(p);
         return p;
     }

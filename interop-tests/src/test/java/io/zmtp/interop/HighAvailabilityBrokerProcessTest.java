@@ -69,7 +69,7 @@ class HighAvailabilityBrokerProcessTest {
     }
 
     PeerScript broker(boolean primary, int frontend, int statePub, int statePeer) {
-        Path jar = PirateCommandsInteropTest.JAR;
+        Path jar = PeerScript.ZMTP_JAR;
         assertTrue(Files.isRegularFile(jar), jar + " is missing: build it with mvn package (or verify)");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-jar", jar.toString(), "mdbroker", "--bstar", primary ? "primary" : "backup",

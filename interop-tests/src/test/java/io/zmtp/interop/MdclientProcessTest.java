@@ -55,7 +55,7 @@ class MdclientProcessTest {
 
     /** The classes a fresh mdclient loads while its first request is out. */
     List<String> loadedDuringTheFirstRequest(boolean warmUp) {
-        Path jar = PirateCommandsInteropTest.JAR;
+        Path jar = PeerScript.ZMTP_JAR;
         assertTrue(Files.isRegularFile(jar), jar + " is missing: build it with mvn package (or verify)");
         PeerScript client = PeerScript.startProgram("mdclient", List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Dzmtp.warmUp=" + warmUp,
@@ -92,7 +92,7 @@ class MdclientProcessTest {
         String nobody = "tcp://127.0.0.1:" + io.zmtp.testing.FreePorts.next();
         PeerScript client = PeerScript.startProgram("mdclient", List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                PirateCommandsInteropTest.JAR.toString(), "mdclient", "-e", nobody, "-e", broker.endpoint(),
+                PeerScript.ZMTP_JAR.toString(), "mdclient", "-e", nobody, "-e", broker.endpoint(),
                 "-n", "1", "-t", "300ms", "--settle", "100ms"), true);
         processes.add(client);
         assertEquals(0, client.awaitExit(), () -> String.join("\n", client.lines()));
@@ -105,7 +105,7 @@ class MdclientProcessTest {
     void minusNZeroSendsUntilStopped() {
         PeerScript client = PeerScript.startProgram("mdclient", List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                PirateCommandsInteropTest.JAR.toString(), "mdclient", "-e", broker.endpoint(), "-n", "0", "-v"));
+                PeerScript.ZMTP_JAR.toString(), "mdclient", "-e", broker.endpoint(), "-n", "0", "-v"));
         processes.add(client);
         client.awaitCount("I: received reply", 50, 30_000);
         client.signal("TERM");

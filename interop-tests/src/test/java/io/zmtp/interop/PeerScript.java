@@ -61,6 +61,24 @@ public final class PeerScript implements AutoCloseable {
         }
     }
 
+    /** The packaged command line, built by {@code mvn package}. */
+    public static final Path ZMTP_JAR = Path.of("..", "zmtp-cli", "target", "zmtp.jar").toAbsolutePath().normalize();
+
+    /** The java of this test run, for the processes it starts. */
+    public static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** Starts {@code java -jar zmtp.jar ARGS...}, named after its arguments. */
+    public static PeerScript zmtp(String... args) {
+        if (!java.nio.file.Files.isRegularFile(ZMTP_JAR)) {
+            throw new AssertionError(ZMTP_JAR + " is missing: build it with mvn package (or verify)");
+        }
+        List<String> cmd = new ArrayList<>(List.of(java(), "-jar", ZMTP_JAR.toString()));
+        cmd.addAll(List.of(args));
+        return startProgram("zmtp " + String.join(" ", args), cmd);
+    }
+
     /** Starts {@code peers/<script>} with the given arguments. */
     public static PeerScript start(String script, String... args) {
         try {

@@ -3,7 +3,6 @@ package io.zmtp.interop;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a libzmq client and {@code zmtp lpclient} in front.
  */
 class PirateCommandsInteropTest {
-    static final Path JAR = Path.of("..", "zmtp-cli", "target", "zmtp.jar").toAbsolutePath().normalize();
+    static final Path JAR = PeerScript.ZMTP_JAR;
 
     final List<PeerScript> processes = new ArrayList<>();
 
@@ -29,11 +28,7 @@ class PirateCommandsInteropTest {
     }
 
     PeerScript zmtp(String... args) {
-        assertTrue(Files.isRegularFile(JAR), JAR + " is missing: build it with mvn package (or verify)");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", JAR.toString()));
-        cmd.addAll(List.of(args));
-        PeerScript p = PeerScript.startProgram("zmtp " + args[0], cmd);
+        PeerScript p = PeerScript.zmtp(args);
         processes.add(p);
         return p;
     }

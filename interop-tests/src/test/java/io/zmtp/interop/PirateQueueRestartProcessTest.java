@@ -5,8 +5,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,12 +39,7 @@ class PirateQueueRestartProcessTest {
     }
 
     PeerScript zmtp(String... args) {
-        Path jar = PirateCommandsInteropTest.JAR;
-        assertTrue(Files.isRegularFile(jar), jar + " is missing: build it with mvn package (or verify)");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", jar.toString()));
-        cmd.addAll(List.of(args));
-        PeerScript p = PeerScript.startProgram("zmtp " + String.join(" ", args), cmd);
+        PeerScript p = PeerScript.zmtp(args);
         processes.add(p);
         return p;
     }

@@ -18,7 +18,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,12 +72,7 @@ class TitanicProcessTest {
     }
 
     PeerScript zmtp(String... args) {
-        assertTrue(Files.isRegularFile(PirateCommandsInteropTest.JAR), PirateCommandsInteropTest.JAR
-                + " is missing: build it with mvn package (or verify)");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", PirateCommandsInteropTest.JAR.toString()));
-        cmd.addAll(List.of(args));
-        PeerScript p = PeerScript.startProgram("zmtp " + String.join(" ", args), cmd);
+        PeerScript p = PeerScript.zmtp(args);
         processes.add(p);
         return p;
     }
