@@ -55,7 +55,7 @@ final class BlockedSends {
             ps.timer = socket.loop.schedule(() -> {
                 if (queue.remove(ps)) {
                     socket.counters.queuedSends(queue.size());
-                    socket.sendFailed(ps.msg, ps.promise, new SendTimeoutException("no peer could take the message within "
+                    socket.sends.failed(ps.msg, ps.promise, new SendTimeoutException("no peer could take the message within "
                             + timeout.toMillis() + " ms"));
                 }
             }, timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -80,7 +80,7 @@ final class BlockedSends {
                 queue.poll();
                 socket.counters.queuedSends(queue.size());
                 ps.done();
-                socket.sendFailed(ps.msg, ps.promise, e);
+                socket.sends.failed(ps.msg, ps.promise, e);
             }
         }
     }
@@ -110,7 +110,7 @@ final class BlockedSends {
         PendingSend ps;
         while ((ps = queue.poll()) != null) {
             ps.done();
-            socket.sendFailed(ps.msg, ps.promise,
+            socket.sends.failed(ps.msg, ps.promise,
                     new SocketClosedException("socket closed before the message could be sent"));
         }
         socket.counters.queuedSends(0);

@@ -47,12 +47,12 @@ final class BlockingInbox {
         }
         queue.offer(m);
         int n = count.incrementAndGet();
-        if (n >= socket.receiveLimit() && consumerPaused.compareAndSet(false, true)) {
-            socket.pauseReading(ReadPause.CONSUMER);
+        if (n >= socket.receiving.limit() && consumerPaused.compareAndSet(false, true)) {
+            socket.receiving.pause(ReadPause.CONSUMER);
             // The consumer may have emptied the inbox before it could see the flag (then it
             // posted no resume): check again now that the flag is visible.
-            if (count.get() <= socket.receiveLimit() / 2 && consumerPaused.compareAndSet(true, false)) {
-                socket.resumeReading(ReadPause.CONSUMER);
+            if (count.get() <= socket.receiving.limit() / 2 && consumerPaused.compareAndSet(true, false)) {
+                socket.receiving.resume(ReadPause.CONSUMER);
             }
         }
         Thread r = receiver;
@@ -102,8 +102,8 @@ final class BlockingInbox {
             return null;
         }
         int left = count.decrementAndGet();
-        if (consumerPaused.get() && left <= socket.receiveLimit() / 2 && consumerPaused.compareAndSet(true, false)) {
-            socket.inLoop(() -> socket.resumeReading(ReadPause.CONSUMER));
+        if (consumerPaused.get() && left <= socket.receiving.limit() / 2 && consumerPaused.compareAndSet(true, false)) {
+            socket.inLoop(() -> socket.receiving.resume(ReadPause.CONSUMER));
         }
         return m;
     }

@@ -49,7 +49,7 @@ public final class BlockingSocket implements AutoCloseable {
         this.socket = socket;
         // This thread is the application now: the type's send/receive state (REQ and REP
         // alternation) advances when this facade sends and when its user takes a message.
-        socket.keepStateOnUserThread();
+        socket.sends.keepStateOnUserThread();
         this.outbox = new SpscArrayQueue<>(Math.max(16, socket.options().sendHwm()));
         this.inbox = new BlockingInbox(socket);
         socket.onMessage(inbox::offer);
@@ -149,14 +149,14 @@ public final class BlockingSocket implements AutoCloseable {
         if (socket.isClosing()) {
             throw new SocketClosedException("socket is closed");
         }
-        socket.startSend(); // the type's state (REQ, REP): throws SocketStateException
+        socket.sends.start(); // the type's state (REQ, REP): throws SocketStateException
         boolean sent = false;
         try {
             sent = handOver(msg, timeout);
             return sent;
         } finally {
             if (!sent) {
-                socket.abandonSend();
+                socket.sends.abandon();
             }
         }
     }
@@ -419,7 +419,7 @@ public final class BlockingSocket implements AutoCloseable {
         if (socket.isClosing()) {
             throw new SocketClosedException("socket is closed");
         }
-        socket.startSend(); // the type's state (REQ, REP): throws SocketStateException
+        socket.sends.start(); // the type's state (REQ, REP): throws SocketStateException
         // With mandatory routing the socket owns the message from the first step; otherwise a
         // message that timed out or met the close was never queued and is still ours to release.
         boolean ours = !socket.options().routerMandatory();
@@ -431,7 +431,7 @@ public final class BlockingSocket implements AutoCloseable {
             return sent;
         } finally {
             if (!sent) {
-                socket.abandonSend();
+                socket.sends.abandon();
                 if (ours && m != null) {
                     m.release();
                 }

@@ -69,7 +69,7 @@ final class ChannelPipe extends Pipe {
             socket.counters.writing(msg);
             writeToChannel(msg);
             if (writable()) {
-                socket.markDirty(this);
+                socket.flushes.markDirty(this);
             } else {
                 // A batch has reached Netty's high water mark: push it out now rather than
                 // piling the rest of this batch into the backlog.
@@ -105,7 +105,7 @@ final class ChannelPipe extends Pipe {
             socket.counters.writing(m);
             writeToChannel(m);
         }
-        socket.markDirty(this);
+        socket.flushes.markDirty(this);
         if (lingering && backlog.isEmpty()) {
             // closeAfterFlush waited for the backlog: now everything is in the channel.
             lingering = false;

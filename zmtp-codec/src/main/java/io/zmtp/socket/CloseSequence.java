@@ -50,7 +50,7 @@ final class CloseSequence {
             }
         }
         socket.endpoints.closeChannelsExcept(lingering);
-        socket.flushDirty();
+        socket.flushes.flush();
         if (!linger.isZero()) {
             lingerTimer = socket.loop.schedule(this::closeNow, linger.toMillis(), TimeUnit.MILLISECONDS);
         }

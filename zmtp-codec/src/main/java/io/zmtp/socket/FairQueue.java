@@ -9,7 +9,7 @@ import java.util.ArrayList;
  * reached, or it asks to pause), reading pauses on every peer and resumes together once every
  * {@link ReadPause reason to pause} has cleared; peers that attach meanwhile start paused.
  * Owned by its socket, which offers it to the types through {@link ZmtpSocket#receiveFrom},
- * {@link ZmtpSocket#pauseReading} and {@link ZmtpSocket#receiveLimit}.
+ * {@link ReceivePath#pause} and {@link ReceivePath#limit}.
  */
 final class FairQueue {
     private final ArrayList<Pipe> pipes = new ArrayList<>();

@@ -143,7 +143,7 @@ final class InprocPipe extends Pipe {
             return;
         }
         unflushed++;
-        socket.markDirty(this);
+        socket.flushes.markDirty(this);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.zmtp.socket;
 
 /**
- * Why a socket stops reading from its peers ({@link ZmtpSocket#pauseReading}). Each reason is
+ * Why a socket stops reading from its peers ({@link ReceivePath#pause}). Each reason is
  * set and cleared by its owner alone; reading resumes once no reason is left, so no owner undoes
  * another's pause.
  */

@@ -108,8 +108,8 @@ public final class RepSocket extends ZmtpSocket {
     void received(Pipe pipe, ZmtpMessage msg) {
         if (answering || !waiting.isEmpty()) {
             waiting.add(new WaitingRequest(pipe, msg));
-            if (waiting.size() >= receiveLimit()) {
-                pauseReading(ReadPause.TYPE_QUEUE);
+            if (waiting.size() >= receiving.limit()) {
+                receiving.pause(ReadPause.TYPE_QUEUE);
             }
             return;
         }
@@ -149,7 +149,7 @@ public final class RepSocket extends ZmtpSocket {
             accept(w.pipe(), w.msg());
         }
         if (waiting.isEmpty()) {
-            resumeReading(ReadPause.TYPE_QUEUE);
+            receiving.resume(ReadPause.TYPE_QUEUE);
         }
     }
 

@@ -117,7 +117,7 @@ public final class RouterSocket extends ZmtpSocket {
 
     @Override
     void received(Pipe pipe, ZmtpMessage msg) {
-        deliverWithRoutingId(pipe, msg);
+        receiving.deliverWithRoutingId(pipe, msg);
     }
 
     /** Whether a peer with this routing id is connected. Call on the event loop. */

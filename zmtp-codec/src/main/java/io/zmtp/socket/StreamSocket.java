@@ -118,7 +118,7 @@ public final class StreamSocket extends ZmtpSocket {
 
     @Override
     void received(Pipe pipe, ZmtpMessage msg) {
-        deliverWithRoutingId(pipe, msg);
+        receiving.deliverWithRoutingId(pipe, msg);
     }
 
     /** Whether a connection with this routing id is open. Call on the event loop. */

@@ -12,16 +12,18 @@ import java.util.ArrayDeque;
  * CONFLATE only the newest waits.
  *
  * <p>While nothing waits and a handler is set, the socket hands messages to it directly
- * ({@link ZmtpSocket#deliver}) and this queue is not touched. On the socket's event loop.
+ * ({@link ReceivePath#deliver}) and this queue is not touched. On the socket's event loop.
  */
 final class UndeliveredQueue {
     private final ZmtpSocket socket;
+    private final ReceivePath receiving;
     private final ArrayDeque<ZmtpMessage> queue = new ArrayDeque<>();
     /** The application's handler, or null while it has none. */
     private MessageHandler handler;
 
-    UndeliveredQueue(ZmtpSocket socket) {
+    UndeliveredQueue(ZmtpSocket socket, ReceivePath receiving) {
         this.socket = socket;
+        this.receiving = receiving;
     }
 
     /** A message arrived while no handler takes messages directly: it waits behind the others. */
@@ -37,8 +39,8 @@ final class UndeliveredQueue {
         }
         queue.add(msg);
         socket.counters.undelivered(queue.size());
-        if (queue.size() >= socket.receiveLimit()) {
-            socket.pauseReading(ReadPause.UNDELIVERED);
+        if (queue.size() >= receiving.limit()) {
+            receiving.pause(ReadPause.UNDELIVERED);
         }
     }
 
@@ -49,15 +51,15 @@ final class UndeliveredQueue {
      */
     void handTo(MessageHandler h) {
         handler = h;
-        socket.handDirectlyTo(null);
+        receiving.handDirectlyTo(null);
         ZmtpMessage m;
         while (handler != null && (m = queue.poll()) != null) {
-            socket.handOver(handler, m);
+            receiving.handOver(handler, m);
         }
         socket.counters.undelivered(queue.size());
         if (queue.isEmpty()) {
-            socket.resumeReading(ReadPause.UNDELIVERED);
-            socket.handDirectlyTo(handler);
+            receiving.resume(ReadPause.UNDELIVERED);
+            receiving.handDirectlyTo(handler);
         }
     }
 

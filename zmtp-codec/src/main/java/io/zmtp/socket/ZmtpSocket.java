@@ -4,7 +4,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoop;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -18,7 +17,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -60,23 +58,11 @@ public abstract class ZmtpSocket implements AutoCloseable {
     final BlockedSends blocked = new BlockedSends(this);
     final SocketMonitor monitor = new SocketMonitor(this);
     final CloseSequence closing;
+    final SendPath sends = new SendPath(this);
+    final ReceivePath receiving = new ReceivePath(this);
+    final FlushBatch flushes = new FlushBatch(this);
 
     private final List<Pipe> pipes = new ArrayList<>();
-    private final ArrayDeque<Pipe> dirty = new ArrayDeque<>();
-    private boolean flushScheduled;
-    private final Runnable flushTask = this::flushDirty;
-
-    /** The application's handler while no message waits for it, else null ({@link UndeliveredQueue}). */
-    private MessageHandler handler;
-    private final UndeliveredQueue undelivered = new UndeliveredQueue(this);
-    private final FairQueue fairQueue = new FairQueue();
-    /**
-     * Set by a {@link BlockingSocket} that wraps this socket: its thread is then the application,
-     * and it calls the send/receive state hooks itself; the reactor entry points leave them alone.
-     */
-    private volatile boolean stateKeptByBlockingSocket;
-    /** {@link #whenSendAllowed} futures waiting for the type's state to allow a send (on the loop). */
-    private final ArrayList<Promise<Void>> sendAllowedWaiters = new ArrayList<>(1);
     /** Traffic, drops, failures and queue depths (written on the loop, read anywhere). */
     final SocketCounters counters = new SocketCounters();
 
@@ -244,97 +230,32 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * before a handler was set are delivered to it first.
      */
     public final ZmtpSocket onMessage(MessageHandler h) {
-        inLoop(() -> undelivered.handTo(h));
+        inLoop(() -> receiving.handTo(h));
         return this;
     }
 
     /** Stops reading from every peer until {@link #resumeReceiving()} (application back-pressure). */
     public final void pauseReceiving() {
-        inLoop(() -> fairQueue.pause(ReadPause.APPLICATION));
+        inLoop(() -> receiving.pause(ReadPause.APPLICATION));
     }
 
     public final void resumeReceiving() {
-        inLoop(() -> fairQueue.resume(ReadPause.APPLICATION));
+        inLoop(() -> receiving.resume(ReadPause.APPLICATION));
     }
 
-    /**
-     * Stops reading from every peer for {@code reason} until {@link #resumeReading} clears it;
-     * each reason is independent (the application's pause, a blocking consumer behind, a type's
-     * own queue). On the event loop.
-     */
-    final void pauseReading(ReadPause reason) {
-        fairQueue.pause(reason);
-    }
-
-    /** Clears {@code reason}; reading resumes once no reason is left. On the event loop. */
-    final void resumeReading(ReadPause reason) {
-        fairQueue.resume(reason);
-    }
-
-    /**
-     * How many received messages the socket as a whole may hold for its application before it
-     * pauses reading: the receive high-water mark per peer read from. Any thread.
-     */
-    final long receiveLimit() {
-        return (long) options.receiveHwm() * Math.max(1, fairQueue.size());
-    }
-
-    /** A type reads from {@code pipe}, fair-queued with its other peers (from {@link #pipeAttached}). */
+    /** A type reads from {@code pipe}, fair-queued with its other peers (the rest: {@link ReceivePath}). */
     final void receiveFrom(Pipe pipe) {
-        fairQueue.attach(pipe);
+        receiving.receiveFrom(pipe);
     }
 
-    /** The reverse of {@link #receiveFrom} (from {@link #pipeDetached}). */
+    /** The reverse of {@link #receiveFrom}. */
     final void stopReceivingFrom(Pipe pipe) {
-        fairQueue.detach(pipe);
-    }
-
-    /**
-     * Hands a message to the application with its peer's routing id in front, as ROUTER and STREAM
-     * deliver every message; a peer without a routing id (not yet identified) is dropped.
-     */
-    final void deliverWithRoutingId(Pipe pipe, ZmtpMessage msg) {
-        RoutingIdFrame id = pipe.routingIdInFront();
-        if (id == null) {
-            msg.release();
-            return;
-        }
-        msg.addFirst(id); // by reference: a buffer only if the application reads it
-        deliver(msg);
+        receiving.stopReceivingFrom(pipe);
     }
 
     /** Hands a message to the application (on the loop). */
     final void deliver(ZmtpMessage msg) {
-        MessageHandler h = handler;
-        if (h != null) {
-            handOver(h, msg);
-            return;
-        }
-        undelivered.add(msg);
-    }
-
-    /** Set by the {@link UndeliveredQueue}: the handler messages go to directly, or null while some wait. */
-    final void handDirectlyTo(MessageHandler h) {
-        handler = h;
-    }
-
-    /**
-     * The handler takes {@code msg}. The type's state hears of it first (a REP's handler may
-     * answer at once); those waiting in {@link #whenSendAllowed} hear after the handler ran.
-     */
-    final void handOver(MessageHandler handler, ZmtpMessage msg) {
-        boolean application = !stateKeptByBlockingSocket;
-        if (application) {
-            messageTaken();
-        }
-        try {
-            handler.onMessage(msg);
-        } catch (Throwable t) {
-            log.warn("{} message handler failed", this, t);
-        }
-        if (application) {
-            sendStateChanged();
-        }
+        receiving.deliver(msg);
     }
 
     // ------------------------------------------------------------------ sending
@@ -351,9 +272,9 @@ public abstract class ZmtpSocket implements AutoCloseable {
     public final Future<Void> send(ZmtpMessage msg) {
         Promise<Void> p = loop.newPromise();
         if (loop.inEventLoop()) {
-            doSend(msg, p);
+            sends.send(msg, p);
         } else {
-            loop.execute(() -> doSend(msg, p));
+            loop.execute(() -> sends.send(msg, p));
         }
         return p;
     }
@@ -372,83 +293,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
         if (!loop.inEventLoop()) {
             throw new IllegalStateException("trySend must be called on the socket's event loop");
         }
-        if (state != State.OPEN) {
-            throw new SocketClosedException("socket is closed");
-        }
-        if (msg.isEmpty()) {
-            throw new IllegalArgumentException("a message has at least one frame");
-        }
-        if (conflating) {
-            if (blocked.isEmpty() && route(msg) != SendResult.WOULD_BLOCK) {
-                return true;
-            }
-            blocked.add(msg, loop.newPromise());   // replaces what waited
-            return true;
-        }
-        if (!blocked.isEmpty()) {
-            return false;
-        }
-        boolean application = !stateKeptByBlockingSocket;
-        if (application) {
-            startSend();
-        }
-        boolean taken;
-        try {
-            taken = route(msg) != SendResult.WOULD_BLOCK;
-        } catch (RuntimeException e) {
-            if (application) {
-                abandonSend();
-            }
-            throw e;
-        }
-        if (!taken && application) {
-            abandonSend();
-        }
-        return taken;
-    }
-
-    private void doSend(ZmtpMessage msg, Promise<Void> p) {
-        if (msg.isEmpty()) {
-            msg.release();
-            p.tryFailure(new IllegalArgumentException("a message has at least one frame"));
-            return;
-        }
-        if (state != State.OPEN) {
-            msg.release();
-            p.tryFailure(new SocketClosedException("socket is closed"));
-            return;
-        }
-        if (!stateKeptByBlockingSocket) {
-            try {
-                startSend();
-            } catch (SocketStateException e) {
-                msg.release();
-                p.tryFailure(e);
-                return;
-            }
-        }
-        if (!blocked.isEmpty()) {
-            blocked.add(msg, p);
-            return;
-        }
-        try {
-            if (route(msg) == SendResult.WOULD_BLOCK) {
-                blocked.add(msg, p);
-            } else {
-                p.trySuccess(null);
-            }
-        } catch (RuntimeException e) {
-            sendFailed(msg, p, e);
-        }
-    }
-
-    /** A send accepted by {@link #startSend} did not reach a peer: the type's state is rolled back. */
-    final void sendFailed(ZmtpMessage msg, Promise<Void> p, Throwable cause) {
-        ReferenceCountUtil.safeRelease(msg);
-        if (!stateKeptByBlockingSocket) {
-            abandonSend();
-        }
-        p.tryFailure(cause);
+        return sends.trySend(msg);
     }
 
     /**
@@ -493,10 +338,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     /*
      * A type whose sends depend on what it received (REQ, REP: libzmq's EFSM) keeps that state in
-     * the four hooks below. They are called by the socket's application side, one thread at a
-     * time: on the event loop by the reactor API (send, trySend, delivery to the handler), or on
-     * its user's thread by a BlockingSocket that wraps the socket (its send, its receive). Routing
-     * state (which peer the reply must come from) stays in route and received, on the loop.
+     * the four hooks below, which the SendPath calls (see there: from which thread).
      */
 
     /**
@@ -522,28 +364,6 @@ public abstract class ZmtpSocket implements AutoCloseable {
     void messageTaken() {
     }
 
-    /** Checks the type's state and accepts the send, or throws {@link SocketStateException}. */
-    final void startSend() {
-        String refusal = sendRefusal();
-        if (refusal != null) {
-            throw new SocketStateException(refusal);
-        }
-        sendAccepted();
-    }
-
-    /** Rolls an accepted send back and wakes those waiting for the state to allow a send. */
-    final void abandonSend() {
-        sendAbandoned();
-        if (!stateKeptByBlockingSocket) {
-            sendStateChanged();
-        }
-    }
-
-    /** A blocking socket keeps the send/receive state on its thread from now on. */
-    final void keepStateOnUserThread() {
-        stateKeptByBlockingSocket = true;
-    }
-
     /**
      * Completes (on the event loop) once the type's state lets the application send: at once for
      * most types; for a REQ once the reply to its last request came (or that request failed to
@@ -553,26 +373,8 @@ public abstract class ZmtpSocket implements AutoCloseable {
      */
     public final Future<Void> whenSendAllowed() {
         Promise<Void> p = loop.newPromise();
-        inLoop(() -> {
-            if (isClosing()) {
-                p.tryFailure(new SocketClosedException("socket is closed"));
-            } else if (sendRefusal() == null) {
-                p.trySuccess(null);
-            } else {
-                sendAllowedWaiters.add(p);
-            }
-        });
+        inLoop(() -> sends.whenAllowed(p));
         return p;
-    }
-
-    private void sendStateChanged() {
-        if (!sendAllowedWaiters.isEmpty() && state == State.OPEN && sendRefusal() == null) {
-            Promise<?>[] ready = sendAllowedWaiters.toArray(new Promise<?>[0]);
-            sendAllowedWaiters.clear();
-            for (Promise<?> p : ready) {
-                p.trySuccess(null);
-            }
-        }
     }
 
     // ------------------------------------------------------------------ type hooks: subscriptions
@@ -643,10 +445,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
             pipe.attached = false;
             pipeDetached(pipe);
         }
-        if (pipe.dirty) {
-            dirty.remove(pipe);
-            pipe.dirty = false;
-        }
+        flushes.forget(pipe);
         if (was) {
             closing.maybeFinish();
         }
@@ -660,27 +459,6 @@ public abstract class ZmtpSocket implements AutoCloseable {
     /** A pipe that was full has room again. */
     final void pipeHasRoom(Pipe pipe) {
         blocked.roomAvailable();
-    }
-
-    /** Remembers to flush {@code pipe} at the end of this batch of work. */
-    final void markDirty(Pipe pipe) {
-        if (!pipe.dirty) {
-            pipe.dirty = true;
-            dirty.add(pipe);
-            if (!flushScheduled) {
-                flushScheduled = true;
-                loop.execute(flushTask);
-            }
-        }
-    }
-
-    final void flushDirty() {
-        flushScheduled = false;
-        Pipe p;
-        while ((p = dirty.poll()) != null) {
-            p.dirty = false;
-            p.flush();
-        }
     }
 
     final boolean isClosing() {
@@ -808,11 +586,8 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * {@link CloseSequence} fails the waiting sends and lingers the peers around this).
      */
     final void dropQueued() {
-        for (Promise<Void> w : sendAllowedWaiters) {
-            w.tryFailure(new SocketClosedException("socket closed"));
-        }
-        sendAllowedWaiters.clear();
-        undelivered.releaseAll();
+        sends.failWaiters();
+        receiving.releaseAll();
         beforeClose();
     }
 
