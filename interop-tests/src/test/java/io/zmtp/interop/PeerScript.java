@@ -169,6 +169,18 @@ public final class PeerScript implements AutoCloseable {
         }
     }
 
+    /** When (System.nanoTime) the {@code index}th line (from 0) starting with {@code prefix} arrived; it must have. */
+    public long arrivalOf(String prefix, int index) {
+        int seen = 0;
+        int n = lines.size();
+        for (int i = 0; i < n; i++) {
+            if (lines.get(i).startsWith(prefix) && seen++ == index) {
+                return arrivals.get(i);
+            }
+        }
+        throw new AssertionError(name + " printed no " + (index + 1) + " lines '" + prefix + "': " + lines);
+    }
+
     /**
      * How many lines starting with {@code prefix} arrived from {@code from} (inclusive) to
      * {@code to} (exclusive), both System.nanoTime.
