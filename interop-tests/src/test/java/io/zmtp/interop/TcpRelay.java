@@ -24,6 +24,8 @@ final class TcpRelay implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private final Object gate = new Object();
     private boolean held;
+    /** Connections closed at once because the target refused them (it is down). */
+    private final java.util.concurrent.atomic.AtomicInteger closedTargetDown = new java.util.concurrent.atomic.AtomicInteger();
 
     TcpRelay(int targetPort) throws IOException {
         this.targetPort = targetPort;
@@ -53,6 +55,11 @@ final class TcpRelay implements AutoCloseable {
         }
     }
 
+    /** How many connections were accepted and closed because the target was down. */
+    int closedTargetDown() {
+        return closedTargetDown.get();
+    }
+
     /** Everything relayed so far, both directions interleaved as it arrived. */
     byte[] captured() {
         synchronized (captured) {
@@ -74,6 +81,7 @@ final class TcpRelay implements AutoCloseable {
                     out = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                 } catch (IOException targetDown) {
                     closeQuietly(in); // as the target would: the peer reconnects later
+                    closedTargetDown.incrementAndGet();
                     continue;
                 }
                 in.setTcpNoDelay(true);
