@@ -96,8 +96,7 @@ public final class BstarCliCommand implements Callable<Integer> {
             client = new BinaryStarClient(ctx, settings, printer(out));
             line(out, "I: connecting to server at " + settings.endpoints().get(0) + "...");
             Futures.await(client.start(), Duration.ofSeconds(30));
-            hook = new Thread(client::close, "zmtp-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
+            hook = CommandSupport.onShutdown(client::close);
             long i = 1;
             for (; count == 0 || i <= count; i++) {
                 String request = Long.toString(i);
@@ -131,13 +130,7 @@ public final class BstarCliCommand implements Callable<Integer> {
             err.println("bstarcli: " + CommandSupport.reason(e));
             return CommonOptions.FAILED;
         } finally {
-            if (hook != null) {
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException shuttingDown) {
-                    // the hook is running
-                }
-            }
+            CommandSupport.removeShutdownHook(hook);
             if (client != null) {
                 client.close();
             }

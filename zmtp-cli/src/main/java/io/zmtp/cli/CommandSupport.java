@@ -47,8 +47,7 @@ final class CommandSupport {
      * {@code close} runs.
      */
     static void runUntilStopped(CompletionStage<Void> terminated, Runnable close) {
-        Thread hook = new Thread(close, "zmtp-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
+        Thread hook = onShutdown(close);
         try {
             terminated.toCompletableFuture().get();
         } catch (InterruptedException e) {
@@ -56,11 +55,26 @@ final class CommandSupport {
         } catch (ExecutionException e) {
             // closed with an error: nothing more to wait for
         } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook is running or has run
-            }
+            removeShutdownHook(hook);
+        }
+    }
+
+    /** Runs {@code close} when the JVM shuts down (Ctrl-C, SIGTERM); {@link #removeShutdownHook} undoes it. */
+    static Thread onShutdown(Runnable close) {
+        Thread hook = new Thread(close, "zmtp-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        return hook;
+    }
+
+    /** Removes a hook of {@link #onShutdown} (none: null), unless the JVM is already running it. */
+    static void removeShutdownHook(Thread hook) {
+        if (hook == null) {
+            return;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is running or has run
         }
     }
 

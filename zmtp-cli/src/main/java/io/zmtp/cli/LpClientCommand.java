@@ -79,8 +79,7 @@ public final class LpClientCommand implements Callable<Integer> {
         try {
             client = new LazyPirateClient(ctx, settings, CommandSupport.printer(out, output.quiet()));
             Futures.await(client.start(), Duration.ofSeconds(30));
-            hook = new Thread(client::close, "zmtp-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
+            hook = CommandSupport.onShutdown(client::close);
             for (long i = 1; count == 0 || i <= count; i++) {
                 String request = Long.toString(i);
                 ZmtpMessage reply = client.request(ZmtpMessage.ofStrings(request));
@@ -105,13 +104,7 @@ public final class LpClientCommand implements Callable<Integer> {
             err.println("lpclient: " + CommandSupport.reason(e));
             return CommonOptions.FAILED;
         } finally {
-            if (hook != null) {
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException shuttingDown) {
-                    // the hook is running
-                }
-            }
+            CommandSupport.removeShutdownHook(hook);
             if (client != null) {
                 client.close();
             }

@@ -37,24 +37,8 @@ public final class MdclientCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    // initial values, not defaultValue: picocli applies a defaultValue after the hidden alias
-    static final String DEFAULT_BROKER = "tcp://localhost:5555";
-
-    @Option(names = {"-e", "--endpoint"}, split = ",", paramLabel = "ENDPOINT",
-            description = {"The broker (default: " + DEFAULT_BROKER + "). Repeatable: the brokers of a highly"
-                    + " available pair (mdbroker --bstar), tried in turn when one is lost."})
-    List<String> connect = new ArrayList<>();
-
-    /** The older name of --endpoint. */
-    @Option(names = {"-c", "--connect"}, split = ",", hidden = true, description = "Same as --endpoint.")
-    void connect(List<String> endpoints) {
-        this.connect.addAll(endpoints);
-    }
-
-    /** The brokers given, or the default one. */
-    List<String> brokers() {
-        return connect.isEmpty() ? List.of(DEFAULT_BROKER) : connect;
-    }
+    @Mixin
+    MdpOptions.Brokers brokers;
 
     @Option(names = {"-s", "--service"}, defaultValue = "echo", description = "the service (default: ${DEFAULT-VALUE})")
     String service;
@@ -133,7 +117,7 @@ public final class MdclientCommand implements Callable<Integer> {
 
     private long runSync(ZmtpContext ctx, MajordomoClientSettings settings, Frames frames, PrintWriter out) {
         long count = 0;
-        try (MajordomoClient client = new MajordomoClient(ctx, brokers(), settings)) {
+        try (MajordomoClient client = new MajordomoClient(ctx, brokers.list(), settings)) {
             client.start(); // connects in the background; requests wait behind it on the client's loop
             for (; requests == 0 || count < requests; count++) { // -n 0: until stopped
                 client.request(service, null, frames);
@@ -148,9 +132,9 @@ public final class MdclientCommand implements Callable<Integer> {
 
     private long runAsync(ZmtpContext ctx, MajordomoClientSettings settings, Frames frames, PrintWriter out) {
         long count = 0;
-        Duration wait = tries.timeout().plus(brokers().size() > 1 ? settle : Duration.ZERO)
+        Duration wait = tries.timeout().plus(brokers.list().size() > 1 ? settle : Duration.ZERO)
                 .multipliedBy(tries.retries()).plusSeconds(1);
-        try (MajordomoAsyncClient client = new MajordomoAsyncClient(ctx, brokers(), settings)) {
+        try (MajordomoAsyncClient client = new MajordomoAsyncClient(ctx, brokers.list(), settings)) {
             client.start(); // connects in the background; requests wait behind it on the client's loop
             for (int i = 0; i < requests; i++) {
                 client.send(service, frames);

@@ -17,6 +17,31 @@ final class MdpOptions {
     }
 
     /** Converts "0.1" / "0.2" to an {@link MdpVersion}. */
+    /**
+     * {@code -e/--endpoint}, repeatable, and its older name {@code -c/--connect}: the broker, or
+     * the two brokers of a highly available pair (mdclient, mdworker).
+     */
+    static final class Brokers {
+        // initial values, not defaultValue: picocli applies a defaultValue after the hidden alias
+        static final String DEFAULT_BROKER = "tcp://localhost:5555";
+
+        @CommandLine.Option(names = {"-e", "--endpoint"}, split = ",", paramLabel = "ENDPOINT",
+                description = {"The broker (default: " + DEFAULT_BROKER + "). Repeatable: the brokers of a highly"
+                        + " available pair (mdbroker --bstar), tried in turn when one is lost."})
+        java.util.List<String> connect = new java.util.ArrayList<>();
+
+        /** The older name of --endpoint. */
+        @CommandLine.Option(names = {"-c", "--connect"}, split = ",", hidden = true, description = "Same as --endpoint.")
+        void connect(java.util.List<String> endpoints) {
+            this.connect.addAll(endpoints);
+        }
+
+        /** The brokers given, or the default one. */
+        java.util.List<String> list() {
+            return connect.isEmpty() ? java.util.List.of(DEFAULT_BROKER) : connect;
+        }
+    }
+
     static final class VersionConverter implements CommandLine.ITypeConverter<MdpVersion> {
         @Override
         public MdpVersion convert(String value) {
@@ -105,15 +130,14 @@ final class MdpOptions {
     static void runUntilStopped(Runnable stop) {
         CountDownLatch stopping = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
+        Thread hook = CommandSupport.onShutdown(() -> {
             stopping.countDown();
             try {
                 stopped.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }, "zmtp-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
+        });
         try {
             stopping.await();
         } catch (InterruptedException e) {
@@ -123,11 +147,7 @@ final class MdpOptions {
                 stop.run();
             } finally {
                 stopped.countDown();
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException e) {
-                    // the JVM is shutting down: the hook is running
-                }
+                CommandSupport.removeShutdownHook(hook);
             }
         }
     }

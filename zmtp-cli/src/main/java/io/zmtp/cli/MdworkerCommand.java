@@ -35,24 +35,8 @@ public final class MdworkerCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    // initial values, not defaultValue: picocli applies a defaultValue after the hidden alias
-    static final String DEFAULT_BROKER = "tcp://localhost:5555";
-
-    @Option(names = {"-e", "--endpoint"}, split = ",", paramLabel = "ENDPOINT",
-            description = {"The broker (default: " + DEFAULT_BROKER + "). Repeatable: the brokers of a highly"
-                    + " available pair (mdbroker --bstar), tried in turn when one is lost."})
-    List<String> connect = new ArrayList<>();
-
-    /** The older name of --endpoint. */
-    @Option(names = {"-c", "--connect"}, split = ",", hidden = true, description = "Same as --endpoint.")
-    void connect(List<String> endpoints) {
-        this.connect.addAll(endpoints);
-    }
-
-    /** The brokers given, or the default one. */
-    List<String> brokers() {
-        return connect.isEmpty() ? List.of(DEFAULT_BROKER) : connect;
-    }
+    @Mixin
+    MdpOptions.Brokers brokers;
 
     @Option(names = {"-s", "--service"}, defaultValue = "echo", description = "the service (default: ${DEFAULT-VALUE})")
     String service;
@@ -133,7 +117,7 @@ public final class MdworkerCommand implements Callable<Integer> {
         List<MajordomoWorker> running = new ArrayList<>();
         try {
             for (int i = 0; i < workers; i++) {
-                MajordomoWorker w = new MajordomoWorker(ctx, brokers(), service, echo, settings.build());
+                MajordomoWorker w = new MajordomoWorker(ctx, brokers.list(), service, echo, settings.build());
                 w.start();
                 running.add(w);
             }
@@ -143,7 +127,7 @@ public final class MdworkerCommand implements Callable<Integer> {
             return CommonOptions.USAGE;
         }
         if (!quiet) {
-            MdpOptions.line(out, "I: " + workers + " " + protocol + " worker(s) for '" + service + "' connecting to " + String.join(", ", brokers()));
+            MdpOptions.line(out, "I: " + workers + " " + protocol + " worker(s) for '" + service + "' connecting to " + String.join(", ", brokers.list()));
         }
         MdpOptions.runUntilStopped(() -> {
             for (MajordomoWorker w : running) {
