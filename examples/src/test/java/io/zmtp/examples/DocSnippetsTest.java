@@ -1,11 +1,13 @@
 package io.zmtp.examples;
 
+import io.zmtp.testing.MarkdownFences;
+import io.zmtp.testing.MarkdownFences.Fence;
+
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,40 +39,11 @@ class DocSnippetsTest {
     static final Path SOURCES = ROOT.resolve("examples/src/main/java/io/zmtp/examples/docs");
     static final Pattern MARKER = Pattern.compile("<!-- snippet: (\\w+)#([\\w-]+) -->");
 
-    /** A ```java block of a Markdown file: where, its marker (or null) and its lines. */
-    record Block(Path file, int line, String marker, List<String> lines) {
-        @Override
-        public String toString() {
-            return ROOT.relativize(file) + ":" + line;
-        }
-    }
-
-    /** README.md and every Markdown file under docs/. */
-    static List<Path> docs() {
-        List<Path> l = new ArrayList<>(List.of(ROOT.resolve("README.md")));
-        try (Stream<Path> s = Files.walk(ROOT.resolve("docs"))) {
-            s.filter(p -> p.toString().endsWith(".md")).sorted().forEach(l::add);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return l;
-    }
-
-    static List<Block> javaBlocks(Path file) throws IOException {
-        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        List<Block> blocks = new ArrayList<>();
-        for (int i = 0; i < lines.size(); i++) {
-            if (!lines.get(i).strip().equals("```java")) {
-                continue;
-            }
-            String marker = i > 0 && MARKER.matcher(lines.get(i - 1).strip()).matches() ? lines.get(i - 1).strip() : null;
-            int start = i + 1;
-            int end = start;
-            while (end < lines.size() && !lines.get(end).strip().equals("```")) {
-                end++;
-            }
-            blocks.add(new Block(file, i + 1, marker, List.copyOf(lines.subList(start, end))));
-            i = end;
+    /** The ```java blocks of README.md and docs/. */
+    static List<Fence> javaBlocks() throws IOException {
+        List<Fence> blocks = new ArrayList<>();
+        for (Path doc : MarkdownFences.docs(ROOT)) {
+            MarkdownFences.fences(ROOT, doc, MARKER).stream().filter(f -> f.info().equals("java")).forEach(blocks::add);
         }
         return blocks;
     }
@@ -104,10 +77,7 @@ class DocSnippetsTest {
 
     @TestFactory
     Stream<DynamicTest> everyJavaBlockIsARegionOfACompiledSource() throws IOException {
-        List<Block> all = new ArrayList<>();
-        for (Path doc : docs()) {
-            all.addAll(javaBlocks(doc));
-        }
+        List<Fence> all = javaBlocks();
         assertFalse(all.isEmpty(), "the docs have Java snippets");
         return all.stream().map(b -> DynamicTest.dynamicTest(b.toString(), () -> {
             if (b.marker() == null) {
@@ -146,7 +116,7 @@ class DocSnippetsTest {
     @Test
     void theMarkerNamesAnExistingRegion() throws IOException {
         // a marker whose block was removed would be an orphan: every marker precedes a ```java block
-        for (Path doc : docs()) {
+        for (Path doc : MarkdownFences.docs(ROOT)) {
             List<String> lines = Files.readAllLines(doc, StandardCharsets.UTF_8);
             for (int i = 0; i < lines.size(); i++) {
                 if (MARKER.matcher(lines.get(i).strip()).matches()) {

@@ -1,5 +1,8 @@
 package io.zmtp.interop;
 
+import io.zmtp.testing.MarkdownFences;
+import io.zmtp.testing.MarkdownFences.Fence;
+
 import io.zmtp.testing.FreePorts;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
@@ -9,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,41 +57,12 @@ class DocCommandsTest {
     @TempDir
     static Path work;
 
-    record Fence(Path file, int line, String info, String marker, List<String> lines) {
-        @Override
-        public String toString() {
-            return ROOT.relativize(file) + ":" + line;
-        }
-    }
-
     static List<Path> docs() {
-        List<Path> l = new ArrayList<>(List.of(ROOT.resolve("README.md")));
-        try (Stream<Path> s = Files.walk(ROOT.resolve("docs"))) {
-            s.filter(p -> p.toString().endsWith(".md")).sorted().forEach(l::add);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return l;
+        return MarkdownFences.docs(ROOT);
     }
 
     static List<Fence> fences(Path file) throws IOException {
-        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        List<Fence> out = new ArrayList<>();
-        for (int i = 0; i < lines.size(); i++) {
-            String l = lines.get(i).strip();
-            if (!l.startsWith("```")) {
-                continue;
-            }
-            String info = l.substring(3).strip();
-            String marker = i > 0 && RUN.matcher(lines.get(i - 1).strip()).matches() ? lines.get(i - 1).strip() : null;
-            int end = i + 1;
-            while (end < lines.size() && !lines.get(end).strip().startsWith("```")) {
-                end++;
-            }
-            out.add(new Fence(file, i + 1, info, marker, List.copyOf(lines.subList(i + 1, end))));
-            i = end;
-        }
-        return out;
+        return MarkdownFences.fences(ROOT, file, RUN);
     }
 
     @Test
