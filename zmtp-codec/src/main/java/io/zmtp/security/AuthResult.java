@@ -1,5 +1,7 @@
 package io.zmtp.security;
 
+import io.zmtp.wire.ZmtpMetadata;
+
 import java.util.Objects;
 
 /**
@@ -12,11 +14,18 @@ import java.util.Objects;
  * @param userId the user id of an allowed client (its messages' User-Id), or null
  * @param statusCode "200" when allowed, else the denial's status code: three ASCII digits, not
  *     starting with 2
- * @param reason why a client was denied (for our log; the client only receives the status code);
- *     "OK" when allowed
+ * @param reason the status text: why a client was denied (for our log; the client only receives
+ *     the status code); "OK" when allowed
+ * @param properties metadata an allowed client's messages carry besides what the client announced
+ *     (a ZAP handler's metadata frame), as libzmq adds them; empty when none
  */
-public record AuthResult(boolean allowed, String userId, String statusCode, String reason) {
+public record AuthResult(boolean allowed, String userId, String statusCode, String reason, ZmtpMetadata properties) {
     private static final AuthResult ALLOW_ANONYMOUS = new AuthResult(true, null, "200", "OK");
+
+    /** A result without properties. */
+    public AuthResult(boolean allowed, String userId, String statusCode, String reason) {
+        this(allowed, userId, statusCode, reason, ZmtpMetadata.EMPTY);
+    }
 
     public AuthResult {
         Objects.requireNonNull(statusCode, "statusCode");
@@ -36,6 +45,11 @@ public record AuthResult(boolean allowed, String userId, String statusCode, Stri
         }
         if (reason == null) {
             reason = "";
+        }
+        if (properties == null) {
+            properties = ZmtpMetadata.EMPTY;
+        } else if (!allowed && !properties.isEmpty()) {
+            throw new IllegalArgumentException("a denied client has no properties");
         }
     }
 
@@ -63,6 +77,15 @@ public record AuthResult(boolean allowed, String userId, String statusCode, Stri
         return new AuthResult(false, null, statusCode, reason);
     }
 
+    /**
+     * Allow with properties that every message from the client will carry (for example a role
+     * looked up with its credentials), readable through {@code ZmtpMessage} metadata as libzmq's
+     * ZAP metadata is. They replace a property of the same name that the client announced.
+     */
+    public static AuthResult allow(String userId, ZmtpMetadata properties) {
+        return new AuthResult(true, userId, "200", "OK", properties);
+    }
+
     /** Same as {@link #allowed()}. */
     public boolean isAllowed() {
         return allowed;
@@ -71,6 +94,7 @@ public record AuthResult(boolean allowed, String userId, String statusCode, Stri
     @Override
     public String toString() {
         return allowed ? "allow" + (userId != null ? " '" + userId + "'" : "")
+                + (properties.isEmpty() ? "" : " " + properties)
                 : "deny " + statusCode + " (" + reason + ")";
     }
 }

@@ -47,6 +47,9 @@ final class CurveServerHandshake implements MechanismHandshake {
     private CryptoBox box;
     private long helloNonce;
     private byte[] cookieNonce;
+    /** While the authenticator is asked: the session key and the client's undecoded metadata. */
+    private byte[] heldSessionKey;
+    private byte[] heldMetadata;
 
     CurveServerHandshake(HandshakeSession session, CurveMechanism mechanism) {
         this.session = session;
@@ -234,45 +237,51 @@ final class CurveServerHandshake implements MechanismHandshake {
         return false;
     }
 
-    private void authenticate(byte[] clientKey, byte[] initiatePlain, byte[] sessionKey, long peerNonce)
-            throws ZmtpProtocolException {
-        AuthRequest request = AuthRequest.curve(session.remoteAddress(), clientKey);
-        AuthResult result;
+    /**
+     * Asks the authenticator about the client; READY goes out once it allows. Meanwhile only
+     * what READY and the cipher need is held: a copy of the session key and the client's
+     * metadata, still undecoded.
+     */
+    private void authenticate(byte[] clientKey, byte[] initiatePlain, byte[] sessionKey, long peerNonce) {
+        AuthRequest request = AuthRequest.curve(session.remoteAddress(), session.zapDomain(), null,
+                session.localRoutingId(), clientKey);
+        heldSessionKey = sessionKey.clone();
+        heldMetadata = Arrays.copyOfRange(initiatePlain, 128, initiatePlain.length);
+        Authentication.ask(session, mechanism.authenticator(), request, result -> allowed(result, peerNonce));
+    }
+
+    private void allowed(AuthResult result, long peerNonce) throws ZmtpProtocolException {
+        byte[] sessionKey = heldSessionKey;
+        byte[] metadata = heldMetadata;
+        heldSessionKey = null;
+        heldMetadata = null;
         try {
-            result = mechanism.authenticator().authenticate(request);
-        } catch (RuntimeException e) {
-            session.fail("CURVE authenticator failed for " + request + ": " + FrameText.escape(e.toString(), 256), "500", false);
-            return;
-        }
-        if (result == null || !result.isAllowed()) {
-            session.fail("CURVE client refused: " + request + ": "
-                    + (result == null ? "authenticator returned null" : FrameText.escape(result.reason(), 256)),
-                    result == null ? "500" : result.statusCode(), true);
-            return;
-        }
-        // Checked before READY goes out: a peer we cannot talk to gets ERROR, not READY.
-        ZmtpMetadata peer = session.decodePeerMetadata(
-                io.netty.buffer.Unpooled.wrappedBuffer(initiatePlain, 128, initiatePlain.length - 128));
-        // READY = short nonce + Box[metadata](S' -> C'); our short nonces start at 1.
-        long n = 1;
-        ZmtpMetadata local = session.localMetadata();
-        byte[] meta = new byte[local.encodedSize()];
-        ByteBuf m = io.netty.buffer.Unpooled.wrappedBuffer(meta);
-        m.writerIndex(0);
-        local.encode(m);
-        byte[] ready = new byte[8 + CryptoBox.MAC_BYTES + meta.length];
-        CurveMechanism.putLong(ready, 0, n);
-        box.seal(sessionKey, nonce(READY_NONCE, n), meta, 0, meta.length, ready, 8);
-        ByteBuf out = session.alloc().buffer(ready.length);
-        try {
-            out.writeBytes(ready);
-            session.sendCommand(ZmtpWire.READY, out);
+            // Checked before READY goes out: a peer we cannot talk to gets ERROR, not READY.
+            ZmtpMetadata peer = session.decodePeerMetadata(io.netty.buffer.Unpooled.wrappedBuffer(metadata));
+            // READY = short nonce + Box[metadata](S' -> C'); our short nonces start at 1.
+            long n = 1;
+            ZmtpMetadata local = session.localMetadata();
+            byte[] meta = new byte[local.encodedSize()];
+            ByteBuf m = io.netty.buffer.Unpooled.wrappedBuffer(meta);
+            m.writerIndex(0);
+            local.encode(m);
+            byte[] ready = new byte[8 + CryptoBox.MAC_BYTES + meta.length];
+            CurveMechanism.putLong(ready, 0, n);
+            box.seal(sessionKey, nonce(READY_NONCE, n), meta, 0, meta.length, ready, 8);
+            ByteBuf out = session.alloc().buffer(ready.length);
+            try {
+                out.writeBytes(ready);
+                session.sendCommand(ZmtpWire.READY, out);
+            } finally {
+                out.release();
+            }
+            CurveFrameCipher cipher = new CurveFrameCipher(session.alloc(), box, sessionKey, false, n + 1, peerNonce);
+            box = null; // the cipher owns it now
+            session.complete(Authentication.withProperties(peer, result), result.userId(), cipher);
         } finally {
-            out.release();
+            Arrays.fill(sessionKey, (byte) 0);
+            Arrays.fill(metadata, (byte) 0);
         }
-        CurveFrameCipher cipher = new CurveFrameCipher(session.alloc(), box, sessionKey, false, n + 1, peerNonce);
-        box = null; // the cipher owns it now
-        session.complete(peer, result.userId(), cipher);
     }
 
     static long getLong(byte[] b, int off) {
@@ -286,6 +295,11 @@ final class CurveServerHandshake implements MechanismHandshake {
     @Override
     public void close() {
         cookieNonce = null;
+        if (heldSessionKey != null) {
+            Arrays.fill(heldSessionKey, (byte) 0);
+            heldSessionKey = null;
+        }
+        heldMetadata = null;
         if (box != null) {
             box.wipe();
             box = null;

@@ -169,9 +169,11 @@ public final class PlainMechanism implements Mechanism {
     }
 
     private final class ServerHandshake implements MechanismHandshake {
+        /** Between HELLO and the authenticator's answer: any command is a protocol error. */
+        private static final String WAITING = "the authenticator's answer";
         private final HandshakeSession session;
         private String expected = HELLO;
-        private String userId;
+        private AuthResult allowed;
 
         ServerHandshake(HandshakeSession session) {
             this.session = session;
@@ -194,7 +196,7 @@ public final class PlainMechanism implements Mechanism {
                 ZmtpMetadata peer = session.decodePeerMetadata(command.data());
                 expected = "";
                 sendMetadata(session, ZmtpWire.READY);
-                session.complete(peer, userId, null);
+                session.complete(Authentication.withProperties(peer, allowed), allowed.userId(), null);
             }
         }
 
@@ -207,29 +209,19 @@ public final class PlainMechanism implements Mechanism {
                 throw new ZmtpProtocolException("PLAIN server: malformed HELLO (" + n
                         + " bytes that are not user-length, user, password-length, password)");
             }
-            String user = data.toString(ri + 1, userLen, StandardCharsets.UTF_8);
+            byte[] user = new byte[userLen];
+            data.getBytes(ri + 1, user);
             byte[] pass = new byte[passLen];
             data.getBytes(ri + 2 + userLen, pass);
-            AuthRequest request = AuthRequest.plain(session.remoteAddress(), user, pass);
+            AuthRequest request = AuthRequest.plain(session.remoteAddress(), session.zapDomain(), null,
+                    session.localRoutingId(), user, pass);
             Arrays.fill(pass, (byte) 0);
-            AuthResult result;
-            try {
-                result = authenticator.authenticate(request);
-            } catch (RuntimeException e) {
-                session.fail("PLAIN authenticator failed for " + request + ": " + FrameText.escape(e.toString(), 256), "500", false);
-                return;
-            } finally {
-                request.wipe();
-            }
-            if (result == null || !result.isAllowed()) {
-                String code = result == null ? "500" : result.statusCode();
-                session.fail("PLAIN client refused: " + request + ": "
-                        + (result == null ? "authenticator returned null" : FrameText.escape(result.reason(), 256)), code, true);
-                return;
-            }
-            userId = result.userId();
-            expected = INITIATE;
-            session.sendCommand(WELCOME, null);
+            expected = WAITING;
+            Authentication.ask(session, authenticator, request, result -> {
+                allowed = result;
+                expected = INITIATE;
+                session.sendCommand(WELCOME, null);
+            });
         }
     }
 }

@@ -35,6 +35,11 @@ final class InprocRegistry {
         }
     }
 
+    /** Whether a socket is bound to {@code name} now. */
+    synchronized boolean isBound(String name) {
+        return bound.containsKey(name);
+    }
+
     synchronized void unbind(String name, ZmtpSocket socket) {
         bound.remove(name, socket);
     }

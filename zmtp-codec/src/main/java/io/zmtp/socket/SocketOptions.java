@@ -1,5 +1,6 @@
 package io.zmtp.socket;
 
+import io.zmtp.wire.AuthenticationWaits;
 import io.zmtp.wire.Mechanism;
 import io.zmtp.transport.TcpKeepAlive;
 import io.zmtp.wire.HeartbeatPolicy;
@@ -200,16 +201,25 @@ public final class SocketOptions {
      * {@link InboundBudget} that all connections made with the result share.
      */
     public ZmtpOptions zmtpOptions(SocketType type) {
-        return zmtpOptions(type, false, new InboundBudget(maxInboundBuffered()));
+        return zmtpOptions(type, false, new InboundBudget(maxInboundBuffered()),
+                new AuthenticationWaits(maxWaitingAuthentications()), mechanism());
+    }
+
+    /** As {@link #zmtpOptions(SocketType, boolean, InboundBudget, AuthenticationWaits, Mechanism)}, with a bound of waiting authentications of their own and this mechanism. */
+    public ZmtpOptions zmtpOptions(SocketType type, boolean accepted, InboundBudget budget) {
+        return zmtpOptions(type, accepted, budget, new AuthenticationWaits(maxWaitingAuthentications()), mechanism());
     }
 
     /**
      * The ZMTP settings of a socket's connections: accepted on a bound endpoint, or connected.
-     * {@code budget} is the socket's one inbound budget, shared by all its connections.
+     * {@code budget} and {@code waits} are the socket's one inbound budget and one bound of
+     * handshakes waiting for an authenticator, shared by all its connections; {@code mechanism}
+     * is the one its connections use (the socket's, or NULL with the ZAP handler).
      */
-    public ZmtpOptions zmtpOptions(SocketType type, boolean accepted, InboundBudget budget) {
-        return connection.toBuilder().socketType(type).inboundBudget(budget)
-                .heartbeat(accepted ? boundHeartbeat() : connectedHeartbeat()).build();
+    public ZmtpOptions zmtpOptions(SocketType type, boolean accepted, InboundBudget budget,
+                                   AuthenticationWaits waits, Mechanism mechanism) {
+        return connection.toBuilder().socketType(type).inboundBudget(budget).authenticationWaits(waits)
+                .mechanism(mechanism).heartbeat(accepted ? boundHeartbeat() : connectedHeartbeat()).build();
     }
 
     public byte[] identity() {
@@ -305,6 +315,21 @@ public final class SocketOptions {
 
     public Duration handshakeTimeout() {
         return connection.handshakeTimeout();
+    }
+
+    /** The ZAP domain (ZMQ_ZAP_DOMAIN); empty when none. */
+    public String zapDomain() {
+        return connection.zapDomain();
+    }
+
+    /** How long a handshake waits for an authenticator's answer (10 s by default). */
+    public Duration authenticationTimeout() {
+        return connection.authenticationTimeout();
+    }
+
+    /** The most handshakes of one socket that wait for an authenticator at once (1024 by default). */
+    public int maxWaitingAuthentications() {
+        return connection.authenticationWaits().max();
     }
 
     public int sendHwm() {

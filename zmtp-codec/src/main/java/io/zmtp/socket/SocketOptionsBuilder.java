@@ -143,6 +143,35 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
         return self();
     }
 
+    /**
+     * The ZAP domain (ZMQ_ZAP_DOMAIN, empty by default): passed to the authenticator with each
+     * request. With the NULL mechanism a non-empty domain turns authentication on through the
+     * context's ZAP handler ({@link ZmtpContext#zapAuthenticator()}), as in libzmq.
+     */
+    public B zapDomain(String domain) {
+        connection.zapDomain(Objects.requireNonNull(domain));
+        return self();
+    }
+
+    /**
+     * How long a handshake waits for an authenticator's answer before the client is refused with
+     * status 300 and closed without ERROR (default 10 s; positive).
+     */
+    public B authenticationTimeout(Duration d) {
+        connection.authenticationTimeout(Objects.requireNonNull(d));
+        return self();
+    }
+
+    /**
+     * The most handshakes of this socket that wait for an authenticator's answer at once (default
+     * {@value io.zmtp.wire.AuthenticationWaits#DEFAULT_MAX}); a client beyond it is refused at once
+     * with status 300, so a slow directory cannot pile connections up.
+     */
+    public B maxWaitingAuthentications(int handshakes) {
+        connection.authenticationWaits(new io.zmtp.wire.AuthenticationWaits(handshakes));
+        return self();
+    }
+
     /** How long a connection's greeting and handshake may take (ZMQ_HANDSHAKE_IVL; positive). */
     public B handshakeTimeout(Duration d) {
         connection.handshakeTimeout(Objects.requireNonNull(d));

@@ -28,6 +28,7 @@ public final class ZmtpContext implements AutoCloseable {
     private final IoTransport transport;
     private final InprocRegistry inproc = new InprocRegistry();
     private final Set<ZmtpSocket> sockets = ConcurrentHashMap.newKeySet();
+    private ZapAuthenticator zap;
 
     private ZmtpContext(EventLoopGroup group, boolean ownsGroup, IoTransport transport) {
         this.group = group;
@@ -111,6 +112,19 @@ public final class ZmtpContext implements AutoCloseable {
             }
         }
         return best != null ? best : group.next();
+    }
+
+    /**
+     * The authenticator that asks this context's ZAP handler: the socket bound at
+     * {@code inproc://zeromq.zap.01}, written the libzmq way (27/ZAP). Give it to a PLAIN or CURVE
+     * server ({@code PlainMechanism.server(context.zapAuthenticator())}); a NULL socket with a ZAP
+     * domain uses it by itself. See {@link ZapAuthenticator} for what happens with no handler.
+     */
+    public synchronized ZapAuthenticator zapAuthenticator() {
+        if (zap == null) {
+            zap = new ZapAuthenticator(this);
+        }
+        return zap;
     }
 
     /** A socket of the given type on the next event loop. */

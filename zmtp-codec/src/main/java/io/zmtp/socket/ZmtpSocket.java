@@ -10,7 +10,11 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.transport.Endpoint;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
+import io.zmtp.security.AuthenticatingNullMechanism;
+import io.zmtp.wire.AuthenticationWaits;
 import io.zmtp.wire.InboundBudget;
+import io.zmtp.wire.Mechanism;
+import io.zmtp.wire.NullMechanism;
 import io.zmtp.wire.ZmtpOptions;
 import io.zmtp.wire.ZmtpSubscription;
 import org.slf4j.Logger;
@@ -73,8 +77,15 @@ public abstract class ZmtpSocket implements AutoCloseable {
         this.conflating = options.conflate() && conflates();
         // one inbound budget for every connection of the socket, made or accepted
         InboundBudget budget = new InboundBudget(options.maxInboundBuffered());
-        this.zmtpOptions = options.zmtpOptions(type, false, budget);
-        this.acceptedZmtpOptions = options.zmtpOptions(type, true, budget);
+        // and one bound of handshakes waiting for an authenticator
+        AuthenticationWaits waits = new AuthenticationWaits(options.maxWaitingAuthentications());
+        Mechanism mechanism = options.mechanism();
+        if (mechanism == NullMechanism.INSTANCE && !options.zapDomain().isEmpty()) {
+            // libzmq: NULL with a ZAP domain asks the context's ZAP handler, when one is bound
+            mechanism = AuthenticatingNullMechanism.of(context.zapAuthenticator());
+        }
+        this.zmtpOptions = options.zmtpOptions(type, false, budget, waits, mechanism);
+        this.acceptedZmtpOptions = options.zmtpOptions(type, true, budget, waits, mechanism);
         this.loop = loop;
         this.closing = new CloseSequence(this);
     }

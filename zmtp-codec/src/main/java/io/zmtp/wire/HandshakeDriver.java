@@ -7,6 +7,12 @@ import io.netty.util.concurrent.EventExecutor;
 
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /**
  * Runs one connection's security handshake after the greeting (event loop only): makes the
@@ -24,6 +30,8 @@ final class HandshakeDriver implements HandshakeSession {
     private final ZmtpVersion version;
     private final boolean peerAsServer;
     private MechanismHandshake handshake;
+    /** The answer the handshake waits for, or null. */
+    private Wait wait;
 
     HandshakeDriver(ZmtpCodec codec, ChannelHandlerContext ctx, FrameWriter writer, ZmtpVersion version,
                     boolean peerAsServer) {
@@ -51,8 +59,16 @@ final class HandshakeDriver implements HandshakeSession {
         }
     }
 
+    /** Ends a wait for an answer: its place is given back and the peer is read again. */
+    void endWait() {
+        if (wait != null) {
+            wait.end(false);
+        }
+    }
+
     /** Releases the mechanism's state (the handshake ended either way). */
     void close() {
+        endWait();
         if (handshake != null) {
             handshake.close();
             handshake = null;
@@ -84,6 +100,103 @@ final class HandshakeDriver implements HandshakeSession {
     @Override
     public SocketAddress remoteAddress() {
         return ctx.channel().remoteAddress();
+    }
+
+    @Override
+    public String zapDomain() {
+        return options.zapDomain();
+    }
+
+    @Override
+    public byte[] localRoutingId() {
+        return options.identity();
+    }
+
+    @Override
+    public <T> boolean await(Supplier<? extends CompletionStage<T>> ask,
+                             BiConsumer<? super T, ? super Throwable> then, Runnable timedOut) {
+        if (wait != null) {
+            throw new IllegalStateException("the handshake already waits for an answer");
+        }
+        AuthenticationWaits waits = options.authenticationWaits();
+        if (!waits.tryEnter()) {
+            return false;
+        }
+        Wait w = new Wait(waits);
+        wait = w;
+        ReadGate.pause(ctx.channel(), ReadGate.AUTHENTICATION);
+        CompletionStage<T> answer;
+        try {
+            answer = ask.get();
+        } catch (RuntimeException | Error e) {
+            w.end(true);
+            throw e;
+        }
+        if (answer == null) {
+            answer = CompletableFuture.failedFuture(new NullPointerException("no answer (a null stage)"));
+        }
+        w.answer = answer;
+        w.timer = ctx.executor().schedule(() -> {
+            if (w.end(false) && codec.handshaking()) {
+                timedOut.run();
+            }
+        }, options.authenticationTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        answer.whenComplete((value, failure) -> {
+            Runnable deliver = () -> {
+                if (w.end(true) && codec.handshaking()) {
+                    then.accept(value, failure);
+                }
+            };
+            if (ctx.executor().inEventLoop()) {
+                deliver.run();
+            } else {
+                try {
+                    ctx.executor().execute(deliver);
+                } catch (RejectedExecutionException e) {
+                    // the loop has shut down: the connection is gone with it, and w.end() ran there
+                }
+            }
+        });
+        return true;
+    }
+
+    /** One wait for an answer; it ends once, on the answer, the timeout or the close. */
+    private final class Wait {
+        private final AuthenticationWaits waits;
+        private CompletionStage<?> answer;
+        private io.netty.util.concurrent.Future<?> timer;
+        private boolean ended;
+
+        Wait(AuthenticationWaits waits) {
+            this.waits = waits;
+        }
+
+        /**
+         * Ends the wait (event loop only); false if it had ended already. A wait that ends
+         * without its answer (timeout, close) cancels it, so whoever would answer can forget it.
+         */
+        boolean end(boolean answered) {
+            if (ended) {
+                return false;
+            }
+            ended = true;
+            if (!answered && answer != null) {
+                try {
+                    answer.toCompletableFuture().cancel(false);
+                } catch (UnsupportedOperationException e) {
+                    // a stage that cannot be cancelled: its answer is ignored when it comes
+                }
+            }
+            waits.leave();
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            if (wait == this) {
+                wait = null;
+            }
+            ReadGate.resume(ctx.channel(), ReadGate.AUTHENTICATION);
+            return true;
+        }
     }
 
     @Override
@@ -133,6 +246,11 @@ final class HandshakeDriver implements HandshakeSession {
             b.put(ZmtpMetadata.PEER_ADDRESS, remote.toString());
         }
         codec.handshakeSucceeded(b.build(), frameCipher);
+    }
+
+    @Override
+    public void fail(ZmtpProtocolException e) {
+        codec.fail(ConnectionFailed.Kind.HANDSHAKE, e.getMessage(), e.errorReason(), e.isFatal());
     }
 
     @Override

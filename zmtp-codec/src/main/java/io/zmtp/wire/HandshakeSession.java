@@ -5,6 +5,9 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.net.SocketAddress;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /** What the codec offers a {@link MechanismHandshake} for one connection. */
 public interface HandshakeSession {
@@ -22,6 +25,34 @@ public interface HandshakeSession {
 
     /** The peer's address (for authenticators and logs). */
     SocketAddress remoteAddress();
+
+    /** The socket's ZAP domain ({@link ZmtpOptions#zapDomain()}), empty when none. */
+    default String zapDomain() {
+        return "";
+    }
+
+    /** Our routing id, as libzmq's ZAP request carries it: the socket's identity, empty when none. */
+    default byte[] localRoutingId() {
+        return new byte[0];
+    }
+
+    /**
+     * Asks for an answer made elsewhere (an authenticator's) and waits for it without blocking
+     * the event loop. The wait first takes one place of the socket's {@link AuthenticationWaits}
+     * (none left: false, and {@code ask} is not called), then calls {@code ask}; reading from the
+     * peer pauses meanwhile, and the place is given back however the wait ends. {@code then} runs
+     * on the connection's event loop with the answer or its failure (a null stage is a failure),
+     * and {@code timedOut} when {@link ZmtpOptions#authenticationTimeout()} passes first; neither
+     * runs once the connection has closed, only the first of them runs, and a wait that ends
+     * without its answer cancels the stage. An exception from {@code ask} ends the wait and
+     * propagates.
+     *
+     * @return false when the socket's bound of waiting handshakes is reached
+     */
+    default <T> boolean await(Supplier<? extends CompletionStage<T>> ask,
+                              BiConsumer<? super T, ? super Throwable> then, Runnable timedOut) {
+        throw new UnsupportedOperationException("this session cannot wait for an answer");
+    }
 
     /** The properties to announce to the peer (Socket-Type, Identity, Resource, X-...). */
     ZmtpMetadata localMetadata();
@@ -64,4 +95,9 @@ public interface HandshakeSession {
      *        the same credentials
      */
     void fail(String reason, String errorReason, boolean authentication);
+
+    /** The handshake failed for {@code e}, as if a command had thrown it (ERROR when it carries a reason). */
+    default void fail(ZmtpProtocolException e) {
+        fail(e.getMessage(), e.errorReason(), false);
+    }
 }

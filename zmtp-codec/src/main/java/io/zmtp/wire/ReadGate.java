@@ -20,6 +20,11 @@ public final class ReadGate {
      * for its next one (see {@link ZmtpOptions#messagesPerTurn()}).
      */
     public static final int TURN = 4;
+    /**
+     * The handshake: it waits for an authenticator's answer, and what the peer sends meanwhile
+     * stays in the kernel's buffers rather than ours.
+     */
+    public static final int AUTHENTICATION = 8;
 
     private static final AttributeKey<ReadGate> KEY = AttributeKey.valueOf(ReadGate.class, "readGate");
 

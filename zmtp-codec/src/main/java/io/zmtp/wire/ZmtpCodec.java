@@ -213,6 +213,9 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     /** Stops the timers and gives back what the connection holds: the closing starts. */
     private void releaseHeld(Throwable cause) {
         handshakeTimer = cancel(handshakeTimer);
+        if (handshake != null) {
+            handshake.endWait();
+        }
         if (heartbeat != null) {
             heartbeat.stop();
         }

@@ -48,6 +48,11 @@ public final class ZmtpOptions {
      * no fairer at the median (benchmarks/RESULTS.md, the broker under a flood).
      */
     public static final int DEFAULT_MESSAGES_PER_TURN = 512;
+    /**
+     * 10 s: how long a handshake waits for an authenticator's answer before the client is refused
+     * with ZAP status 300 (libzmq has no such bound apart from the handshake timeout).
+     */
+    public static final Duration DEFAULT_AUTHENTICATION_TIMEOUT = Duration.ofSeconds(10);
 
     private final SocketType socketType;
     private final byte[] identity;
@@ -65,6 +70,9 @@ public final class ZmtpOptions {
     private final ZmtpVersion version;
     private final ZmtpMetadata localMetadata;
     private final boolean zmtp20Fallback;
+    private final String zapDomain;
+    private final Duration authenticationTimeout;
+    private final AuthenticationWaits authenticationWaits;
 
     private ZmtpOptions(Builder b) {
         this.socketType = Objects.requireNonNull(b.socketType, "socketType");
@@ -82,6 +90,10 @@ public final class ZmtpOptions {
         this.heartbeat = b.heartbeat;
         this.version = b.version;
         this.zmtp20Fallback = b.zmtp20Fallback;
+        this.zapDomain = b.zapDomain;
+        this.authenticationTimeout = b.authenticationTimeout;
+        this.authenticationWaits = b.authenticationWaits != null ? b.authenticationWaits
+                : new AuthenticationWaits(AuthenticationWaits.DEFAULT_MAX);
         ZmtpMetadata.Builder m = ZmtpMetadata.builder().put(ZmtpMetadata.SOCKET_TYPE, socketType.wireName());
         if (socketType.sendsIdentity()) {
             m.put(ZmtpMetadata.IDENTITY, identity);
@@ -114,6 +126,9 @@ public final class ZmtpOptions {
         b.heartbeat = heartbeat;
         b.version = version;
         b.zmtp20Fallback = zmtp20Fallback;
+        b.zapDomain = zapDomain;
+        b.authenticationTimeout = authenticationTimeout;
+        b.authenticationWaits = authenticationWaits;
         return b;
     }
 
@@ -185,6 +200,24 @@ public final class ZmtpOptions {
         return zmtp20Fallback;
     }
 
+    /**
+     * The ZAP domain (libzmq's ZMQ_ZAP_DOMAIN): sent to the authenticator with each request; with
+     * the NULL mechanism, a non-empty domain is what turns authentication on. Empty by default.
+     */
+    public String zapDomain() {
+        return zapDomain;
+    }
+
+    /** How long a handshake waits for an authenticator's answer before refusing with status 300. */
+    public Duration authenticationTimeout() {
+        return authenticationTimeout;
+    }
+
+    /** The bound of handshakes waiting for an authenticator at once, shared as the builder was told. */
+    public AuthenticationWaits authenticationWaits() {
+        return authenticationWaits;
+    }
+
     /** The version we announce (3.1 unless told to behave as a 3.0 peer). */
     public ZmtpVersion version() {
         return version;
@@ -217,6 +250,9 @@ public final class ZmtpOptions {
         private HeartbeatPolicy heartbeat = HeartbeatPolicy.OFF;
         private ZmtpVersion version = ZmtpVersion.V3_1;
         private boolean zmtp20Fallback;
+        private String zapDomain = "";
+        private Duration authenticationTimeout = DEFAULT_AUTHENTICATION_TIMEOUT;
+        private AuthenticationWaits authenticationWaits;
 
         private Builder() {
         }
@@ -367,6 +403,37 @@ public final class ZmtpOptions {
          */
         public Builder zmtp20Fallback(boolean on) {
             this.zmtp20Fallback = on;
+            return this;
+        }
+
+        /** The ZAP domain (ZMQ_ZAP_DOMAIN), at most 255 bytes of UTF-8; empty for none. */
+        public Builder zapDomain(String domain) {
+            if (domain.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
+                throw new IllegalArgumentException("a ZAP domain is at most 255 bytes");
+            }
+            this.zapDomain = domain;
+            return this;
+        }
+
+        /**
+         * How long a handshake waits for an authenticator's answer (default 10 s): on expiry the
+         * client is refused with status 300, closed without ERROR, and retries later.
+         */
+        public Builder authenticationTimeout(Duration d) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("authenticationTimeout must be positive");
+            }
+            this.authenticationTimeout = d;
+            return this;
+        }
+
+        /**
+         * The handshakes waiting for an authenticator at once that these options' connections
+         * share (a socket gives all its connections one); null (the default) makes one of
+         * {@value AuthenticationWaits#DEFAULT_MAX} for the options built.
+         */
+        public Builder authenticationWaits(AuthenticationWaits waits) {
+            this.authenticationWaits = waits;
             return this;
         }
 
