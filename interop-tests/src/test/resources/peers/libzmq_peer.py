@@ -33,6 +33,16 @@ Reads one command per line on stdin and answers each with one line on stdout:
   zap plain USER PASSWORD        allow a PLAIN user (the user id is the user name)
   zap curve PUBLIC               allow a CURVE client key, Z85 (the user id is the key)
   zap log                        answer "ok MECHANISM:STATUS ..." for every request answered so far
+  zap answer KEY CODE            answer CODE (200, 300, 400, 500) to the PLAIN user, CURVE key
+                                 (Z85) or NULL domain KEY; with 200 the user id is KEY and the
+                                 metadata carries Hello=World
+  zap relay                      also serve ZAP requests from a REP socket bound on tcp (for a
+                                 server in another process, through a relay): "ok ENDPOINT"
+  zap requests                   answer "ok TAG:FRAME,FRAME,... ..." for every request so far (TAG
+                                 inproc or relay; frames hex, "-" empty, without the delimiter)
+  recvprops ID TIMEOUT_MS        as recv, answers "ok USER-ID HELLO FRAME..." with the message's
+                                 User-Id and Hello properties (hex, "-" when absent)
+  eventvalues ID                 answer "ok NAME:VALUE ..." for the monitor events seen so far
   close ID [LINGER_MS]
   version                        answer "ok <libzmq version>"
   quit
@@ -47,6 +57,7 @@ import zmq.utils.z85
 ctx = zmq.Context.instance()
 sockets = {}
 monitors = {}
+values = {}
 servers = {}
 SEND_TIMEOUT_MS = 10000
 
@@ -75,38 +86,75 @@ class Zap:
     def __init__(self):
         self.plain = {}
         self.curve = set()
+        self.answers = {}
         self.log = []
+        self.requests = []
         self.stopping = False
         self.sock = ctx.socket(zmq.REP)
         self.sock.linger = 0
         self.sock.bind("inproc://zeromq.zap.01")
+        self.relay = None
+        self.relay_endpoint = threading.Event()
+        self.want_relay = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
-    def decide(self, mechanism, credentials):
+    @staticmethod
+    def metadata(props):
+        out = b""
+        for name, value in props:
+            out += bytes([len(name)]) + name + len(value).to_bytes(4, "big") + value
+        return out
+
+    def decide(self, mechanism, credentials, domain=b""):
+        key = None
+        if mechanism == b"PLAIN" and credentials:
+            key = credentials[0]
+        elif mechanism == b"CURVE" and len(credentials) == 1 and len(credentials[0]) == 32:
+            key = zmq.utils.z85.encode(credentials[0])
+        elif mechanism == b"NULL":
+            key = domain
+        if key in self.answers:
+            code = self.answers[key]
+            if code == b"200":
+                return code, b"OK", key, self.metadata([(b"Hello", b"World")])
+            return code, b"told to answer " + code, b"", b""
         if mechanism == b"NULL":
             return b"200", b"OK", b""
         if mechanism == b"PLAIN" and len(credentials) == 2:
             user, password = credentials
             if user in self.plain and self.plain[user] == password:
-                return b"200", b"OK", user
+                return b"200", b"OK", user, b""
         if mechanism == b"CURVE" and len(credentials) == 1:
             key = zmq.utils.z85.encode(credentials[0])
             if key in self.curve:
-                return b"200", b"OK", key
-        return b"400", b"refused", b""
+                return b"200", b"OK", key, b""
+        return b"400", b"refused", b"", b""
+
+    def answer(self, sock, tag):
+        request = sock.recv_multipart()
+        self.requests.append((tag, request))
+        version, request_id, domain, mechanism = request[0], request[1], request[2], request[5]
+        status, text, user, metadata = self.decide(mechanism, request[6:], domain)
+        self.log.append("%s:%s" % (mechanism.decode(), status.decode()))
+        sock.send_multipart([version, request_id, status, text, user, metadata])
 
     def run(self):
-        # the socket is used by this thread only once started
+        # the sockets are used by this thread only once started
+        poller = zmq.Poller()
+        poller.register(self.sock, zmq.POLLIN)
         while not self.stopping:
-            if self.sock.poll(50) == 0:
-                continue
-            request = self.sock.recv_multipart()
-            version, request_id, mechanism = request[0], request[1], request[5]
-            status, text, user = self.decide(mechanism, request[6:])
-            self.log.append("%s:%s" % (mechanism.decode(), status.decode()))
-            self.sock.send_multipart([version, request_id, status, text, user, b""])
+            if self.want_relay.is_set() and self.relay is None:
+                self.relay = ctx.socket(zmq.REP)
+                self.relay.linger = 0
+                self.relay.bind("tcp://127.0.0.1:*")
+                poller.register(self.relay, zmq.POLLIN)
+                self.relay_endpoint.set()
+            for sock, _ in poller.poll(50):
+                self.answer(sock, "inproc" if sock is self.sock else "relay")
         self.sock.close(0)
+        if self.relay is not None:
+            self.relay.close(0)
 
     def stop(self):
         self.stopping = True
@@ -128,7 +176,9 @@ def watch(sid, mon):
             except zmq.ZMQError:
                 return
             event = int.from_bytes(msg[0][:2], "little")
+            value = int.from_bytes(msg[0][2:6], "little")
             seen.append(EVENT_NAMES.get(event, str(event)))
+            values.setdefault(sid, []).append("%s:%d" % (EVENT_NAMES.get(event, str(event)), value))
             if event == zmq.EVENT_MONITOR_STOPPED:
                 return
     finally:
@@ -187,6 +237,17 @@ def handle(words):
         if words[1] == "curve":
             zap.curve.add(words[2].encode())
             return "ok"
+        if words[1] == "answer":
+            zap.answers[words[2].encode()] = words[3].encode()
+            return "ok"
+        if words[1] == "relay":
+            zap.want_relay.set()
+            if not zap.relay_endpoint.wait(10):
+                return "err the relay socket did not bind"
+            return "ok " + zap.relay.getsockopt(zmq.LAST_ENDPOINT).decode()
+        if words[1] == "requests":
+            return ("ok " + " ".join(tag + ":" + ",".join(binascii.hexlify(f).decode() or "-" for f in r)
+                                     for tag, r in list(zap.requests))).rstrip()
         if words[1] == "log":
             return ("ok " + " ".join(zap.log)).rstrip()
         return "err unknown zap command " + words[1]
@@ -275,6 +336,19 @@ def handle(words):
         mon = s.get_monitor_socket()
         threading.Thread(target=watch, args=(sid, mon), daemon=True).start()
         return "ok"
+    if op == "eventvalues":
+        return ("ok " + " ".join(values.get(sid, []))).rstrip()
+    if op == "recvprops":
+        if s.poll(int(words[2])) == 0:
+            return "err timeout"
+        parts = s.recv_multipart(copy=False)
+
+        def prop(name):
+            try:
+                return binascii.hexlify(parts[-1].get(name).encode()).decode() or "-"
+            except zmq.ZMQError:
+                return "-"
+        return ("ok %s %s %s" % (prop("User-Id"), prop("Hello"), frames_out([p.bytes for p in parts]))).rstrip()
     if op == "events":
         return ("ok " + " ".join(monitors.get(sid, []))).rstrip()
     if op == "close":

@@ -305,8 +305,9 @@ class StreamSocketTest extends ContextTest {
             byte[] idb = inbox.nextNotification().id();
             write(a, "spoke");   // a is heard from: b is now the one heard from longest ago
             assertEquals("spoke", inbox.data(ida, 5));
+            byte[] idc;
             try (Socket c = client(ep)) {
-                byte[] idc = inbox.nextNotification().id();
+                idc = inbox.nextNotification().id();
                 events.await(SocketEvent.Type.EVICTED);
                 int r;
                 try {
@@ -319,6 +320,8 @@ class StreamSocketTest extends ContextTest {
                 write(c, "third");
                 assertEquals("third", inbox.data(idc, 5));
             }
+            // c's leaving is told before a speaks again, so it cannot come between
+            assertArrayEquals(idc, inbox.nextNotification().id(), "the application is told c left");
             write(a, "served");
             assertEquals("served", inbox.data(ida, 6));
         }
