@@ -1,5 +1,7 @@
 package io.zmtp.cli;
 
+import io.zmtp.security.AddressRules;
+import io.zmtp.security.AuthenticatingNullMechanism;
 import io.zmtp.security.Authenticator;
 import io.zmtp.security.CurveAllowList;
 import io.zmtp.security.CurveCertificate;
@@ -36,6 +38,9 @@ import java.util.Map;
  * <li>{@code --curve-server-key K [--curve-secret-key K [--curve-public-key K]]}: a CURVE client
  *     of the server whose public key is K (without a secret key, a key pair made for this run).</li>
  * </ul>
+ * {@code --allow ADDRESS...} and {@code --deny ADDRESS...} (IP addresses and CIDR ranges) judge a
+ * server's clients by address before their credentials, and with NULL are all there is;
+ * {@code --zap-domain} is passed to the authenticator with each request.
  * {@code --curve-cert FILE} reads the key pair from a certificate file (as {@code zmtp keygen
  * --cert} writes it) instead of {@code --curve-secret-key}, keeping the secret key off the
  * command line. Roles do not depend on bind or connect: either end may be the server.
@@ -92,6 +97,20 @@ public final class SecurityOptions {
                     + "of --curve-secret-key.")
     Path curveCert;
 
+    @Option(names = "--zap-domain", paramLabel = "DOMAIN",
+            description = "The ZAP domain (ZMQ_ZAP_DOMAIN) passed to the server's authenticator with each request.")
+    String zapDomain;
+
+    @Option(names = "--allow", paramLabel = "ADDRESS",
+            description = "Server (or NULL): let in clients from this IP address or CIDR range only (repeatable), "
+                    + "before their credentials are checked.")
+    List<String> allow = new ArrayList<>();
+
+    @Option(names = "--deny", paramLabel = "ADDRESS",
+            description = "Server (or NULL): refuse clients from this IP address or CIDR range (repeatable; wins "
+                    + "over --allow).")
+    List<String> deny = new ArrayList<>();
+
     private String description = "NULL";
 
     /**
@@ -101,7 +120,8 @@ public final class SecurityOptions {
      *         malformed key (the message names the flag, never the value)
      */
     public SocketOptions.Builder apply(SocketOptions.Builder options) {
-        return options.mechanism(mechanism());
+        options.mechanism(mechanism());
+        return zapDomain == null ? options : options.zapDomain(zapDomain);
     }
 
     /** The mechanism the flags ask for (see {@link #apply}). */
@@ -115,8 +135,45 @@ public final class SecurityOptions {
         if (plain) {
             return plain();
         }
+        if (curve) {
+            return curve();
+        }
+        if (addressRules() != null) {
+            description = "NULL (" + describeRules() + ")";
+            return AuthenticatingNullMechanism.of(addressRules());
+        }
         description = "NULL";
-        return curve ? curve() : NullMechanism.INSTANCE;
+        return NullMechanism.INSTANCE;
+    }
+
+    /** The --allow and --deny rules, or null when there are none. */
+    private AddressRules addressRules() {
+        if (allow.isEmpty() && deny.isEmpty()) {
+            return null;
+        }
+        try {
+            return (allow.isEmpty() ? AddressRules.deny() : AddressRules.allow(allow.toArray(String[]::new)))
+                    .andDeny(deny.toArray(String[]::new));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--allow/--deny: " + e.getMessage());
+        }
+    }
+
+    /** The server's authenticator: the address rules (if any), then {@code credentials}. */
+    private Authenticator withRules(Authenticator credentials) {
+        AddressRules rules = addressRules();
+        return rules == null ? credentials : rules.then(credentials);
+    }
+
+    private String describeRules() {
+        return (allow.isEmpty() ? "" : allow.size() + " allowed") + (allow.isEmpty() || deny.isEmpty() ? "" : ", ")
+                + (deny.isEmpty() ? "" : deny.size() + " denied") + " address rules";
+    }
+
+    private void clientRole(String role) {
+        if (!allow.isEmpty() || !deny.isEmpty()) {
+            throw new IllegalArgumentException("--allow and --deny apply to servers; " + role + " is a client");
+        }
     }
 
     /**
@@ -147,8 +204,9 @@ public final class SecurityOptions {
                     throw new IllegalArgumentException("--plain-account: user '" + user + "' is given twice");
                 }
             }
-            description = "PLAIN server (" + accounts.size() + (accounts.size() == 1 ? " account)" : " accounts)");
-            return PlainMechanism.server(Authenticator.plainAccounts(accounts));
+            description = "PLAIN server (" + accounts.size() + (accounts.size() == 1 ? " account" : " accounts")
+                    + (addressRules() == null ? "" : ", " + describeRules()) + ")";
+            return PlainMechanism.server(withRules(Authenticator.plainAccounts(accounts)));
         }
         if (!plainAccounts.isEmpty()) {
             throw new IllegalArgumentException("--plain-account applies to --plain-server");
@@ -156,6 +214,7 @@ public final class SecurityOptions {
         if (plainUser == null || plainPassword == null) {
             throw new IllegalArgumentException("a PLAIN client needs both --plain-user and --plain-password");
         }
+        clientRole("a PLAIN client");
         PlainMechanism m = PlainMechanism.client(plainUser, plainPassword);
         description = "PLAIN client (user '" + plainUser + "')";
         return m;
@@ -181,8 +240,9 @@ public final class SecurityOptions {
                         .toArray(String[]::new));
             }
             description = "CURVE server (key " + keys.publicKeyZ85() + ", "
-                    + (curveAllow.isEmpty() ? "any client key)" : curveAllow.size() + " allowed client keys)");
-            return CurveMechanism.server(keys, auth);
+                    + (curveAllow.isEmpty() ? "any client key" : curveAllow.size() + " allowed client keys")
+                    + (addressRules() == null ? "" : ", " + describeRules()) + ")";
+            return CurveMechanism.server(keys, withRules(auth));
         }
         if (!curveAllow.isEmpty()) {
             throw new IllegalArgumentException("--curve-allow applies to --curve-server");
@@ -191,6 +251,7 @@ public final class SecurityOptions {
             throw new IllegalArgumentException("CURVE keys given but no role: add --curve-server (server) or "
                     + "--curve-server-key (client)");
         }
+        clientRole("a CURVE client");
         String serverKey = checkedKey(curveServerKey, "--curve-server-key");
         CurveKeyPair keys = curveSecretKey == null && curveCert == null ? generated() : ourKeys();
         description = "CURVE client (key " + keys.publicKeyZ85() + (curveSecretKey == null && curveCert == null

@@ -142,6 +142,46 @@ class CatSecurityTest {
         assertNoSecrets(server, client);
     }
 
+    // ------------------------------------------------------------------ address rules
+
+    @Test
+    void addressRulesJudgeNullClientsByAddress() {
+        Cat allowed = new Cat("-t", "REP", "-b", "tcp://127.0.0.1:0", "--echo", "-n", "1", "--verbose",
+                "--allow", "127.0.0.0/8", "--zap-domain", "global");
+        String ep = allowed.bound();
+        Cat client = new Cat("-t", "REQ", "-c", ep);
+        client.run.input("from loopback\n").endInput();
+        assertEquals("from loopback", client.run.line(), "an allowed address gets in");
+        assertEquals(0, client.run.exitCode());
+        assertTrue(allowed.allErr().contains("security: NULL (1 allowed address rules)"), allowed.err.toString());
+
+        Cat denied = new Cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0", "--verbose", "--allow", "10.0.0.0/8");
+        String ep2 = denied.bound();
+        Cat refused = new Cat("-t", "REQ", "-c", ep2);
+        assertEquals(3, refused.run.exitCode(), "refused by its only peer");
+        assertEquals(List.of("stopped reconnecting to " + ep2 + ": peer sent ERROR \"400\""), refused.allErr());
+        String why = denied.errLine("HANDSHAKE_FAILED");
+        assertTrue(why.contains("address 127.0.0.1 is not allowed"), why);
+        denied.run.endInput();
+        assertEquals(0, denied.run.exitCode());
+    }
+
+    @Test
+    void aDeniedAddressIsRefusedBeforeItsPasswordIsChecked() {
+        Cat server = new Cat("-t", "ROUTER", "-b", "tcp://127.0.0.1:0", "--verbose", "--plain-server",
+                "--plain-account", "admin:" + PASSWORD, "--deny", "127.0.0.1");
+        String ep = server.bound();
+        Cat client = new Cat("-t", "REQ", "-c", ep, "--plain-user", "admin", "--plain-password", PASSWORD);
+        assertEquals(3, client.run.exitCode());
+        String why = server.errLine("HANDSHAKE_FAILED");
+        assertTrue(why.contains("address 127.0.0.1 is denied"), why);
+        assertTrue(server.allErr().contains("security: PLAIN server (1 account, 1 denied address rules)"),
+                server.err.toString());
+        server.run.endInput();
+        assertEquals(0, server.run.exitCode());
+        assertNoSecrets(server, client);
+    }
+
     // ------------------------------------------------------------------ CURVE
 
     @Test
@@ -248,6 +288,10 @@ class CatSecurityTest {
             arguments("--curve-server-key " + pub + " --curve-public-key " + pub, "needs --curve-secret-key"),
             arguments("--curve-server --curve-secret-key " + sec + " --curve-cert x.cert", "once"),
             arguments("--curve-server --curve-cert /nonexistent/x.cert", "--curve-cert: cannot read"),
+            arguments("--plain-user u --plain-password " + SECRET + " --allow 127.0.0.1", "apply to servers"),
+            arguments("--curve-server-key " + pub + " --deny 10.0.0.0/8", "apply to servers"),
+            arguments("--allow example.org", "--allow/--deny: not an IP address or CIDR range"),
+            arguments("--deny 10.0.0.0/40", "--allow/--deny: prefix length"),
             arguments("--plain-user u --plain-pasword " + SECRET,
                     "Unknown option: '--plain-pasword'; and 1 unexpected argument (not shown)"),
             arguments("--plain-user u --plain-pasword=" + SECRET, "Unknown option: '--plain-pasword=...'"));
