@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the interop tests and the libzmq benchmark peers need, where it is missing:
 # Debian's libzmq5 with python3-zmq (used through /usr/bin/python3), libzmq3-dev and gcc; chromium
-# and npm for the browser example (examples/).
+# and npm for the browser example (examples/); Debian's postgresql server for Titanic's PostgreSQL
+# store (the tests start private clusters of their own with its initdb and pg_ctl).
 set -euo pipefail
 
 need=()
@@ -12,6 +13,7 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 # The browser example's test: a headless Chromium, and npm for jszmq (examples/js/build.sh).
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"

@@ -2,6 +2,7 @@ package io.zmtp.patterns.titanic;
 
 import io.zmtp.wire.Frames;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -71,6 +72,38 @@ public interface TitanicStore extends AutoCloseable {
 
     /** Entries (requests, with or without replies) held now. */
     CompletableFuture<Long> size();
+
+    /**
+     * Whether several Titanic servers share this store at once (a database server), each
+     * dispatching only the requests it has claimed; false for a store of one server (SQLite).
+     * A shared store stores each new request claimed by its own server ({@link #putRequest}).
+     */
+    default boolean shared() {
+        return false;
+    }
+
+    /**
+     * A shared store: claims up to {@code max} pending requests that no live server holds (never
+     * claimed, or their holder's lease has lapsed), oldest first, for this store's server, with a
+     * lease of {@link #claimLease()}. Each pending request is claimed by one server at a time.
+     */
+    default CompletableFuture<List<PendingRequest>> claimRequests(int max) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("not a shared store"));
+    }
+
+    /**
+     * A shared store: extends the lease of every pending request this store's server holds; a
+     * server renews well within {@link #claimLease()}, so only a server that died (or froze for
+     * longer) loses its requests to the others. Completes with the number renewed.
+     */
+    default CompletableFuture<Integer> renewClaims() {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("not a shared store"));
+    }
+
+    /** A shared store: how long after its holder stops renewing a claimed request may be taken over. */
+    default Duration claimLease() {
+        return Duration.ZERO;
+    }
 
     /** Flushes what is pending and closes the database; waits for it. */
     @Override
