@@ -42,6 +42,14 @@ class BrokerRestartProcessTest {
         }
     }
 
+    /**
+     * The workers' liveness, in heartbeat intervals of 250 ms: 2 s. The test is about reconnecting,
+     * which a lost connection starts, not about noticing silence; a queue or broker JVM just
+     * started on a busy machine was once silent for over 750 ms after its handshake (liveness 3),
+     * and the worker then backed off for 60 s.
+     */
+    static final String WORKER_LIVENESS = "8";
+
     PeerScript zmtp(String... args) {
         PeerScript p = PeerScript.zmtp(args);
         processes.add(p);
@@ -65,7 +73,8 @@ class BrokerRestartProcessTest {
             List<PeerScript> workers = new ArrayList<>();
             for (int i = 1; i <= WORKERS; i++) {
                 workers.add(zmtp("ppworker", "-e", "tcp://127.0.0.1:" + workerPort, "--identity", "W" + i,
-                        "--interval", "250ms", "--liveness", "3", "--reconnect", "60s", "--reconnect-max", "60s", "-v"));
+                        "--interval", "250ms", "--liveness", WORKER_LIVENESS, "--reconnect", "60s", "--reconnect-max", "60s",
+                        "-v"));
             }
             for (int i = 1; i <= WORKERS; i++) {
                 queue.awaitLine("worker W" + i + " ready");
@@ -76,6 +85,11 @@ class BrokerRestartProcessTest {
                 workers.get(i - 1).awaitLine("(W" + i + ") connection to ");
             }
             outage(proxy, throughAProxy);
+            // longer than the workers' liveness: a worker that counted silence while it knows
+            // the queue is down would report a heartbeat failure within this window
+            io.zmtp.testing.Await.holdsFor(java.time.Duration.ofMillis(2_500), () -> "a worker counted silence "
+                    + "while the queue was down: " + workers.stream().map(PeerScript::lines).toList(),
+                    () -> workers.stream().allMatch(w -> w.count(l -> l.contains("heartbeat failure")) == 0));
 
             long exec = System.nanoTime();
             PeerScript restarted = queue(frontend, backend);
@@ -103,7 +117,7 @@ class BrokerRestartProcessTest {
             PeerScript broker = broker(port);
             broker.awaitLine("I: MDP broker");
             zmtp("mdworker", "-e", "tcp://127.0.0.1:" + workerPort, "--workers", Integer.toString(WORKERS),
-                    "--interval", "250ms", "--liveness", "3", "--reconnect", "60s", "--reconnect-max", "60s");
+                    "--interval", "250ms", "--liveness", WORKER_LIVENESS, "--reconnect", "60s", "--reconnect-max", "60s");
             broker.awaitCount("I: WORKER_READY", WORKERS);
 
             broker.kill();
