@@ -80,4 +80,12 @@ public sealed interface TitanicEvent {
             return "retention deleted " + count + " unclosed repl" + (count == 1 ? "y" : "ies");
         }
     }
+
+    /** A shared store: this server claimed pending requests nobody held (a dead server's, after its lease). */
+    record Claimed(int count) implements TitanicEvent {
+        @Override
+        public String toString() {
+            return "claimed " + count + " pending request" + (count == 1 ? "" : "s") + " nobody held";
+        }
+    }
 }

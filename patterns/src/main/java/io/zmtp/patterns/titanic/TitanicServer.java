@@ -32,6 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       reply; 200, even for an unknown uuid.</li>
  *   <li>{@link TitanicDispatcher}: every pending request to its service until a reply is stored
  *       or it is closed; nothing is dropped.</li>
+ *   <li>{@link ClaimKeeper}, with a shared store (several servers on one database): this
+ *       server dispatches only the requests it holds, renews them, and takes over those of a
+ *       server that stopped renewing.</li>
  * </ul>
  * The services are registered with the broker by Majordomo workers whose handlers never block (they
  * run on the workers' loops and answer when the store's future completes; every store call goes
@@ -68,6 +71,8 @@ public final class TitanicServer extends LoopComponent {
     private final AtomicLong dispatches = new AtomicLong();
 
     private LoopClock.Timer retentionTimer;
+    /** A shared store's claims (renewed, taken over), or null. */
+    private ClaimKeeper claims;
     private boolean stopped;
 
     public TitanicServer(ZmtpContext ctx, TitanicStore store) {
@@ -128,7 +133,8 @@ public final class TitanicServer extends LoopComponent {
         starts.add(mmi.start().toCompletableFuture());
         CompletableFuture<Void> done = new CompletableFuture<>();
         CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new))
-                .thenCompose(v -> store.pendingRequests())
+                // a shared store: only the requests nobody holds, claimed for this server
+                .thenCompose(v -> store.shared() ? ClaimKeeper.firstClaims(store) : store.pendingRequests())
                 .whenComplete((list, error) -> inLoop(() -> {
                     if (error != null) {
                         done.completeExceptionally(StoreCall.unwrap(error));
@@ -148,6 +154,10 @@ public final class TitanicServer extends LoopComponent {
                     startWorkers(settings.closeWorkers(), new TitanicCloseService(store, dispatcher, this::inLoop,
                             events), workerStarts);
                     scheduleRetention();
+                    if (store.shared()) {
+                        claims = new ClaimKeeper(store, clock, this::inLoop, dispatcher, events);
+                        claims.start(recovered == ClaimKeeper.BATCH);
+                    }
                     events.report(() -> new TitanicEvent.Started(settings.broker(), recovered));
                     CompletableFuture.allOf(workerStarts.toArray(CompletableFuture[]::new))
                             .whenComplete((v, e) -> {
@@ -178,6 +188,9 @@ public final class TitanicServer extends LoopComponent {
         dispatcher.stop();
         if (retentionTimer != null) {
             retentionTimer.cancel();
+        }
+        if (claims != null) {
+            claims.stop();
         }
         List<CompletableFuture<Void>> closes = new ArrayList<>();
         for (MajordomoWorker w : workers) {
