@@ -24,6 +24,7 @@ class PublishedArtifactsTest {
             "zmtp-codec", "io.zmtp.codec",
             "patterns", "io.zmtp.patterns",
             "titanic-sqlite", "io.zmtp.patterns.titanic.sqlite",
+            "titanic-postgresql", "io.zmtp.patterns.titanic.postgresql",
             "zmtp-cli", "io.zmtp.cli",
             "zmtp-micrometer", "io.zmtp.micrometer");
 

@@ -1,16 +1,6 @@
 package io.zmtp.interop;
 
-import io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings;
-
-import io.zmtp.patterns.titanic.sqlite.SqliteTitanicStore;
-
-import io.zmtp.patterns.majordomo.MajordomoClientSettings;
-import io.zmtp.patterns.titanic.TitanicClient;
-import io.zmtp.patterns.titanic.TitanicClientSettings;
-import io.zmtp.patterns.titanic.TitanicException;
-import io.zmtp.patterns.titanic.TitanicStatus;
 import io.zmtp.socket.ZmtpContext;
-import io.zmtp.wire.Frames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,18 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -112,35 +94,9 @@ class TitanicProcessTest {
         PeerScript[] currentTitanic = {titanic};
         ctx = ZmtpContext.create(2);
 
-        Map<String, byte[]> acknowledged = new ConcurrentHashMap<>();
-        AtomicBoolean submitting = new AtomicBoolean(true);
-        AtomicInteger failures = new AtomicInteger();
-        // what ended a client thread early: an assertion there does not fail the test by itself
-        List<Throwable> clientErrors = new java.util.concurrent.CopyOnWriteArrayList<>();
-        List<Thread> clients = new ArrayList<>();
-        for (int c = 0; c < CLIENTS; c++) {
-            int id = c;
-            Thread t = new Thread(() -> {
-                try (TitanicClient client = client(endpoint)) {
-                    for (int n = 0; submitting.get(); n++) {
-                        byte[] body = ("client " + id + " request " + n).getBytes(StandardCharsets.UTF_8);
-                        try {
-                            acknowledged.put(client.submit("echo", Frames.of(body)), body);
-                        } catch (TitanicException e) {
-                            assertTrue(e.retryable(), e.getMessage());
-                            failures.incrementAndGet(); // not acknowledged: the client may submit again
-                        }
-                    }
-                } catch (Throwable e) {
-                    clientErrors.add(e);
-                }
-            }, "titanic-client-" + c);
-            t.start();
-            clients.add(t);
-        }
+        TitanicLoad load = new TitanicLoad(ctx, endpoint, CLIENTS);
         for (int k = 0; k < KILLS; k++) {
-            int before = acknowledged.size();
-            awaitCondition(() -> acknowledged.size() >= before + 20, "20 more requests acknowledged");
+            load.awaitMore(20, "before kill " + (k + 1));
             Thread.sleep(random.nextInt(500)); // a random moment of the load
             switch (victim) {
                 case TITANIC -> {
@@ -158,83 +114,23 @@ class TitanicProcessTest {
                 }
             }
         }
-        int before = acknowledged.size();
-        awaitCondition(() -> acknowledged.size() >= before + 20, "20 more requests acknowledged after the last restart");
-        submitting.set(false);
-        for (Thread t : clients) {
-            t.join(30_000);
-            assertTrue(!t.isAlive(), "client thread ended");
-        }
-        if (!clientErrors.isEmpty()) {
-            AssertionError e = new AssertionError(clientErrors.size() + " client thread(s) failed (seed " + seed + "): "
-                    + clientErrors.get(0), clientErrors.get(0));
-            clientErrors.stream().skip(1).forEach(e::addSuppressed);
-            throw e;
-        }
-
-        // every acknowledged request: its own reply, idempotent until closed, then 400
-        int total = acknowledged.size();
-        try (TitanicClient client = client(endpoint)) {
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
-            Map<String, byte[]> waiting = new ConcurrentHashMap<>(acknowledged);
-            while (!waiting.isEmpty()) {
-                assertTrue(System.nanoTime() < deadline, () -> waiting.size() + " of " + total
-                        + " acknowledged requests got no reply (seed " + seed + ")");
-                for (Iterator<Map.Entry<String, byte[]>> it = waiting.entrySet().iterator(); it.hasNext(); ) {
-                    Map.Entry<String, byte[]> e = it.next();
-                    Optional<Frames> reply;
-                    try {
-                        reply = client.poll(e.getKey());
-                    } catch (TitanicException slow) {
-                        assertTrue(slow.retryable(), slow.getMessage());
-                        continue; // no answer in time: the next round
-                    }
-                    if (reply.isEmpty()) {
-                        continue;
-                    }
-                    assertEquals(1, reply.get().size(), "one frame");
-                    if (!java.util.Arrays.equals(e.getValue(), reply.get().frame(0))) {
-                        // what the store holds tells whether the submission or the dispatch went wrong
-                        currentTitanic[0].kill();
-                        String stored;
-                        try (var st = io.zmtp.patterns.titanic.sqlite.SqliteTitanicStore.open(
-                                io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings.in(dir.resolve("store")))) {
-                            stored = "; the store holds the request " + st.request(e.getKey()).join()
-                                    .map(r -> r.service() + " " + new String(r.body().frame(0), StandardCharsets.UTF_8))
-                                    .orElse("(none)");
-                        }
-                        String other = acknowledged.entrySet().stream()
-                                .filter(x -> java.util.Arrays.equals(x.getValue(), reply.get().frame(0)))
-                                .map(Map.Entry::getKey).findFirst().orElse("none");
-                        throw new AssertionError("uuid " + e.getKey() + " acknowledged for '"
-                                + new String(e.getValue(), StandardCharsets.UTF_8) + "' has the reply '"
-                                + new String(reply.get().frame(0), StandardCharsets.UTF_8) + "', acknowledged under " + other
-                                + " (seed " + seed + ")" + stored);
-                    }
-                    assertArrayEquals(e.getValue(), client.poll(e.getKey()).orElseThrow().frame(0), "the same again");
-                    client.close(e.getKey());
-                    TitanicException gone = org.junit.jupiter.api.Assertions.assertThrows(TitanicException.class,
-                            () -> client.poll(e.getKey()));
-                    assertEquals(TitanicStatus.UNKNOWN, gone.status());
-                    it.remove();
-                }
-                if (!waiting.isEmpty()) {
-                    Thread.sleep(100);
-                }
+        load.awaitMore(20, "after the last restart");
+        load.stopSubmitting(seed);
+        load.verifyEveryReply(DEADLINE_MS, seed, uuid -> {
+            // what the store holds tells whether the submission or the dispatch went wrong
+            currentTitanic[0].kill();
+            try (var st = io.zmtp.patterns.titanic.sqlite.SqliteTitanicStore.open(
+                    io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings.in(dir.resolve("store")))) {
+                return "; the store holds the request " + st.request(uuid).join()
+                        .map(r -> r.service() + " " + new String(r.body().frame(0), StandardCharsets.UTF_8))
+                        .orElse("(none)");
             }
-        }
+        });
+        int total = load.acknowledged.size();
         System.out.println("titanic process test, " + victim + " killed " + KILLS + " times: " + total
-                + " requests acknowledged, every one answered; " + failures.get()
+                + " requests acknowledged, every one answered; " + load.failures.get()
                 + " submissions not acknowledged (retried); seed " + seed);
         assertTrue(total >= 20 * (KILLS + 1));
-    }
-
-    TitanicClient client(String endpoint) {
-        TitanicClient c = new TitanicClient(ctx, endpoint, TitanicClientSettings.builder()
-                .majordomo(MajordomoClientSettings.builder().timeout(Duration.ofMillis(1000)).retries(1).build())
-                .build());
-        c.start();
-        return c;
     }
 
     static void awaitCondition(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {

@@ -42,13 +42,20 @@ public final class TitanicCommand implements Callable<Integer> {
     @Option(names = {"-e", "--endpoint"}, description = "The broker (default: ${DEFAULT-VALUE}).")
     String connect = "tcp://localhost:5555";
 
-    @Option(names = "--store", paramLabel = "DIR", defaultValue = "titanic",
-            description = "the store's directory (default: ${DEFAULT-VALUE}, under the working directory)")
-    Path store;
+    @Option(names = "--store", paramLabel = "DIR|URL", defaultValue = "titanic",
+            description = "the store: a directory for SQLite (default: ${DEFAULT-VALUE}, under the working directory), "
+                    + "or a PostgreSQL database (postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB, or a jdbc:postgresql: URL) "
+                    + "that several titanic servers share")
+    String store;
 
-    @Option(names = "--fsync", description = "flush each commit to the disk: requests survive a power loss, "
-            + "not only a crash of the process (slower)")
+    @Option(names = "--fsync", description = "SQLite: flush each commit to the disk: requests survive a power loss, "
+            + "not only a crash of the process (slower); PostgreSQL always waits for its server's commit")
     boolean fsync;
+
+    @Option(names = "--claim-lease", defaultValue = "10s", converter = DurationConverter.class, paramLabel = "DURATION",
+            description = "PostgreSQL: how long after a server dies another takes over the requests it held "
+                    + "(default: ${DEFAULT-VALUE})")
+    Duration claimLease;
 
     @Option(names = "--max-entries", defaultValue = "1000000", paramLabel = "N",
             description = "requests the store holds at most; past it titanic.request answers 500 (default: ${DEFAULT-VALUE})")
@@ -113,9 +120,16 @@ public final class TitanicCommand implements Callable<Integer> {
         }
         TitanicStore opened;
         try {
-            opened = TitanicStores.open(store, fsync, maxEntries);
+            TitanicStores.check(store, fsync, claimLease);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("titanic: " + e.getMessage());
+            return CommonOptions.USAGE;
+        }
+        try {
+            opened = TitanicStores.open(store, fsync, maxEntries, claimLease);
         } catch (RuntimeException e) {
-            spec.commandLine().getErr().println("titanic: cannot open the store in " + store + ": " + e.getMessage());
+            spec.commandLine().getErr().println("titanic: cannot open the store " + TitanicStores.describe(store) + ": "
+                    + e.getMessage());
             return CommonOptions.FAILED;
         }
         ZmtpContext ctx = ZmtpContext.create(2);

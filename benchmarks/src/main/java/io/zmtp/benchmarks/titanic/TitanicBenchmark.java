@@ -13,7 +13,10 @@ import io.zmtp.patterns.titanic.TitanicServer;
 import io.zmtp.patterns.titanic.TitanicSettings;
 import io.zmtp.patterns.titanic.TitanicStore;
 import io.zmtp.patterns.titanic.sqlite.TitanicStoreSettings;
+import io.zmtp.patterns.titanic.postgresql.PostgresStoreSettings;
+import io.zmtp.patterns.titanic.postgresql.PostgresTitanicStore;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.testing.PostgresServer;
 import io.zmtp.wire.Frames;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -44,7 +47,8 @@ import java.util.stream.Stream;
 /**
  * Titanic (9/TSP) throughput, everything in one process over loopback tcp: a Majordomo broker,
  * four echo workers, a {@link TitanicServer} with its default settings on a {@link SqliteTitanicStore}
- * (its default durability: a commit survives kill -9 of the process) in a temporary directory,
+ * (its default durability: a commit survives kill -9 of the process) in a temporary directory, or
+ * one or two servers on PostgreSQL ({@link #store}),
  * and {@code clients} Majordomo asynchronous clients, each with one TSP call outstanding at a
  * time (so a reply always answers its own call), all running at once.
  *
@@ -59,6 +63,8 @@ import java.util.stream.Stream;
  *
  * <pre>
  * flock /work/wt/bench.lock java -jar benchmarks/target/benchmarks.jar TitanicBenchmark -f 1 -wi 2 -w 2 -i 3 -r 3
+ * java -jar benchmarks/target/benchmarks.jar 'TitanicBenchmark.submissions' -p clients=100 \
+ *     -p store=sqlite,postgresql-1,postgresql-2 -f 1 -wi 2 -w 3 -i 5 -r 3
  * </pre>
  */
 @BenchmarkMode(Mode.Throughput)
@@ -80,11 +86,22 @@ public class TitanicBenchmark {
     @Param({"1", "100"})
     public int clients;
 
+    /**
+     * {@code sqlite}: one server on SQLite in a temporary directory; {@code postgresql-1} and
+     * {@code postgresql-2}: one or two servers (each with its store) sharing one database of a
+     * private PostgreSQL server this benchmark starts ({@code PostgresServer}: Debian's postgresql,
+     * its default {@code synchronous_commit}: every commit flushed), the broker spreading the
+     * clients' calls over them.
+     */
+    @Param({"sqlite", "postgresql-1", "postgresql-2"})
+    public String store;
+
     ZmtpContext ctx;
     Path dir;
-    TitanicStore store;
+    PostgresServer postgres;
+    final List<TitanicStore> stores = new ArrayList<>();
     MajordomoBroker broker;
-    TitanicServer titanic;
+    final List<TitanicServer> titanics = new ArrayList<>();
     final List<MajordomoWorker> workers = new ArrayList<>();
     final List<MajordomoAsyncClient> tsp = new ArrayList<>();
 
@@ -92,7 +109,15 @@ public class TitanicBenchmark {
     public void start() throws Exception {
         ctx = ZmtpContext.create(2);
         dir = Files.createTempDirectory("titanic-bench");
-        store = SqliteTitanicStore.open(TitanicStoreSettings.in(dir));
+        if (store.equals("sqlite")) {
+            stores.add(SqliteTitanicStore.open(TitanicStoreSettings.in(dir)));
+        } else {
+            postgres = PostgresServer.start();
+            String url = postgres.newDatabase("bench");
+            for (int i = 0; i < Integer.parseInt(store.substring(store.indexOf('-') + 1)); i++) {
+                stores.add(PostgresTitanicStore.open(PostgresStoreSettings.of(url)));
+            }
+        }
         broker = new MajordomoBroker(ctx, MajordomoBrokerSettings.builder().endpoints("tcp://127.0.0.1:0").build());
         broker.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
         String endpoint = broker.endpoint();
@@ -102,14 +127,19 @@ public class TitanicBenchmark {
             w.start();
             workers.add(w);
         }
-        titanic = new TitanicServer(ctx, store, TitanicSettings.builder().broker(endpoint)
-                .requestWorkers(Integer.getInteger("titanic.requestWorkers", 32))
-                .replyWorkers(Integer.getInteger("titanic.replyWorkers", 8))
-                .closeWorkers(Integer.getInteger("titanic.closeWorkers", 8))
-                .dispatchLanes(Integer.getInteger("titanic.lanes", 8)).build());
-        titanic.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        int requestWorkers = 0;
+        for (TitanicStore s : stores) {
+            TitanicServer titanic = new TitanicServer(ctx, s, TitanicSettings.builder().broker(endpoint)
+                    .requestWorkers(Integer.getInteger("titanic.requestWorkers", 32))
+                    .replyWorkers(Integer.getInteger("titanic.replyWorkers", 8))
+                    .closeWorkers(Integer.getInteger("titanic.closeWorkers", 8))
+                    .dispatchLanes(Integer.getInteger("titanic.lanes", 8)).build());
+            titanic.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            titanics.add(titanic);
+            requestWorkers += titanic.settings().requestWorkers();
+        }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (broker.workerCount(TitanicServer.REQUEST) < titanic.settings().requestWorkers() || broker.workerCount("echo") < 4) {
+        while (broker.workerCount(TitanicServer.REQUEST) < requestWorkers || broker.workerCount("echo") < 4) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("workers did not register");
             }
@@ -128,13 +158,16 @@ public class TitanicBenchmark {
         for (MajordomoAsyncClient c : tsp) {
             c.close();
         }
-        titanic.close();
+        titanics.forEach(TitanicServer::close);
         for (MajordomoWorker w : workers) {
             w.close();
         }
         broker.close();
-        store.close();
+        stores.forEach(TitanicStore::close);
         ctx.close(Duration.ofSeconds(5));
+        if (postgres != null) {
+            postgres.close();
+        }
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

@@ -71,13 +71,21 @@ public final class PostgresTitanicStore implements TitanicStore {
     private final String owner = UUID.randomUUID().toString();
     private final LongSupplier clock;
     private final TransactionThread thread;
+    /**
+     * The transaction's view of the totals (entries, bytes, reply bytes): read once per
+     * transaction, then kept up to date by its operations; null between transactions. Store
+     * thread only.
+     */
+    private long[] totals;
+    /** What this transaction's operations added to the totals: written to our usage row once, before the commit. */
+    private final long[] delta = new long[3];
 
     private PostgresTitanicStore(PostgresStoreSettings settings) {
         this.settings = settings;
         this.clock = settings.clock();
         this.thread = new TransactionThread("titanic-postgresql", settings.jdbcUrl(),
                 PostgresStoreSettings.redacted(settings.jdbcUrl()), settings.maxBatch(),
-                settings.maxQueuedOperations(), this::setUp);
+                settings.maxQueuedOperations(), this::setUp, this::writeDelta, this::forgetTotals);
     }
 
     /**
@@ -168,34 +176,59 @@ public final class PostgresTitanicStore implements TitanicStore {
         });
     }
 
-    /** Entries, bytes and reply bytes held by all servers together, with this batch's so far. */
+    /**
+     * Entries, bytes and reply bytes held by all servers together, with this transaction's
+     * operations so far: the sum of the usage rows, read once per transaction.
+     */
     private long[] usage(Connection c) throws SQLException {
-        try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT coalesce(sum(entries), 0), coalesce(sum(bytes), 0), "
-                     + "coalesce(sum(reply_bytes), 0) FROM titanic_usage")) {
-            rs.next();
-            return new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
+        if (totals == null) {
+            try (Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT coalesce(sum(entries), 0), coalesce(sum(bytes), 0), "
+                         + "coalesce(sum(reply_bytes), 0) FROM titanic_usage")) {
+                rs.next();
+                totals = new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)};
+            }
         }
+        return totals.clone();
     }
 
+    /** An operation's change to the totals, written with the transaction's others before its commit. */
     private void count(Connection c, long entries, long bytes, long replyBytes) throws SQLException {
+        usage(c);
+        totals[0] += entries;
+        totals[1] += bytes;
+        totals[2] += replyBytes;
+        delta[0] += entries;
+        delta[1] += bytes;
+        delta[2] += replyBytes;
+    }
+
+    private void writeDelta(Connection c) throws SQLException {
+        if (delta[0] == 0 && delta[1] == 0 && delta[2] == 0) {
+            return;
+        }
         try (PreparedStatement p = c.prepareStatement("UPDATE titanic_usage SET entries = entries + ?, "
                 + "bytes = bytes + ?, reply_bytes = reply_bytes + ? WHERE owner = ?")) {
-            p.setLong(1, entries);
-            p.setLong(2, bytes);
-            p.setLong(3, replyBytes);
+            p.setLong(1, delta[0]);
+            p.setLong(2, delta[1]);
+            p.setLong(3, delta[2]);
             p.setString(4, owner);
             if (p.executeUpdate() != 1) {
                 // the row went (a database restored without it): make it again
                 try (PreparedStatement i = c.prepareStatement("INSERT INTO titanic_usage VALUES (?, ?, ?, ?)")) {
                     i.setString(1, owner);
-                    i.setLong(2, entries);
-                    i.setLong(3, bytes);
-                    i.setLong(4, replyBytes);
+                    i.setLong(2, delta[0]);
+                    i.setLong(3, delta[1]);
+                    i.setLong(4, delta[2]);
                     i.executeUpdate();
                 }
             }
         }
+    }
+
+    private void forgetTotals() {
+        totals = null;
+        java.util.Arrays.fill(delta, 0);
     }
 
     @Override

@@ -50,6 +50,8 @@ final class TransactionThread {
     private final int maxBatch;
     private final int maxQueued;
     private final Setup setup;
+    private final Setup beforeCommit;
+    private final Runnable afterTransaction;
     private final LinkedBlockingQueue<Op<?>> queue = new LinkedBlockingQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicLong commits = new AtomicLong();
@@ -59,12 +61,20 @@ final class TransactionThread {
     private volatile boolean closing;
     private Connection connection;
 
-    TransactionThread(String name, String url, String where, int maxBatch, int maxQueued, Setup setup) {
+    /**
+     * @param setup prepares each new connection (schema, session settings)
+     * @param beforeCommit runs in each transaction after its operations (what they share: counts)
+     * @param afterTransaction runs after each commit or rollback (forget what the transaction held)
+     */
+    TransactionThread(String name, String url, String where, int maxBatch, int maxQueued, Setup setup,
+                      Setup beforeCommit, Runnable afterTransaction) {
         this.url = url;
         this.where = where;
         this.maxBatch = maxBatch;
         this.maxQueued = maxQueued;
         this.setup = setup;
+        this.beforeCommit = beforeCommit;
+        this.afterTransaction = afterTransaction;
         this.thread = new Thread(this::run, name);
         thread.setDaemon(true);
     }
@@ -182,13 +192,16 @@ final class TransactionThread {
             for (Op<?> op : ops) {
                 op.run(connection);
             }
+            beforeCommit.run(connection);
             connection.commit();
+            afterTransaction.run();
             commits.incrementAndGet();
             for (Op<?> op : ops) {
                 op.complete();
             }
         } catch (SQLException e) {
             rollback();
+            afterTransaction.run();
             if (!usable()) {
                 failAll(ops, e);
                 return;

@@ -1,0 +1,158 @@
+package io.zmtp.interop;
+
+import io.zmtp.socket.ZmtpContext;
+import io.zmtp.testing.PostgresServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two {@code zmtp titanic} servers on one PostgreSQL database behind one {@code zmtp mdbroker}:
+ * clients submit and fetch through both (the broker spreads their calls), one server at a time is
+ * killed (SIGKILL) under load and restarted, and the database server itself is stopped with
+ * {@code pg_ctl stop -m immediate} and started again. Every request answered 200 gets exactly its
+ * own reply; after a kill, the survivor takes over the requests the dead server held once its
+ * lease lapses.
+ */
+class TitanicPostgresProcessTest {
+    static final int CLIENTS = 4;
+    static final int KILLS = 3;
+    static final long DEADLINE_MS = 90_000;
+    static final String HEARTBEAT = "200ms";
+    static final Duration LEASE = Duration.ofSeconds(2);
+    static PostgresServer db;
+    static int databases;
+
+    final List<PeerScript> processes = new ArrayList<>();
+    ZmtpContext ctx;
+
+    @BeforeAll
+    static void startDatabase() {
+        db = PostgresServer.start();
+    }
+
+    @AfterAll
+    static void stopDatabase() {
+        db.close();
+    }
+
+    @AfterEach
+    void stop() {
+        for (PeerScript p : processes) {
+            p.close();
+        }
+        if (ctx != null) {
+            ctx.close(Duration.ofSeconds(5));
+        }
+    }
+
+    PeerScript zmtp(String... args) {
+        PeerScript p = PeerScript.zmtp(args);
+        processes.add(p);
+        return p;
+    }
+
+    PeerScript broker(String endpoint) {
+        return zmtp("mdbroker", "--endpoint", endpoint, "--interval", HEARTBEAT, "--liveness", "5", "-q");
+    }
+
+    PeerScript worker(String endpoint) {
+        return zmtp("mdworker", "-e", endpoint, "--workers", "2", "--interval", HEARTBEAT, "--liveness", "5",
+                "--reconnect", "100ms", "-q");
+    }
+
+    /** A titanic server on {@code store} (a postgresql:// URL), once it serves. */
+    PeerScript titanic(String endpoint, String store) throws InterruptedException {
+        PeerScript t = zmtp("titanic", "-e", endpoint, "--store", store, "--claim-lease", LEASE.toSeconds() + "s",
+                "--interval", HEARTBEAT, "--liveness", "5", "--retry-interval", "200ms", "--dispatch-timeout", "2s",
+                "--request-workers", "8");
+        TitanicLoad.awaitCondition(() -> t.lines().stream().anyMatch(l -> l.startsWith("I: titanic serving through")),
+                "titanic started");
+        return t;
+    }
+
+    String newStore() {
+        databases++;
+        db.newDatabase("p" + databases);
+        return "postgresql://titanic@127.0.0.1:" + db.port() + "/p" + databases;
+    }
+
+    @Test
+    void killingEitherServerLosesNothingAndTheSurvivorTakesOverWithinTheLease() throws Exception {
+        long seed = System.nanoTime();
+        String endpoint = "tcp://127.0.0.1:" + io.zmtp.testing.FreePorts.next();
+        String store = newStore();
+        broker(endpoint);
+        PeerScript worker = worker(endpoint);
+        PeerScript[] servers = {titanic(endpoint, store), titanic(endpoint, store)};
+        ctx = ZmtpContext.create(2);
+        List<Long> takeovers = new ArrayList<>();
+        try (TitanicLoad load = new TitanicLoad(ctx, endpoint, CLIENTS)) {
+            for (int k = 0; k < KILLS; k++) {
+                load.awaitMore(20, "before kill " + (k + 1));
+                // no echo worker for a while: both servers hold pending requests when one dies
+                worker.kill();
+                load.awaitMore(20, "with the worker gone");
+                int victim = k % 2;
+                PeerScript survivor = servers[1 - victim];
+                long killed = System.nanoTime();
+                servers[victim].kill();
+                long claimed = survivor.awaitLineAfter("I: claimed ", killed);
+                long ms = TimeUnit.NANOSECONDS.toMillis(claimed - killed);
+                takeovers.add(ms);
+                // the lease, the third of it between two rounds, and a JVM's pause on a busy machine
+                assertTrue(ms < LEASE.toMillis() + LEASE.toMillis() / 3 + 2_000,
+                        "the survivor took over after " + ms + " ms (lease " + LEASE.toMillis() + " ms)");
+                worker = worker(endpoint);
+                servers[victim] = titanic(endpoint, store);
+            }
+            load.awaitMore(20, "after the last restart");
+            load.stopSubmitting(seed);
+            load.verifyEveryReply(DEADLINE_MS, seed, uuid -> "");
+            System.out.println("titanic on PostgreSQL, two servers, one killed " + KILLS + " times: "
+                    + load.acknowledged.size() + " requests acknowledged, every one answered with its own reply; "
+                    + load.failures.get() + " submissions not acknowledged (retried); takeovers after " + takeovers
+                    + " ms (lease " + LEASE.toMillis() + " ms); seed " + seed);
+        }
+    }
+
+    @Test
+    void theDatabaseStoppedImmediatelyLosesNothingAcknowledged() throws Exception {
+        long seed = System.nanoTime();
+        String endpoint = "tcp://127.0.0.1:" + io.zmtp.testing.FreePorts.next();
+        String store = newStore();
+        broker(endpoint);
+        worker(endpoint);
+        titanic(endpoint, store);
+        titanic(endpoint, store);
+        ctx = ZmtpContext.create(2);
+        try (TitanicLoad load = new TitanicLoad(ctx, endpoint, CLIENTS)) {
+            for (int k = 0; k < 2; k++) {
+                load.awaitMore(40, "before stopping the database");
+                int refusedBefore = load.answered500.get();
+                db.stopImmediately();
+                try {
+                    TitanicLoad.awaitCondition(() -> load.answered500.get() >= refusedBefore + 5,
+                            "submissions answered 500 while the database is down");
+                } finally {
+                    db.startAgain();
+                }
+                load.awaitMore(40, "after the database came back");
+            }
+            load.stopSubmitting(seed);
+            load.verifyEveryReply(DEADLINE_MS, seed, uuid -> "");
+            System.out.println("titanic on PostgreSQL, database stopped (immediate) twice: "
+                    + load.acknowledged.size() + " requests acknowledged, every one answered with its own reply; "
+                    + load.answered500.get() + " submissions answered 500 and " + (load.failures.get()
+                    - load.answered500.get()) + " unanswered in time (retried); seed " + seed);
+        }
+    }
+}
