@@ -82,6 +82,24 @@ class TitanicCommandsTest {
     }
 
     @Test
+    void aPostgresqlStoreIsAUrlAndItsPasswordIsNeverPrinted() {
+        Result fsync = new Result("titanic", "--store", "postgresql://ti:hunter2@127.0.0.1:5432/titanic", "--fsync");
+        assertEquals(2, fsync.exit, fsync.err.text());
+        assertTrue(fsync.err.text().contains("--fsync applies to the SQLite store"), fsync.err.text());
+        Result lease = new Result("titanic", "--store", "postgresql://127.0.0.1/titanic", "--claim-lease", "100ms");
+        assertEquals(2, lease.exit, lease.err.text());
+        assertTrue(lease.err.text().contains("claimLease must be at least 1 s"), lease.err.text());
+        Result down = new Result("titanic", "--store", "postgresql://ti:hunter2@127.0.0.1:"
+                + io.zmtp.testing.FreePorts.next() + "/titanic?connectTimeout=2");
+        assertEquals(1, down.exit, down.err.text());
+        assertTrue(down.err.text().contains("titanic: cannot open the store PostgresStoreSettings{jdbc:postgresql://127.0.0.1:"),
+                down.err.text());
+        for (Result r : java.util.List.of(fsync, lease, down)) {
+            assertTrue(!r.err.text().contains("hunter2") && !r.out.text().contains("hunter2"), "the password is shown");
+        }
+    }
+
+    @Test
     void aTiclientWithoutTitanicFailsWithinItsDeadline() {
         Result r = new Result("ticlient", "-e", "tcp://127.0.0.1:1", "--timeout", "50ms", "--retries", "1",
                 "--deadline", "300ms", "--poll", "50ms");
