@@ -308,13 +308,42 @@ final class FrameReader {
         if (nameLen == 0 || nameLen > body.readableBytes()) {
             throw new ZmtpProtocolException("command with a truncated or empty name");
         }
+        int at = body.readerIndex();
         for (int i = 0; i < nameLen; i++) {
-            byte c = body.getByte(body.readerIndex() + i);
+            byte c = body.getByte(at + i);
             if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
                 throw new ZmtpProtocolException("command name with a character that is not a letter");
             }
         }
+        // the commands ZMTP defines are returned as constants: no String per frame (a CURVE
+        // connection reads MESSAGE for every frame)
+        for (int k = 0; k < KNOWN_NAMES.length; k++) {
+            byte[] known = KNOWN_BYTES[k];
+            if (known.length == nameLen && sameBytes(body, at, known)) {
+                body.skipBytes(nameLen);
+                return KNOWN_NAMES[k];
+            }
+        }
         return body.readCharSequence(nameLen, StandardCharsets.US_ASCII).toString();
+    }
+
+    private static final String[] KNOWN_NAMES = {"MESSAGE", ZmtpWire.READY, ZmtpWire.ERROR, "PING", "PONG",
+            "SUBSCRIBE", "CANCEL", "HELLO", "WELCOME", "INITIATE"};
+    private static final byte[][] KNOWN_BYTES = new byte[KNOWN_NAMES.length][];
+
+    static {
+        for (int k = 0; k < KNOWN_NAMES.length; k++) {
+            KNOWN_BYTES[k] = KNOWN_NAMES[k].getBytes(StandardCharsets.US_ASCII);
+        }
+    }
+
+    private static boolean sameBytes(ByteBuf body, int at, byte[] known) {
+        for (int i = 0; i < known.length; i++) {
+            if (body.getByte(at + i) != known[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean isLibzmqPlainError(ByteBuf body) {

@@ -132,6 +132,34 @@ class CryptoBoxTest {
         }
     }
 
+    /**
+     * A box that keeps its derived key between boxes of the same key and nonce prefix (a CURVE
+     * connection's MESSAGEs) seals exactly as a new box does each time, and re-derives it when the
+     * key or the prefix changes.
+     */
+    @Test
+    void consecutiveBoxesOfOneConnectionMatchFreshBoxes() {
+        Random r = new Random(7);
+        CryptoBox kept = new CryptoBox();
+        byte[] otherKey = FIRSTKEY.clone();
+        otherKey[0] ^= 1;
+        for (int i = 0; i < 200; i++) {
+            byte[] key = i % 50 == 49 ? otherKey : FIRSTKEY;
+            byte[] nonce = CurveMechanism.nonce(i % 70 < 35 ? CurveMechanism.MESSAGE_C_NONCE
+                    : CurveMechanism.MESSAGE_S_NONCE, i * 7919L);
+            byte[] plain = new byte[r.nextInt(300)];
+            r.nextBytes(plain);
+            byte[] expected = new byte[plain.length + 16];
+            new CryptoBox().seal(key, nonce, plain, 0, plain.length, expected, 0);
+            byte[] got = new byte[plain.length + 16];
+            kept.seal(key, nonce, plain, 0, plain.length, got, 0);
+            assertArrayEquals(expected, got, "box " + i);
+            byte[] back = new byte[plain.length];
+            assertTrue(kept.open(key, nonce, got, 0, got.length, back, 0));
+            assertArrayEquals(plain, back);
+        }
+    }
+
     @Test
     void heapAndCompositeBuffersWorkToo() {
         CryptoBox box = new CryptoBox();

@@ -37,4 +37,19 @@ class CommandNameTest {
         assertTrue(assertThrows(ZmtpProtocolException.class, () -> read("04 50 49 4E 31")).getMessage().contains("not a letter"));
         assertTrue(assertThrows(ZmtpProtocolException.class, () -> read("04 50 49 4E 00")).getMessage().contains("not a letter"));
     }
+
+    @Test
+    void theNamesZmtpDefinesComeBackAsConstantsAndTheReaderMovesPastThem() throws Exception {
+        ByteBuf b = Unpooled.wrappedBuffer(hex("07 4D 45 53 53 41 47 45 AA"));   // MESSAGE, then a byte
+        try {
+            assertTrue(FrameReader.readCommandName(b) == "MESSAGE", "the constant: no String per CURVE frame");
+            assertEquals(1, b.readableBytes());
+            assertEquals((byte) 0xAA, b.readByte());
+        } finally {
+            b.release();
+        }
+        assertTrue(read("05 52 45 41 44 59") == ZmtpWire.READY);
+        assertEquals("MESSAGf", read("07 4D 45 53 53 41 47 66"), "a name that only starts like one is read as sent");
+        assertEquals("MESSAGEX", read("08 4D 45 53 53 41 47 45 58"));
+    }
 }
