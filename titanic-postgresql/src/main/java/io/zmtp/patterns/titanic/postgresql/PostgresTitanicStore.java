@@ -1,6 +1,9 @@
 package io.zmtp.patterns.titanic.postgresql;
 
+import io.zmtp.patterns.titanic.GroupCommitThread;
+import io.zmtp.patterns.titanic.TitanicException;
 import io.zmtp.patterns.titanic.TitanicIds;
+import io.zmtp.patterns.titanic.TitanicStatus;
 import io.zmtp.patterns.titanic.TitanicStore;
 import io.zmtp.patterns.titanic.TitanicStoreFullException;
 import io.zmtp.wire.Frames;
@@ -8,6 +11,7 @@ import io.zmtp.wire.Frames;
 import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -70,7 +74,7 @@ public final class PostgresTitanicStore implements TitanicStore {
     private final PostgresStoreSettings settings;
     private final String owner = UUID.randomUUID().toString();
     private final LongSupplier clock;
-    private final TransactionThread thread;
+    private GroupCommitThread thread;
     /**
      * The transaction's view of the totals (entries, bytes, reply bytes): read once per
      * transaction, then kept up to date by its operations; null between transactions. Store
@@ -83,9 +87,6 @@ public final class PostgresTitanicStore implements TitanicStore {
     private PostgresTitanicStore(PostgresStoreSettings settings) {
         this.settings = settings;
         this.clock = settings.clock();
-        this.thread = new TransactionThread("titanic-postgresql", settings.jdbcUrl(),
-                PostgresStoreSettings.redacted(settings.jdbcUrl()), settings.maxBatch(),
-                settings.maxQueuedOperations(), this::setUp, this::writeDelta, this::forgetTotals);
     }
 
     /**
@@ -97,12 +98,58 @@ public final class PostgresTitanicStore implements TitanicStore {
     public static PostgresTitanicStore open(PostgresStoreSettings settings) {
         PostgresTitanicStore store = new PostgresTitanicStore(settings);
         try {
-            store.thread.start();
+            store.thread = new GroupCommitThread("titanic-postgresql", PostgresStoreSettings.redacted(settings.jdbcUrl()),
+                    store.new Database(), settings.maxBatch(), settings.maxQueuedOperations());
         } catch (SQLException e) {
             throw new IllegalStateException("cannot open the Titanic store at "
                     + PostgresStoreSettings.redacted(settings.jdbcUrl()) + ": " + e.getMessage(), e);
         }
         return store;
+    }
+
+    /**
+     * The database server: a new connection after one was lost (the schema checked again), the
+     * shared totals written once per transaction.
+     */
+    private final class Database implements GroupCommitThread.Database {
+        @Override
+        public Connection connect() throws SQLException {
+            forgetTotals();                      // a transaction on a lost connection counted nothing
+            Connection c = DriverManager.getConnection(settings.jdbcUrl());
+            try {
+                c.setAutoCommit(false);
+                setUp(c);
+                c.commit();
+                return c;
+            } catch (SQLException | RuntimeException e) {
+                c.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public boolean stillConnected(Connection c) {
+            try {
+                return c.isValid(2);
+            } catch (SQLException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public void beforeCommit(Connection c) throws SQLException {
+            writeDelta(c);
+        }
+
+        @Override
+        public void afterTransaction(Connection c, boolean committed) {
+            forgetTotals();
+        }
+
+        @Override
+        public RuntimeException closedException() {
+            return new TitanicException("the PostgreSQL Titanic store is closed", TitanicStatus.ERROR);
+        }
     }
 
     /** Schema (idempotent, serialised across servers by an advisory lock) and this store's usage row. */
@@ -271,7 +318,10 @@ public final class PostgresTitanicStore implements TitanicStore {
     @Override
     public CompletableFuture<List<PendingRequest>> claimRequests(int max) {
         return thread.submit(c -> {
-            List<PendingRequest> claimed = new ArrayList<>();
+            // UPDATE ... RETURNING gives no order: the rows come back with their arrival number
+            record Claimed(long seq, PendingRequest request) {
+            }
+            List<Claimed> claimed = new ArrayList<>();
             try (PreparedStatement p = c.prepareStatement("""
                     WITH free AS (
                         SELECT uuid FROM titanic_request
@@ -279,24 +329,18 @@ public final class PostgresTitanicStore implements TitanicStore {
                         ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)
                     UPDATE titanic_request r SET owner = ?, claimed_until = now() + ?::interval
                     FROM free WHERE r.uuid = free.uuid
-                    RETURNING r.uuid, r.service, r.seq""")) {
+                    RETURNING r.seq, r.uuid, r.service""")) {
                 p.setInt(1, max);
                 p.setString(2, owner);
                 p.setString(3, settings.claimLease().toMillis() + " milliseconds");
-                List<long[]> order = new ArrayList<>();
                 try (ResultSet rs = p.executeQuery()) {
                     while (rs.next()) {
-                        order.add(new long[] {rs.getLong(3), claimed.size()});
-                        claimed.add(new PendingRequest(rs.getString(1), rs.getString(2)));
+                        claimed.add(new Claimed(rs.getLong(1), new PendingRequest(rs.getString(2), rs.getString(3))));
                     }
                 }
-                order.sort((a, b) -> Long.compare(a[0], b[0]));
-                List<PendingRequest> oldestFirst = new ArrayList<>(claimed.size());
-                for (long[] o : order) {
-                    oldestFirst.add(claimed.get((int) o[1]));
-                }
-                return oldestFirst;
             }
+            claimed.sort(java.util.Comparator.comparingLong(Claimed::seq));
+            return claimed.stream().map(Claimed::request).toList();
         });
     }
 
@@ -434,7 +478,7 @@ public final class PostgresTitanicStore implements TitanicStore {
     public void close() {
         thread.stop();
         if (!thread.isCurrentThread()) {
-            thread.terminated().join();
+            thread.terminated().exceptionally(e -> null).join();   // a connection already lost cannot close cleanly
         }
     }
 

@@ -2,6 +2,7 @@ package io.zmtp.patterns.titanic.sqlite;
 
 import io.zmtp.patterns.titanic.TitanicStore;
 import io.zmtp.patterns.titanic.TitanicStoreFullException;
+import io.zmtp.patterns.titanic.GroupCommitThread;
 import io.zmtp.patterns.titanic.TitanicIds;
 import io.zmtp.wire.Frames;
 
@@ -104,8 +105,30 @@ public final class SqliteTitanicStore implements TitanicStore {
         count();
         connection.commit();
         writer = new GroupCommitThread("titanic-store-" + settings.directory().getFileName(),
-                String.valueOf(settings.directory()), connection, settings.maxBatch(), settings.maxQueuedOperations(),
-                this::count, db::unlock, this::closedException);
+                String.valueOf(settings.directory()), new GroupCommitThread.Database() {
+                    @Override
+                    public Connection connect() {
+                        return connection;                   // a file: never lost
+                    }
+
+                    @Override
+                    public void afterTransaction(Connection c, boolean committed) throws SQLException {
+                        if (!committed) {
+                            count();                         // what the rolled-back transaction counted
+                            c.commit();
+                        }
+                    }
+
+                    @Override
+                    public void stopped() {
+                        db.unlock();
+                    }
+
+                    @Override
+                    public RuntimeException closedException() {
+                        return SqliteTitanicStore.this.closedException();
+                    }
+                }, settings.maxBatch(), settings.maxQueuedOperations());
     }
 
     /**
@@ -378,8 +401,14 @@ public final class SqliteTitanicStore implements TitanicStore {
         return TitanicIds.isValid(uuid) ? HEX.parseHex(uuid) : null;
     }
 
-    private <T> CompletableFuture<T> submit(GroupCommitThread.Work<T> work) {
-        return writer.submit(work);
+    /** An operation on the prepared statements of this store's one connection. */
+    @FunctionalInterface
+    private interface Work<T> {
+        T run() throws SQLException;
+    }
+
+    private <T> CompletableFuture<T> submit(Work<T> work) {
+        return writer.submit(c -> work.run());
     }
 
     private IllegalStateException closedException() {

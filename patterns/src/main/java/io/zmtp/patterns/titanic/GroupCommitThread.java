@@ -1,6 +1,5 @@
-package io.zmtp.patterns.titanic.sqlite;
+package io.zmtp.patterns.titanic;
 
-import io.zmtp.patterns.titanic.TitanicStoreFullException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,10 +11,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
- * The store's one thread, which owns the database connection: group commit.
+ * A JDBC {@link TitanicStore}'s one thread, which owns its connection: group commit. The SQLite
+ * and the PostgreSQL store both run on it; what differs between their databases is their
+ * {@link Database}.
  *
  * <p>Every call puts an operation on a queue and returns its future at once; the thread takes
  * whatever has queued (at most {@code maxBatch} operations: nothing is waited for, so an idle
@@ -25,68 +25,86 @@ import java.util.function.Supplier;
  *
  * <p>An operation that throws an unchecked exception (a refusal: full, a duplicate) fails alone,
  * before it has written anything. An {@link SQLException} fails the transaction: it is rolled
- * back, the owner recounts what the database holds ({@code afterRollback}), and the operations run
- * again one per transaction, so only the culprit fails. At most {@code maxQueued} operations
- * wait; one more fails at once with {@link TitanicStoreFullException}.
+ * back, and if the connection still works ({@link Database#stillConnected}) the operations run
+ * again one per transaction, so only the culprit fails; if it does not (a database server that
+ * went away), every operation of the batch fails with a {@link TitanicException} saying so, and
+ * the next batch asks for a connection again ({@link Database#connect}), failing at once while
+ * there is none. At most {@code maxQueued} operations wait; one more fails at once with
+ * {@link TitanicStoreFullException}.
  */
-final class GroupCommitThread {
-    private static final Logger LOG = LoggerFactory.getLogger(SqliteTitanicStore.class);
+public final class GroupCommitThread {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCommitThread.class);
 
     /** An operation's work, run on the store's thread inside a transaction. */
     @FunctionalInterface
-    interface Work<T> {
-        T run() throws SQLException;
+    public interface Work<T> {
+        T run(Connection c) throws SQLException;
     }
 
-    /** What the owner does on the store's thread, where it may use the connection. */
-    @FunctionalInterface
-    interface ConnectionTask {
-        void run() throws SQLException;
+    /** What the store's database adds around the transactions; called on the store's thread. */
+    public interface Database {
+        /** A connection for the next transaction, auto-commit off: the open one, or a new one after one was lost. */
+        Connection connect() throws SQLException;
+
+        /** After a failed transaction was rolled back: whether {@code c} still works (if not, it is dropped). */
+        default boolean stillConnected(Connection c) {
+            return true;
+        }
+
+        /** In each transaction, after its operations and before its commit. */
+        default void beforeCommit(Connection c) throws SQLException {
+        }
+
+        /** After each transaction, committed or rolled back, on its connection if it still works. */
+        default void afterTransaction(Connection c, boolean committed) throws SQLException {
+        }
+
+        /** The thread stopped: the last commit is done and the connection closed. */
+        default void stopped() {
+        }
+
+        /** What an operation fails with once the store is closed. */
+        RuntimeException closedException();
     }
 
-    private final Connection connection;
-    /** Where the store is, for log lines. */
+    private final Database database;
+    /** Where the store is (a directory, a URL without its password), for log lines. */
     private final String where;
     private final int maxBatch;
     private final int maxQueued;
-    private final ConnectionTask afterRollback;
-    private final Runnable afterStop;
-    private final Supplier<RuntimeException> closedException;
     private final LinkedBlockingQueue<Op<?>> queue = new LinkedBlockingQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicLong commits = new AtomicLong();
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
-    private final Op<Void> stop = new Op<>(() -> null);
+    private final Op<Void> stop = new Op<>(c -> null);
     private final Thread thread;
     private volatile boolean closing;
+    /** The connection, or null after it was lost. */
+    private Connection connection;
 
     /**
-     * Starts the thread, named {@code name}.
+     * Connects (the failure propagates: a store that cannot reach its database does not open) and
+     * starts the thread, named {@code name}.
      *
-     * @param where where the store is (its directory), for log lines
-     * @param afterRollback run after a failed transaction was rolled back (the owner recounts)
-     * @param afterStop run when the thread stops, after the last commit and the connection closed
-     * @param closedException what an operation fails with once the store is closed
+     * @param where where the store is, for log lines (never a password)
      */
-    GroupCommitThread(String name, String where, Connection connection, int maxBatch, int maxQueued,
-            ConnectionTask afterRollback, Runnable afterStop, Supplier<RuntimeException> closedException) {
-        this.connection = connection;
+    public GroupCommitThread(String name, String where, Database database, int maxBatch, int maxQueued)
+            throws SQLException {
+        this.database = database;
         this.where = where;
         this.maxBatch = maxBatch;
         this.maxQueued = maxQueued;
-        this.afterRollback = afterRollback;
-        this.afterStop = afterStop;
-        this.closedException = closedException;
+        this.connection = database.connect();
         this.thread = new Thread(this::run, name);
         thread.setDaemon(true);
         thread.start();
     }
 
     /** Queues {@code work}; the future completes on this thread once its transaction committed. Any thread. */
-    <T> CompletableFuture<T> submit(Work<T> work) {
+    public <T> CompletableFuture<T> submit(Work<T> work) {
         Op<T> op = new Op<>(work);
         if (closing) {
-            op.future.completeExceptionally(closedException.get());
+            op.future.completeExceptionally(database.closedException());
             return op.future;
         }
         if (queued.incrementAndGet() > maxQueued) {
@@ -100,28 +118,31 @@ final class GroupCommitThread {
         // operation out of the queue fails it.
         if (closing && queue.remove(op)) {
             queued.decrementAndGet();
-            op.future.completeExceptionally(closedException.get());
+            op.future.completeExceptionally(database.closedException());
         }
         return op.future;
     }
 
     /** Transactions committed since the thread started. */
-    long commits() {
+    public long commits() {
         return commits.get();
     }
 
     /** Whether the caller is the store's thread. */
-    boolean isCurrentThread() {
+    public boolean isCurrentThread() {
         return Thread.currentThread() == thread;
     }
 
-    /** Completes when the thread stopped, after committing what was queued and closing the connection. */
-    CompletableFuture<Void> terminated() {
+    /**
+     * Completes when the thread stopped, after committing what was queued and closing the
+     * connection (exceptionally if closing it failed).
+     */
+    public CompletableFuture<Void> terminated() {
         return terminated;
     }
 
     /** Commits what is queued and stops; operations after it fail. Returns at once. */
-    void stop() {
+    public void stop() {
         synchronized (this) {
             if (!closing) {
                 closing = true;
@@ -152,7 +173,7 @@ final class GroupCommitThread {
             if (stopAt >= 0) {
                 stopping = true;
                 for (Op<?> op : batch.subList(stopAt + 1, batch.size())) {
-                    op.future.completeExceptionally(closedException.get());
+                    op.future.completeExceptionally(database.closedException());
                 }
             }
             batch.clear();
@@ -160,16 +181,33 @@ final class GroupCommitThread {
         shutDown();
     }
 
-    /** Runs the operations as one transaction, then completes them; a failed transaction is retried one operation per transaction, so only the culprit fails. */
+    /**
+     * Runs the operations as one transaction, then completes them; a failed transaction is retried
+     * one operation per transaction while the connection works, so only the culprit fails.
+     */
     private void execute(List<Op<?>> ops) {
+        if (connection == null) {
+            try {
+                connection = database.connect();
+                LOG.info("Titanic store: connected again to {}", where);
+            } catch (SQLException e) {
+                unreachable(ops, e);
+                return;
+            }
+        }
         try {
             for (Op<?> op : ops) {
-                op.run();
+                op.run(connection);
             }
+            database.beforeCommit(connection);
             connection.commit();
             commits.incrementAndGet();
+            database.afterTransaction(connection, true);
         } catch (SQLException | RuntimeException e) {
-            rollback();
+            if (!rollback()) {
+                unreachable(ops, e);
+                return;
+            }
             if (ops.size() > 1) {
                 LOG.warn("a batch of {} Titanic store operations failed, retrying them one by one: {}", ops.size(),
                         e.toString());
@@ -187,29 +225,55 @@ final class GroupCommitThread {
         }
     }
 
-    private void rollback() {
+    /** Rolls back a failed transaction; false (and the connection dropped) when it no longer works. */
+    private boolean rollback() {
         try {
             connection.rollback();
-            afterRollback.run();
-            connection.commit();
         } catch (SQLException e) {
-            LOG.error("rolling back a failed Titanic store transaction failed", e);
+            LOG.debug("rolling back a failed Titanic store transaction on {} failed", where, e);
+        }
+        if (!database.stillConnected(connection)) {
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                // gone already
+            }
+            connection = null;
+            return false;
+        }
+        try {
+            database.afterTransaction(connection, false);
+        } catch (SQLException e) {
+            LOG.error("after rolling back a failed Titanic store transaction on {}", where, e);
+        }
+        return true;
+    }
+
+    /** The batch fails: the database cannot be reached (the connection was lost, or connecting failed). */
+    private void unreachable(List<Op<?>> ops, Exception cause) {
+        LOG.warn("Titanic store: {} cannot be reached: {} ({} operations fail)", where, cause.getMessage(), ops.size());
+        TitanicException e = new TitanicException("the Titanic store at " + where + " cannot be reached: "
+                + cause.getMessage(), TitanicStatus.ERROR, cause);
+        for (Op<?> op : ops) {
+            op.future.completeExceptionally(e);
         }
     }
 
     private void shutDown() {
         Throwable failure = null;
-        try {
-            connection.commit();
-            connection.close();
-        } catch (SQLException e) {
-            failure = e;
-            LOG.error("closing the Titanic store in {} failed", where, e);
+        if (connection != null) {
+            try {
+                connection.commit();
+                connection.close();
+            } catch (SQLException e) {
+                failure = e;
+                LOG.error("closing the Titanic store at {} failed", where, e);
+            }
         }
-        afterStop.run();
+        database.stopped();
         for (Op<?> op; (op = queue.poll()) != null; ) {
             queued.decrementAndGet();
-            op.future.completeExceptionally(closedException.get());
+            op.future.completeExceptionally(database.closedException());
         }
         if (failure == null) {
             terminated.complete(null);
@@ -230,9 +294,9 @@ final class GroupCommitThread {
         }
 
         /** Runs the work; a refusal (an unchecked exception) fails this operation only, an SQL error the transaction. */
-        void run() throws SQLException {
+        void run(Connection c) throws SQLException {
             try {
-                result = work.run();
+                result = work.run(c);
             } catch (SQLException e) {
                 throw e;
             } catch (RuntimeException e) {
