@@ -26,12 +26,11 @@ class TitanicPostgresProcessTest {
     static final int CLIENTS = 4;
     static final int KILLS = 3;
     static final long DEADLINE_MS = 90_000;
-    static final String HEARTBEAT = "200ms";
     static final Duration LEASE = Duration.ofSeconds(2);
     static PostgresServer db;
     static int databases;
 
-    final List<PeerScript> processes = new ArrayList<>();
+    final TitanicProcesses processes = new TitanicProcesses();
     ZmtpContext ctx;
 
     @BeforeAll
@@ -46,37 +45,23 @@ class TitanicPostgresProcessTest {
 
     @AfterEach
     void stop() {
-        for (PeerScript p : processes) {
-            p.close();
-        }
+        processes.close();
         if (ctx != null) {
             ctx.close(Duration.ofSeconds(5));
         }
     }
 
-    PeerScript zmtp(String... args) {
-        PeerScript p = PeerScript.zmtp(args);
-        processes.add(p);
-        return p;
-    }
-
     PeerScript broker(String endpoint) {
-        return zmtp("mdbroker", "--endpoint", endpoint, "--interval", HEARTBEAT, "--liveness", "5", "-q");
+        return processes.broker(endpoint);
     }
 
     PeerScript worker(String endpoint) {
-        return zmtp("mdworker", "-e", endpoint, "--workers", "2", "--interval", HEARTBEAT, "--liveness", "5",
-                "--reconnect", "100ms", "-q");
+        return processes.worker(endpoint);
     }
 
     /** A titanic server on {@code store} (a postgresql:// URL), once it serves. */
     PeerScript titanic(String endpoint, String store) throws InterruptedException {
-        PeerScript t = zmtp("titanic", "-e", endpoint, "--store", store, "--claim-lease", LEASE.toSeconds() + "s",
-                "--interval", HEARTBEAT, "--liveness", "5", "--retry-interval", "200ms", "--dispatch-timeout", "2s",
-                "--request-workers", "8");
-        TitanicLoad.awaitCondition(() -> t.lines().stream().anyMatch(l -> l.startsWith("I: titanic serving through")),
-                "titanic started");
-        return t;
+        return processes.titanic(endpoint, store, "--claim-lease", LEASE.toSeconds() + "s");
     }
 
     String newStore() {

@@ -6,14 +6,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,57 +25,32 @@ class TitanicProcessTest {
     static final int CLIENTS = 8;
     static final int KILLS = 3;
     static final long DEADLINE_MS = 90_000;
-    /** MDP heartbeats of every process: a silent peer is gone after 5 of them (1 s). */
-    static final String HEARTBEAT = "200ms";
 
     enum Victim { TITANIC, BROKER, WORKER }
 
-    final List<PeerScript> processes = new ArrayList<>();
+    final TitanicProcesses processes = new TitanicProcesses();
     @TempDir
     Path dir;
     ZmtpContext ctx;
 
     @AfterEach
     void stop() {
-        for (PeerScript p : processes) {
-            p.close();
-        }
+        processes.close();
         if (ctx != null) {
             ctx.close(Duration.ofSeconds(5));
         }
     }
 
-    static int freePort() throws IOException {
-        return io.zmtp.testing.FreePorts.next();
-    }
-
-    PeerScript zmtp(String... args) {
-        PeerScript p = PeerScript.zmtp(args);
-        processes.add(p);
-        return p;
-    }
-
     PeerScript broker(String endpoint) {
-        return zmtp("mdbroker", "--endpoint", endpoint, "--interval", HEARTBEAT, "--liveness", "5", "-q");
-    }
-
-    PeerScript titanic(String endpoint) {
-        PeerScript t = zmtp("titanic", "-e", endpoint, "--store", dir.resolve("store").toString(),
-                "--interval", HEARTBEAT, "--liveness", "5", "--retry-interval", "200ms", "--dispatch-timeout", "2s",
-                "--request-workers", "8");
-        // a JVM starting while three others run on two cores: a generous deadline
-        try {
-            awaitCondition(() -> t.lines().stream().anyMatch(l -> l.startsWith("I: titanic serving through")),
-                    "titanic started");
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
-        }
-        return t;
+        return processes.broker(endpoint);
     }
 
     PeerScript worker(String endpoint) {
-        return zmtp("mdworker", "-e", endpoint, "--workers", "2", "--interval", HEARTBEAT, "--liveness", "5",
-                "--reconnect", "100ms", "-q");
+        return processes.worker(endpoint);
+    }
+
+    PeerScript titanic(String endpoint) throws InterruptedException {
+        return processes.titanic(endpoint, dir.resolve("store").toString());
     }
 
     @ParameterizedTest
@@ -87,7 +58,7 @@ class TitanicProcessTest {
     void everyAcknowledgedRequestGetsItsOwnReplyThroughKills(Victim victim) throws Exception {
         long seed = System.nanoTime();
         Random random = new Random(seed);
-        String endpoint = "tcp://127.0.0.1:" + freePort();
+        String endpoint = "tcp://127.0.0.1:" + io.zmtp.testing.FreePorts.next();
         PeerScript broker = broker(endpoint);
         PeerScript worker = worker(endpoint);
         PeerScript titanic = titanic(endpoint);
@@ -131,13 +102,5 @@ class TitanicProcessTest {
                 + " requests acknowledged, every one answered; " + load.failures.get()
                 + " submissions not acknowledged (retried); seed " + seed);
         assertTrue(total >= 20 * (KILLS + 1));
-    }
-
-    static void awaitCondition(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "not within 60 s: " + what);
-            Thread.sleep(10);
-        }
     }
 }

@@ -1,0 +1,50 @@
+package io.zmtp.interop;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The {@code zmtp.jar} processes of a Titanic process test: broker, echo workers and Titanic
+ * servers with short MDP heartbeats (a silent peer is gone after 5 of 200 ms), all killed by
+ * {@link #close()}.
+ */
+final class TitanicProcesses implements AutoCloseable {
+    static final String HEARTBEAT = "200ms";
+    private final List<PeerScript> processes = new ArrayList<>();
+
+    PeerScript zmtp(String... args) {
+        PeerScript p = PeerScript.zmtp(args);
+        processes.add(p);
+        return p;
+    }
+
+    PeerScript broker(String endpoint) {
+        return zmtp("mdbroker", "--endpoint", endpoint, "--interval", HEARTBEAT, "--liveness", "5", "-q");
+    }
+
+    PeerScript worker(String endpoint) {
+        return zmtp("mdworker", "-e", endpoint, "--workers", "2", "--interval", HEARTBEAT, "--liveness", "5",
+                "--reconnect", "100ms", "-q");
+    }
+
+    /** A titanic server on {@code store} (a directory or a URL), with {@code more} options, once it serves. */
+    PeerScript titanic(String endpoint, String store, String... more) throws InterruptedException {
+        List<String> args = new ArrayList<>(List.of("titanic", "-e", endpoint, "--store", store,
+                "--interval", HEARTBEAT, "--liveness", "5", "--retry-interval", "200ms", "--dispatch-timeout", "2s",
+                "--request-workers", "8"));
+        args.addAll(Arrays.asList(more));
+        PeerScript t = zmtp(args.toArray(new String[0]));
+        // a JVM starting while three others run on two cores: a generous deadline
+        TitanicLoad.awaitCondition(() -> t.lines().stream().anyMatch(l -> l.startsWith("I: titanic serving through")),
+                "titanic started");
+        return t;
+    }
+
+    @Override
+    public void close() {
+        for (PeerScript p : processes) {
+            p.close();
+        }
+    }
+}
