@@ -27,14 +27,10 @@ public interface HandshakeSession {
     SocketAddress remoteAddress();
 
     /** The socket's ZAP domain ({@link ZmtpOptions#zapDomain()}), empty when none. */
-    default String zapDomain() {
-        return "";
-    }
+    String zapDomain();
 
     /** Our routing id, as libzmq's ZAP request carries it: the socket's identity, empty when none. */
-    default byte[] localRoutingId() {
-        return new byte[0];
-    }
+    byte[] localRoutingId();
 
     /**
      * Asks for an answer made elsewhere (an authenticator's) and waits for it without blocking
@@ -49,10 +45,8 @@ public interface HandshakeSession {
      *
      * @return false when the socket's bound of waiting handshakes is reached
      */
-    default <T> boolean await(Supplier<? extends CompletionStage<T>> ask,
-                              BiConsumer<? super T, ? super Throwable> then, Runnable timedOut) {
-        throw new UnsupportedOperationException("this session cannot wait for an answer");
-    }
+    <T> boolean await(Supplier<? extends CompletionStage<T>> ask, BiConsumer<? super T, ? super Throwable> then,
+                      Runnable timedOut);
 
     /** The properties to announce to the peer (Socket-Type, Identity, Resource, X-...). */
     ZmtpMetadata localMetadata();
@@ -97,7 +91,5 @@ public interface HandshakeSession {
     void fail(String reason, String errorReason, boolean authentication);
 
     /** The handshake failed for {@code e}, as if a command had thrown it (ERROR when it carries a reason). */
-    default void fail(ZmtpProtocolException e) {
-        fail(e.getMessage(), e.errorReason(), false);
-    }
+    void fail(ZmtpProtocolException e);
 }
