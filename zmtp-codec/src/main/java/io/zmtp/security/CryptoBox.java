@@ -1,14 +1,16 @@
 package io.zmtp.security;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import org.bouncycastle.crypto.engines.Salsa20Engine;
-import org.bouncycastle.crypto.engines.XSalsa20Engine;
 import org.bouncycastle.crypto.macs.Poly1305;
 import org.bouncycastle.crypto.params.KeyParameter;
-import org.bouncycastle.crypto.params.ParametersWithIV;
 import org.bouncycastle.math.ec.rfc7748.X25519;
 import org.bouncycastle.util.Pack;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -23,8 +25,14 @@ import java.util.Arrays;
  *     CurveZMQ's wire (NaCl's zero padding is not carried).</li>
  * </ul>
  *
- * <p>An instance holds one reusable cipher engine and MAC and is used by one connection on its
- * event loop; it is not thread-safe. The static methods are.
+ * <p>The cryptographic cores are BouncyCastle's (the Salsa20 core, X25519, Poly1305); this class
+ * only runs XSalsa20's counter over the core and XORs its key stream with the data eight bytes at
+ * a time. BouncyCastle's {@code XSalsa20Engine} does the same a byte at a time, which measured
+ * about 40 % of a 100-byte box's cost (benchmarks/RESULTS.md, "CURVE per message").
+ *
+ * <p>An instance holds the derived key, key stream and MAC of the box in hand, reused from box to
+ * box, and is used by one connection on its event loop; it is not thread-safe. The static methods
+ * are.
  */
 final class CryptoBox {
     static final int KEY_BYTES = 32;
@@ -33,16 +41,34 @@ final class CryptoBox {
 
     private static final int[] HSALSA_WORDS = {0, 5, 10, 15, 6, 7, 8, 9};
 
-    /** How many bytes of a buffer are processed at a time when it has no accessible array. */
-    private static final int CHUNK = 4096;
+    /** {@link #seal(byte[], byte[], int, ByteBuf, ByteBuf)} without a byte before the body. */
+    static final int NO_FIRST = -1;
 
-    private final Engine engine = new Engine();
+    /** Salsa20's constants, "expand 32-byte k". */
+    private static final int[] SIGMA = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574};
+    /** Key stream made at a time (four Salsa20 blocks), and the largest piece XORed with it. */
+    private static final int STREAM = 256;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /** Salsa20's input: constants, the derived key, the nonce's last 8 bytes, the block counter. */
+    private final int[] input = new int[16];
+    private final int[] output = new int[16];
+    /** Key stream as little-endian longs (byte i is bits 8(i%8).. of long i/8). */
+    private final long[] keyStream = new long[STREAM / 8];
+    /** Byte positions in the key stream; a piece always starts at a multiple of 8. */
+    private int keyStreamPos;
+    private int keyStreamEnd;
+    /** Bytes on their way between the buffers and the cipher. */
+    private final byte[] piece = new byte[STREAM];
+    /** The key and nonce prefix {@link #input}'s derived key belongs to. */
+    private final byte[] lastKey = new byte[32];
+    private final byte[] lastPrefix = new byte[16];
+    private boolean keyed;
     private final Poly1305 mac = new Poly1305();
     /** The one-time Poly1305 key of the current box; BouncyCastle's KeyParameter keeps this array, not a copy. */
     private final KeyParameter polyKeyParameter = new KeyParameter(new byte[32]);
     private final byte[] polyKey = polyKeyParameter.getKey();
     private final byte[] tag = new byte[MAC_BYTES];
-    private byte[] chunk;
 
     // ------------------------------------------------------------------ keys
 
@@ -81,10 +107,10 @@ final class CryptoBox {
     static void hsalsa20(byte[] out, byte[] key, byte[] in16) {
         int[] state = new int[16];
         int[] x = new int[16];
-        state[0] = 0x61707865;
-        state[5] = 0x3320646e;
-        state[10] = 0x79622d32;
-        state[15] = 0x6b206574;
+        state[0] = SIGMA[0];
+        state[5] = SIGMA[1];
+        state[10] = SIGMA[2];
+        state[15] = SIGMA[3];
         Pack.littleEndianToInt(key, 0, state, 1, 4);
         Pack.littleEndianToInt(key, 16, state, 11, 4);
         Pack.littleEndianToInt(in16, 0, state, 6, 4);
@@ -104,10 +130,8 @@ final class CryptoBox {
      * ({@code len + 16} bytes). {@code m} and {@code c} must not overlap.
      */
     void seal(byte[] key, byte[] nonce, byte[] m, int mOff, int len, byte[] c, int cOff) {
-        start(key, nonce);
-        engine.processBytes(m, mOff, len, c, cOff + MAC_BYTES);
-        mac.update(c, cOff + MAC_BYTES, len);
-        mac.doFinal(c, cOff);
+        seal(key, nonce, NO_FIRST, Unpooled.wrappedBuffer(m, mOff, len),
+                Unpooled.wrappedBuffer(c, cOff, len + MAC_BYTES).clear());
     }
 
     /**
@@ -120,14 +144,8 @@ final class CryptoBox {
         if (boxLen < MAC_BYTES) {
             return false;
         }
-        start(key, nonce);
-        mac.update(c, cOff + MAC_BYTES, boxLen - MAC_BYTES);
-        mac.doFinal(tag, 0);
-        if (!equal(tag, 0, c, cOff, MAC_BYTES)) {
-            return false;
-        }
-        engine.processBytes(c, cOff + MAC_BYTES, boxLen - MAC_BYTES, m, mOff);
-        return true;
+        return open(key, nonce, Unpooled.wrappedBuffer(c), cOff, boxLen,
+                Unpooled.wrappedBuffer(m, mOff, boxLen - MAC_BYTES).clear());
     }
 
     // ------------------------------------------------------------------ buffers
@@ -135,35 +153,37 @@ final class CryptoBox {
     /**
      * Appends to {@code out} the box of one byte {@code first} followed by the readable bytes of
      * {@code body} (whose indexes do not change): tag, then ciphertext. The ciphertext is written
-     * straight into {@code out}; nothing is allocated beyond a per-instance chunk buffer.
+     * straight into {@code out}, a piece of at most {@value #STREAM} bytes at a time; nothing is
+     * allocated.
+     *
+     * @param first the byte before the body, or {@link #NO_FIRST} for none
      */
     void seal(byte[] key, byte[] nonce, int first, ByteBuf body, ByteBuf out) {
-        int len = body.readableBytes();
-        out.ensureWritable(MAC_BYTES + 1 + len);
-        start(key, nonce);
+        int from = body.readerIndex();
+        int end = from + body.readableBytes();
+        int pending = first == NO_FIRST ? 0 : 1;
+        out.ensureWritable(MAC_BYTES + pending + end - from);
+        start(key, nonce, pending + end - from);
         int tagIndex = out.writerIndex();
         out.writerIndex(tagIndex + MAC_BYTES);
-        byte[] buf = chunk();
-        buf[0] = (byte) first;
-        int filled = 1;
-        int from = body.readerIndex();
-        int end = from + len;
-        for (;;) {
-            int n = Math.min(CHUNK - filled, end - from);
-            body.getBytes(from, buf, filled, n);
-            from += n;
-            int total = filled + n;
-            engine.processBytes(buf, 0, total, buf, 0);
-            mac.update(buf, 0, total);
-            out.writeBytes(buf, 0, total);
-            filled = 0;
-            if (from == end) {
-                break;
+        while (pending > 0 || from < end) {
+            int n = 0;
+            if (pending > 0) {
+                piece[0] = (byte) first;
+                pending = 0;
+                n = 1;
             }
+            int take = Math.min(room(end - from + n) - n, end - from);
+            body.getBytes(from, piece, n, take);
+            from += take;
+            n += take;
+            xorKeyStream(n);
+            mac.update(piece, 0, n);
+            out.writeBytes(piece, 0, n);
         }
         mac.doFinal(tag, 0);
         out.setBytes(tagIndex, tag);
-        Arrays.fill(buf, (byte) 0);
+        finish();
     }
 
     /**
@@ -176,60 +196,175 @@ final class CryptoBox {
         if (length < MAC_BYTES) {
             return false;
         }
-        start(key, nonce);
-        byte[] buf = chunk();
-        int from = index + MAC_BYTES;
         int end = index + length;
-        while (from < end) {
-            int n = Math.min(CHUNK, end - from);
-            src.getBytes(from, buf, 0, n);
-            mac.update(buf, 0, n);
+        start(key, nonce, length - MAC_BYTES);
+        for (int from = index + MAC_BYTES; from < end; ) {
+            int n = Math.min(STREAM, end - from);
+            src.getBytes(from, piece, 0, n);
+            mac.update(piece, 0, n);
             from += n;
         }
         mac.doFinal(tag, 0);
-        src.getBytes(index, buf, 0, MAC_BYTES);
-        if (!equal(tag, 0, buf, 0, MAC_BYTES)) {
+        src.getBytes(index, piece, 0, MAC_BYTES);
+        if (!equal(tag, 0, piece, 0, MAC_BYTES)) {
+            finish();
             return false;
         }
         out.ensureWritable(length - MAC_BYTES);
-        from = index + MAC_BYTES;
-        while (from < end) {
-            int n = Math.min(CHUNK, end - from);
-            src.getBytes(from, buf, 0, n);
-            engine.processBytes(buf, 0, n, buf, 0);
-            out.writeBytes(buf, 0, n);
+        for (int from = index + MAC_BYTES; from < end; ) {
+            int n = Math.min(room(end - from), end - from);
+            src.getBytes(from, piece, 0, n);
+            xorKeyStream(n);
+            out.writeBytes(piece, 0, n);
             from += n;
         }
-        Arrays.fill(buf, (byte) 0);
+        finish();
+        forgetPiece(length - MAC_BYTES);
         return true;
     }
 
-    /** Overwrites the engine's key material. */
-    void wipe() {
-        engine.rekey(new byte[32], new byte[24]);
-        engine.forget();
-        Arrays.fill(polyKey, (byte) 0);
-        if (chunk != null) {
-            Arrays.fill(chunk, (byte) 0);
+    /**
+     * Opens the box of {@code length} bytes of {@code buf} at {@code index} where it lies, in one
+     * pass: its tag stays, its ciphertext is replaced by the plaintext ({@code length - 16} bytes
+     * from {@code index + 16}). Nothing is copied out and nothing allocated.
+     *
+     * @return false when the box is shorter than a tag or fails authentication; the box's bytes
+     *         are then neither ciphertext nor plaintext, and the caller must discard them
+     */
+    boolean openInPlace(byte[] key, byte[] nonce, ByteBuf buf, int index, int length) {
+        if (length < MAC_BYTES) {
+            return false;
         }
+        int end = index + length;
+        start(key, nonce, length - MAC_BYTES);
+        for (int from = index + MAC_BYTES; from < end; ) {
+            int n = Math.min(room(end - from), end - from);
+            buf.getBytes(from, piece, 0, n);
+            mac.update(piece, 0, n);
+            xorKeyStream(n);
+            buf.setBytes(from, piece, 0, n);
+            from += n;
+        }
+        mac.doFinal(tag, 0);
+        buf.getBytes(index, piece, 0, MAC_BYTES);
+        boolean authentic = equal(tag, 0, piece, 0, MAC_BYTES);
+        finish();
+        forgetPiece(length - MAC_BYTES);
+        return authentic;
+    }
+
+    /** Overwrites the key material: the derived key, the key stream, the last piece. */
+    void wipe() {
+        Arrays.fill(input, 0);
+        Arrays.fill(lastKey, (byte) 0);
+        keyed = false;
+        Arrays.fill(polyKey, (byte) 0);
+        finish();
+        forgetPiece(STREAM);
     }
 
     // ------------------------------------------------------------------ internals
 
-    private byte[] chunk() {
-        if (chunk == null) {
-            chunk = new byte[CHUNK];
+    /**
+     * Sets the Salsa20 input for one box and keys the MAC with the first 32 bytes of its key stream.
+     *
+     * <p>XSalsa20 first derives a Salsa20 key from the key and the nonce's first 16 bytes
+     * (HSalsa20, one Salsa20 core), then runs Salsa20 with that key and the nonce's last 8 bytes.
+     * A CURVE connection's MESSAGE boxes all share their key and their nonce's first 16 bytes
+     * ({@code "CurveZMQMESSAGEC"} or {@code ...S}) and differ only in the 8-byte counter, so when
+     * both are those of the previous box the derived key is kept: one Salsa20 core less per
+     * message (of four for a 100-byte one).
+     *
+     * @param length the bytes the box encrypts, so no more key stream is made than they need
+     */
+    private void start(byte[] key, byte[] nonce, int length) {
+        if (!keyed || !Arrays.equals(lastKey, 0, 32, key, 0, 32) || !Arrays.equals(lastPrefix, 0, 16, nonce, 0, 16)) {
+            byte[] derived = new byte[32];
+            hsalsa20(derived, key, nonce);
+            input[0] = SIGMA[0];
+            input[5] = SIGMA[1];
+            input[10] = SIGMA[2];
+            input[15] = SIGMA[3];
+            Pack.littleEndianToInt(derived, 0, input, 1, 4);
+            Pack.littleEndianToInt(derived, 16, input, 11, 4);
+            Arrays.fill(derived, (byte) 0);
+            System.arraycopy(key, 0, lastKey, 0, 32);
+            System.arraycopy(nonce, 0, lastPrefix, 0, 16);
+            keyed = true;
         }
-        return chunk;
-    }
-
-    /** Keys the stream cipher for one box and the MAC with the first 32 bytes of its key stream. */
-    private void start(byte[] key, byte[] nonce) {
-        engine.rekey(key, nonce);
-        Arrays.fill(polyKey, (byte) 0);
-        engine.processBytes(polyKey, 0, 32, polyKey, 0);
+        input[6] = Pack.littleEndianToInt(nonce, 16);
+        input[7] = Pack.littleEndianToInt(nonce, 20);
+        input[8] = 0;                            // the block counter
+        input[9] = 0;
+        keyStreamEnd = 0;
+        generate(32 + length);
+        for (int i = 0; i < 4; i++) {
+            LONGS.set(polyKey, 8 * i, keyStream[i]);
+        }
         mac.init(polyKeyParameter);              // Poly1305 reads the key; nothing is allocated
         Arrays.fill(polyKey, (byte) 0);
+        keyStreamPos = 32;
+    }
+
+    /**
+     * How many of the {@code wanted} next bytes the key stream at hand covers, making more (as
+     * much as {@code wanted} needs, up to {@value #STREAM} bytes) when it is used up.
+     */
+    private int room(int wanted) {
+        if (keyStreamPos == keyStreamEnd) {
+            generate(wanted);
+        }
+        return Math.min(wanted, keyStreamEnd - keyStreamPos);
+    }
+
+    /** Fills the key stream with the next blocks, enough for {@code bytes} or {@value #STREAM}. */
+    private void generate(int bytes) {
+        int blocks = Math.min(STREAM / 64, (bytes + 63) >>> 6);
+        for (int b = 0; b < blocks; b++) {
+            Salsa20Engine.salsaCore(20, input, output);
+            for (int i = 0; i < 8; i++) {
+                keyStream[8 * b + i] = (output[2 * i] & 0xFFFFFFFFL) | ((long) output[2 * i + 1] << 32);
+            }
+            if (++input[8] == 0) {
+                input[9]++;
+            }
+        }
+        keyStreamPos = 0;
+        keyStreamEnd = 64 * blocks;
+    }
+
+    /**
+     * XORs the first {@code n} bytes of the piece with the key stream, eight at a time. The key
+     * stream position is a multiple of 8 here: a box's first piece starts at 32, every later one
+     * at 0 (a piece ends where the key stream ends, or is the box's last).
+     */
+    private void xorKeyStream(int n) {
+        int k = keyStreamPos >>> 3;
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            LONGS.set(piece, i, (long) LONGS.get(piece, i) ^ keyStream[k++]);
+        }
+        if (i < n) {
+            long last = keyStream[k];
+            for (; i < n; i++, last >>>= 8) {
+                piece[i] ^= (byte) last;
+            }
+        }
+        keyStreamPos += n;
+    }
+
+    /**
+     * Forgets the box's key stream. The piece holds ciphertext after sealing; after opening, the
+     * caller wipes what of it was plaintext ({@link #forgetPiece}).
+     */
+    private void finish() {
+        Arrays.fill(output, 0);
+        Arrays.fill(keyStream, 0, (keyStreamEnd + 7) >>> 3, 0L);
+        keyStreamPos = keyStreamEnd = 0;
+    }
+
+    private void forgetPiece(int used) {
+        Arrays.fill(piece, 0, Math.min(used, STREAM), (byte) 0);
     }
 
     /** Compares without an early exit (tags must not leak how much of them matched). */
@@ -239,46 +374,5 @@ final class CryptoBox {
             diff |= a[aOff + i] ^ b[bOff + i];
         }
         return diff == 0;
-    }
-
-    /**
-     * BouncyCastle's XSalsa20, re-keyed per box without going through {@code init} (which builds
-     * parameter objects and runs the service-constraint check every time).
-     *
-     * <p>XSalsa20 first derives a Salsa20 key from the key and the nonce's first 16 bytes
-     * (HSalsa20, one Salsa20 core), then runs Salsa20 with that key and the nonce's last 8 bytes.
-     * A CURVE connection's MESSAGE boxes all share their key and their nonce's first 16 bytes
-     * ({@code "CurveZMQMESSAGEC"} or {@code ...S}) and differ only in the 8-byte counter, so when
-     * both are those of the previous box the derived key is kept and only the counter words are
-     * set: one Salsa20 core less per message (of four for a 100-byte one).
-     */
-    private static final class Engine extends XSalsa20Engine {
-        private final byte[] lastKey = new byte[32];
-        private final byte[] lastPrefix = new byte[16];
-        private boolean keyed;
-
-        Engine() {
-            init(true, new ParametersWithIV(new KeyParameter(new byte[32]), new byte[24]));
-        }
-
-        void rekey(byte[] key, byte[] nonce) {
-            if (keyed && Arrays.equals(lastKey, 0, 32, key, 0, 32) && Arrays.equals(lastPrefix, 0, 16, nonce, 0, 16)) {
-                engineState[6] = Pack.littleEndianToInt(nonce, 16);
-                engineState[7] = Pack.littleEndianToInt(nonce, 20);
-                reset();                         // block counter 0, no key stream buffered
-                return;
-            }
-            setKey(key, nonce);
-            reset();
-            System.arraycopy(key, 0, lastKey, 0, 32);
-            System.arraycopy(nonce, 0, lastPrefix, 0, 16);
-            keyed = true;
-        }
-
-        /** Forgets the key copy kept for the next box. */
-        void forget() {
-            keyed = false;
-            Arrays.fill(lastKey, (byte) 0);
-        }
     }
 }

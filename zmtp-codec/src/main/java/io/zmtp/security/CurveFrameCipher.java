@@ -15,7 +15,9 @@ import io.zmtp.wire.FrameCipher;
  * flags 0x00, or 0x02 when long), as libzmq sends it.
  *
  * <p>Sending seals straight into the output buffer through the connection's reusable
- * {@link CryptoBox}; receiving checks the tag before decrypting. A received nonce must be above
+ * {@link CryptoBox}; receiving opens the box where it was read (the plaintext replaces the
+ * ciphertext in the read buffer, and the frame is a slice of it, as plaintext frames are), and
+ * only an authentic box's bytes leave the cipher. A received nonce must be above
  * the last one accepted (gaps are allowed, as libzmq does); only an authenticated MESSAGE moves
  * the counter.
  */
@@ -93,19 +95,29 @@ final class CurveFrameCipher implements FrameCipher {
                     + " is not above the last one, " + Long.toUnsignedString(lastReceived) + " (replayed or reordered)");
         }
         CurveMechanism.putLong(receiveNonce, 16, n);
-        ByteBuf plain = alloc.buffer(len - 8 - CryptoBox.MAC_BYTES);
+        int boxIndex = ri + 8;
+        int boxLen = len - 8;
+        if (data.isReadOnly()) {
+            return openCopy(data, boxIndex, boxLen, n);
+        }
+        // Opened where it was read: the plaintext replaces the ciphertext in the read buffer.
+        if (!box.openInPlace(key, receiveNonce, data, boxIndex, boxLen)) {
+            throw forged();
+        }
+        int flagsIndex = boxIndex + CryptoBox.MAC_BYTES;
+        accept(data, flagsIndex, n);
+        return data.retainedSlice(flagsIndex, boxLen - CryptoBox.MAC_BYTES);
+    }
+
+    /** Opens a box of a buffer that must not be written into a new buffer. */
+    private ByteBuf openCopy(ByteBuf data, int boxIndex, int boxLen, long n) throws ZmtpProtocolException {
+        ByteBuf plain = alloc.buffer(boxLen - CryptoBox.MAC_BYTES);
         boolean ok = false;
         try {
-            if (!box.open(key, receiveNonce, data, ri + 8, len - 8, plain)) {
-                throw new ZmtpProtocolException("CURVE: MESSAGE fails authentication (tampered, or not from our peer)");
+            if (!box.open(key, receiveNonce, data, boxIndex, boxLen, plain)) {
+                throw forged();
             }
-            int inner = plain.getUnsignedByte(plain.readerIndex());
-            if ((inner & 0x03) == 0x03) {
-                throw new ZmtpProtocolException("CURVE: MESSAGE flags have both MORE and COMMAND");
-            }
-            lastReceived = n;
-            plain.setByte(plain.readerIndex(), ((inner & 0x01) != 0 ? ZmtpWire.FLAG_MORE : 0)
-                    | ((inner & 0x02) != 0 ? ZmtpWire.FLAG_COMMAND : 0));
+            accept(plain, plain.readerIndex(), n);
             ok = true;
             return plain;
         } finally {
@@ -113,6 +125,21 @@ final class CurveFrameCipher implements FrameCipher {
                 plain.release();
             }
         }
+    }
+
+    /** Checks the flags of an authentic box, rewrites them as ZMTP's and moves the nonce counter. */
+    private void accept(ByteBuf plain, int flagsIndex, long n) throws ZmtpProtocolException {
+        int inner = plain.getUnsignedByte(flagsIndex);
+        if ((inner & 0x03) == 0x03) {
+            throw new ZmtpProtocolException("CURVE: MESSAGE flags have both MORE and COMMAND");
+        }
+        lastReceived = n;
+        plain.setByte(flagsIndex, ((inner & 0x01) != 0 ? ZmtpWire.FLAG_MORE : 0)
+                | ((inner & 0x02) != 0 ? ZmtpWire.FLAG_COMMAND : 0));
+    }
+
+    private static ZmtpProtocolException forged() {
+        return new ZmtpProtocolException("CURVE: MESSAGE fails authentication (tampered, or not from our peer)");
     }
 
     @Override

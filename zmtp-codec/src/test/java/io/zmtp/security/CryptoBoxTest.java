@@ -93,10 +93,10 @@ class CryptoBoxTest {
     }
 
     @Test
-    void bufferSealMatchesArraySealForEverySizeAroundTheChunk() {
+    void bufferSealMatchesArraySealForEverySizeAroundAPiece() {
         Random r = new Random(3);
         CryptoBox box = new CryptoBox();
-        for (int size : new int[] {0, 1, 31, 32, 4094, 4095, 4096, 4097, 9000, 100_000}) {
+        for (int size : new int[] {0, 1, 7, 8, 31, 32, 63, 64, 222, 223, 224, 255, 256, 257, 479, 480, 4097, 9000, 100_000}) {
             byte[] body = new byte[size];
             r.nextBytes(body);
             byte[] plain = new byte[size + 1];
@@ -119,6 +119,21 @@ class CryptoBoxTest {
 
                 assertTrue(box.open(FIRSTKEY, NONCE, out, 1, expected.length, opened));
                 assertArrayEquals(plain, ByteBufUtil.getBytes(opened));
+
+                ByteBuf inPlace = out.copy();
+                try {
+                    assertTrue(box.openInPlace(FIRSTKEY, NONCE, inPlace, 1, expected.length));
+                    assertArrayEquals(plain, ByteBufUtil.getBytes(inPlace, 17, plain.length), "opened in place");
+                    inPlace.setBytes(0, out, 0, out.writerIndex());
+                    int last = inPlace.writerIndex() - 1 - (size % 3 == 0 ? 0 : plain.length / 2);
+                    inPlace.setByte(last, inPlace.getByte(last) ^ 0x01);
+                    assertFalse(box.openInPlace(FIRSTKEY, NONCE, inPlace, 1, expected.length), "tampered, size " + size);
+                    inPlace.setBytes(0, out, 0, 17);
+                    inPlace.setByte(1, inPlace.getByte(1) ^ 0x01);
+                    assertFalse(box.openInPlace(FIRSTKEY, NONCE, inPlace, 1, expected.length), "tag tampered");
+                } finally {
+                    inPlace.release();
+                }
 
                 out.setByte(out.writerIndex() - 1, out.getByte(out.writerIndex() - 1) ^ 0x80);
                 opened.clear();

@@ -1,6 +1,8 @@
 package io.zmtp.security;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.zmtp.testing.CodecPair;
 import io.zmtp.wire.ConnectionFailed;
@@ -156,6 +158,36 @@ class SecureConnectionTest {
             exchange(p, clientKeys.publicKeyZ85());
             assertFalse(contains(capture(p), SECRET), "CURVE shows none of the payload");
             assertTrue(p.client.channel.isOpen() && p.server.channel.isOpen());
+        }
+    }
+
+    /**
+     * Boxes are opened where they were read, but a read-only buffer (which a pipeline may hand
+     * the codec) is opened into a copy and left as it came.
+     */
+    @Test
+    void curveOpensReadOnlyBuffersWithoutWritingIntoThem() {
+        try (CodecPair p = new CodecPair(opts(SocketType.DEALER, curveClient()), opts(SocketType.ROUTER, curveServer()))) {
+            p.pump();
+            assertNotNull(p.server.handshake());
+            for (byte[][] frames : messages()) {
+                p.client.channel.writeAndFlush(message(frames));
+                byte[] wire = p.client.written();
+                ByteBuf readOnly = Unpooled.wrappedBuffer(wire.clone()).asReadOnly();
+                p.server.channel.writeInbound(readOnly.retain());
+                assertArrayEquals(wire, ByteBufUtil.getBytes(readOnly, 0, wire.length), "the read-only buffer is untouched");
+                readOnly.release();
+                ZmtpMessage m = (ZmtpMessage) p.server.received.remove(0);
+                try {
+                    assertEquals(frames.length, m.size());
+                    for (int i = 0; i < frames.length; i++) {
+                        assertArrayEquals(frames[i], m.frameBytes(i));
+                    }
+                } finally {
+                    m.release();
+                }
+            }
+            assertTrue(p.server.channel.isOpen());
         }
     }
 
