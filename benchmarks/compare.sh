@@ -129,6 +129,11 @@ jmh curve '\.CurveThroughputBenchmark\.'
 step "CURVE throughput: libzmq"
 native throughput --pattern pushpull --size 100 --curve
 
+step "CURVE round trip: zmtp-netty and JeroMQ"
+jmh curve-tripping '\.CurveTrippingBenchmark\.'
+step "CURVE round trip: libzmq"
+native tripping --mode async --transport tcp --curve
+
 step "DEALER/ROUTER pipelined: zmtp-netty and JeroMQ"
 jmh pipelined '\.PipelinedRequestBenchmark\.'
 step "DEALER/ROUTER pipelined: libzmq"

@@ -5,8 +5,10 @@
  * thread ("W"). 5-byte requests; every socket's high-water marks at 1,000,000, as in the Java
  * benchmarks. One context, with one I/O thread unless --io-threads says otherwise (libzmq's default).
  *
- *   tripping --mode sync|async --transport tcp|inproc [--warmup N --iterations N --time S] [--io-threads N]
+ *   tripping --mode sync|async --transport tcp|inproc [--curve] [--warmup N --iterations N --time S] [--io-threads N]
  *
+ * --curve: both ROUTERs are CURVE servers (one key pair), the client and the worker CURVE clients
+ * (one key pair), as in the Java CurveTrippingBenchmark.
  * sync: one call (send, wait for the reply) per operation. async: 10,000 requests sent, then
  * their replies received, counted as 10,000 operations. Prints calls per second as one JSON line.
  */
@@ -93,6 +95,20 @@ static void *worker(void *socket) {
 }
 
 
+static void curve_server(void *s, const char *secret) {
+    int on = 1;
+    if (zmq_setsockopt(s, ZMQ_CURVE_SERVER, &on, sizeof on) || zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, secret, 40)) {
+        fail("CURVE server set-up");
+    }
+}
+
+static void curve_client(void *s, const char *server_public, const char *public, const char *secret) {
+    if (zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, server_public, 40) || zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, public, 40)
+        || zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, secret, 40)) {
+        fail("CURVE client set-up");
+    }
+}
+
 static void synchronous(void *client, long n) {
     char reply[64];
     for (long i = 0; i < n; i++) {
@@ -148,15 +164,28 @@ int main(int argc, char **argv) {
     const char *transport = option(argc, argv, "--transport", "tcp");
     int async = strcmp(mode, "async") == 0;
     int inproc = strcmp(transport, "inproc") == 0;
+    int curve = flag(argc, argv, "--curve");
     if ((!async && strcmp(mode, "sync")) || (!inproc && strcmp(transport, "tcp"))) {
-        fprintf(stderr, "usage: tripping --mode sync|async --transport tcp|inproc\n");
+        fprintf(stderr, "usage: tripping --mode sync|async --transport tcp|inproc [--curve]\n");
         return 2;
+    }
+    if (curve && !zmq_has("curve")) {
+        fprintf(stderr, "this libzmq has no CURVE\n");
+        return 2;
+    }
+    char server_public[41], server_secret[41], client_public[41], client_secret[41];
+    if (curve && (zmq_curve_keypair(server_public, server_secret) || zmq_curve_keypair(client_public, client_secret))) {
+        fail("zmq_curve_keypair");
     }
 
     void *ctx = new_context(argc, argv);
     broker_t b = {new_socket(ctx, ZMQ_ROUTER), new_socket(ctx, ZMQ_ROUTER)};
     set_hwm(b.frontend, HWM);
     set_hwm(b.backend, HWM);
+    if (curve) {
+        curve_server(b.frontend, server_secret);
+        curve_server(b.backend, server_secret);
+    }
     char fe[256], be[256];
     bind_endpoint(b.frontend, inproc ? "inproc://tripping-frontend" : "tcp://127.0.0.1:*", fe, sizeof fe);
     bind_endpoint(b.backend, inproc ? "inproc://tripping-backend" : "tcp://127.0.0.1:*", be, sizeof be);
@@ -164,12 +193,18 @@ int main(int argc, char **argv) {
     void *w = new_socket(ctx, ZMQ_DEALER);
     set_hwm(w, HWM);
     zmq_setsockopt(w, ZMQ_ROUTING_ID, "W", 1);
+    if (curve) {
+        curve_client(w, server_public, client_public, client_secret);
+    }
     if (zmq_connect(w, be)) {
         fail("connect worker");
     }
     void *client = new_socket(ctx, ZMQ_DEALER);
     set_hwm(client, HWM);
     zmq_setsockopt(client, ZMQ_ROUTING_ID, "C", 1);
+    if (curve) {
+        curve_client(client, server_public, client_public, client_secret);
+    }
     if (zmq_connect(client, fe)) {
         fail("connect client");
     }
@@ -180,8 +215,9 @@ int main(int argc, char **argv) {
 
     double scores[1000];
     run_iterations(p, (ops_fn) (async ? asynchronous : synchronous), client, async ? ASYNC_CALLS : 1, scores);
-    char params[128];
-    snprintf(params, sizeof params, "\"mode\":\"%s\",\"transport\":\"%s\"", mode, transport);
+    char params[160];
+    snprintf(params, sizeof params, "\"mode\":\"%s\",\"transport\":\"%s\",\"security\":\"%s\"", mode, transport,
+             curve ? "curve" : "null");
     print_throughput("tripping", params, scores, p.iterations);
 
     zmq_close(client);

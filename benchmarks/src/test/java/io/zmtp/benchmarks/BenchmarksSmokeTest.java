@@ -5,6 +5,7 @@ import io.zmtp.benchmarks.latency.ReqRepLatencyBenchmark;
 import io.zmtp.benchmarks.pipeline.PipelinedRequestBenchmark;
 import io.zmtp.benchmarks.throughput.CurveThroughputBenchmark;
 import io.zmtp.benchmarks.throughput.ThroughputBenchmark;
+import io.zmtp.benchmarks.tripping.CurveTrippingBenchmark;
 import io.zmtp.benchmarks.tripping.TrippingBenchmark;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -106,6 +107,11 @@ class BenchmarksSmokeTest {
     @Test
     void curveThroughputRunsForBothImplementations() throws RunnerException {
         assertRan(runOnce(CurveThroughputBenchmark.class), "messages impl=zmtp", "messages impl=jeromq");
+    }
+
+    @Test
+    void curveRoundTripRunsForBothImplementations() throws RunnerException {
+        assertRan(runOnce(CurveTrippingBenchmark.class), "asynchronous impl=zmtp", "asynchronous impl=jeromq");
     }
 
     @Test

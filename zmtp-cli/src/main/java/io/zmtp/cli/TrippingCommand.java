@@ -3,6 +3,10 @@ package io.zmtp.cli;
 import io.zmtp.patterns.tripping.TrippingBroker;
 import io.zmtp.patterns.tripping.TrippingClient;
 import io.zmtp.patterns.tripping.TrippingWorker;
+import io.zmtp.security.Authenticator;
+import io.zmtp.security.CurveKeyPair;
+import io.zmtp.security.CurveMechanism;
+import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -34,6 +38,10 @@ public final class TrippingCommand implements Callable<Integer> {
     @Option(names = "--client", description = "blocking (a user thread, as the guide) or reactor (on the event loop); default ${DEFAULT-VALUE}",
             defaultValue = "blocking")
     String client;
+
+    @Option(names = "--curve", description = "CURVE on both hops: the broker's ROUTERs CURVE servers, the client and"
+            + " the worker CURVE clients (key pairs made for the run)")
+    boolean curve;
 
     @Option(names = "--io-threads", description = "event loops (default: one per processor)")
     Integer ioThreads;
@@ -71,11 +79,20 @@ public final class TrippingCommand implements Callable<Integer> {
         String fe = transport.equals("inproc") ? "inproc://tripping-frontend" : "tcp://127.0.0.1:0";
         String be = transport.equals("inproc") ? "inproc://tripping-backend" : "tcp://127.0.0.1:0";
         try (ZmtpContext ctx = ioThreads == null ? ZmtpContext.create() : ZmtpContext.create(ioThreads)) {
-            TrippingBroker broker = new TrippingBroker(ctx);
+            SocketOptions brokerOptions = SocketOptions.DEFAULTS;
+            SocketOptions peerOptions = SocketOptions.DEFAULTS;
+            if (curve) {
+                CurveKeyPair brokerKeys = CurveKeyPair.generate();
+                brokerOptions = SocketOptions.builder()
+                        .mechanism(CurveMechanism.server(brokerKeys, Authenticator.allowAll())).build();
+                peerOptions = SocketOptions.builder()
+                        .mechanism(CurveMechanism.client(brokerKeys.publicKey(), CurveKeyPair.generate())).build();
+            }
+            TrippingBroker broker = new TrippingBroker(ctx, brokerOptions, brokerOptions);
             String[] bound = broker.bind(fe, be);
-            TrippingWorker worker = new TrippingWorker(ctx, bound[1]);
-            TrippingClient c = new TrippingClient(ctx, bound[0]);
-            talk.println("Setting up test... (" + transport + ", " + client + " client)");
+            TrippingWorker worker = new TrippingWorker(ctx, bound[1], peerOptions);
+            TrippingClient c = new TrippingClient(ctx, bound[0], peerOptions);
+            talk.println("Setting up test... (" + transport + ", " + client + " client" + (curve ? ", CURVE" : "") + ")");
             if (output.verbose()) {
                 out.println("broker: clients on " + bound[0] + ", workers on " + bound[1]);
             }

@@ -71,4 +71,11 @@ class TrippingCommandTest {
         assertTwoRates(out);
         assertTrue(!out.contains("Warming up"), out);
     }
+
+    @Test
+    void runsWithCurveOnBothHops() {
+        String out = run("tripping", "--sync", "200", "--async", "2000", "--curve", "--no-warmup");
+        assertTwoRates(out);
+        assertTrue(out.contains("(tcp, blocking client, CURVE)"), out);
+    }
 }

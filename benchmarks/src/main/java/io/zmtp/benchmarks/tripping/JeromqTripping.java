@@ -11,7 +11,8 @@ import java.nio.charset.StandardCharsets;
  * broker thread polls both ROUTERs and forwards every message waiting on a ready socket with its
  * routing frame swapped; a worker thread echoes; the client is on the benchmark thread. Every
  * socket's high-water marks are 1,000,000 (our client's), so no asynchronous call is dropped or
- * blocked on the way.
+ * blocked on the way. With CURVE, both ROUTERs are CURVE servers and the client and worker CURVE
+ * clients, as in {@link ZmtpTripping}.
  */
 final class JeromqTripping implements TrippingTopology {
     private static final byte[] HELLO = "hello".getBytes(StandardCharsets.US_ASCII);
@@ -25,8 +26,20 @@ final class JeromqTripping implements TrippingTopology {
     private final ZMQ.Socket client;
 
     JeromqTripping(String transport) {
+        this(transport, false);
+    }
+
+    JeromqTripping(String transport, boolean curve) {
+        ZMQ.Curve.KeyPair brokerKeys = curve ? ZMQ.Curve.generateKeyPair() : null;
+        ZMQ.Curve.KeyPair clientKeys = curve ? ZMQ.Curve.generateKeyPair() : null;
         ZMQ.Socket frontend = peers.socket(SocketType.ROUTER);
         ZMQ.Socket backend = peers.socket(SocketType.ROUTER);
+        if (curve) {
+            for (ZMQ.Socket s : new ZMQ.Socket[] {frontend, backend}) {
+                s.setCurveServer(true);
+                s.setCurveSecretKey(ZMQ.Curve.z85Decode(brokerKeys.secretKey));
+            }
+        }
         frontend.setHWM(HWM);
         backend.setHWM(HWM);
         String fe = JeromqPeers.bind(frontend, JeromqPeers.endpoint(transport, "tripping-frontend"));
@@ -35,11 +48,18 @@ final class JeromqTripping implements TrippingTopology {
         ZMQ.Socket worker = peers.socket(SocketType.DEALER);
         worker.setHWM(HWM);
         worker.setIdentity(WORKER_ID);
-        worker.connect(be);
 
         client = peers.benchmarkSocket(SocketType.DEALER);
         client.setHWM(HWM);
         client.setIdentity(CLIENT_ID);
+        if (curve) {
+            for (ZMQ.Socket s : new ZMQ.Socket[] {worker, client}) {
+                s.setCurveServerKey(ZMQ.Curve.z85Decode(brokerKeys.publicKey));
+                s.setCurvePublicKey(ZMQ.Curve.z85Decode(clientKeys.publicKey));
+                s.setCurveSecretKey(ZMQ.Curve.z85Decode(clientKeys.secretKey));
+            }
+        }
+        worker.connect(be);
         client.connect(fe);
 
         peers.start("jeromq-tripping-broker", () -> {

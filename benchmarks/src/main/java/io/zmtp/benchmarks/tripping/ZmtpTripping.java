@@ -3,6 +3,10 @@ package io.zmtp.benchmarks.tripping;
 import io.zmtp.patterns.tripping.TrippingBroker;
 import io.zmtp.patterns.tripping.TrippingClient;
 import io.zmtp.patterns.tripping.TrippingWorker;
+import io.zmtp.security.Authenticator;
+import io.zmtp.security.CurveKeyPair;
+import io.zmtp.security.CurveMechanism;
+import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 
 import java.time.Duration;
@@ -20,7 +24,18 @@ final class ZmtpTripping implements TrippingTopology {
     private final TrippingClient client;
 
     ZmtpTripping(String transport) {
-        broker = new TrippingBroker(ctx);
+        this(transport, false);
+    }
+
+    ZmtpTripping(String transport, boolean curve) {
+        SocketOptions brokerOptions = SocketOptions.DEFAULTS;
+        SocketOptions peerOptions = SocketOptions.DEFAULTS;
+        if (curve) {
+            CurveKeyPair brokerKeys = CurveKeyPair.generate();
+            brokerOptions = SocketOptions.builder().mechanism(CurveMechanism.server(brokerKeys, Authenticator.allowAll())).build();
+            peerOptions = SocketOptions.builder().mechanism(CurveMechanism.client(brokerKeys.publicKey(), CurveKeyPair.generate())).build();
+        }
+        broker = new TrippingBroker(ctx, brokerOptions, brokerOptions);
         String[] bound;
         switch (transport) {
             case "tcp":
@@ -32,8 +47,8 @@ final class ZmtpTripping implements TrippingTopology {
             default:
                 throw new IllegalArgumentException("transport " + transport);
         }
-        worker = new TrippingWorker(ctx, bound[1]);
-        client = new TrippingClient(ctx, bound[0]);
+        worker = new TrippingWorker(ctx, bound[1], peerOptions);
+        client = new TrippingClient(ctx, bound[0], peerOptions);
     }
 
     @Override

@@ -24,11 +24,19 @@ public final class TrippingBroker implements AutoCloseable {
     private final ZmtpSocket backend;
 
     public TrippingBroker(ZmtpContext ctx) {
+        this(ctx, SocketOptions.DEFAULTS, SocketOptions.DEFAULTS);
+    }
+
+    /**
+     * A broker whose ROUTERs take these options (a security mechanism, say: a CURVE server on
+     * each side), with mandatory routing on top.
+     */
+    public TrippingBroker(ZmtpContext ctx, SocketOptions frontendOptions, SocketOptions backendOptions) {
         // Mandatory routing: at a peer's high-water mark the broker waits (and stops reading the
         // other side) instead of dropping, so no call is lost however fast the client pushes.
-        SocketOptions routing = SocketOptions.builder().routerMandatory(true).build();
-        frontend = ctx.socket(SocketType.ROUTER, routing);
-        backend = ctx.socket(SocketType.ROUTER, routing, frontend.eventLoop());
+        frontend = ctx.socket(SocketType.ROUTER, frontendOptions.toBuilder().routerMandatory(true).build());
+        backend = ctx.socket(SocketType.ROUTER, backendOptions.toBuilder().routerMandatory(true).build(),
+                frontend.eventLoop());
         frontend.onMessage(m -> forward(m, WORKER_ID, backend, frontend));
         backend.onMessage(m -> forward(m, CLIENT_ID, frontend, backend));
     }

@@ -34,17 +34,27 @@ public final class TrippingClient implements AutoCloseable {
 
     private final ZmtpContext ctx;
     private final String brokerFrontend;
+    private final SocketOptions options;
     private BlockingSocket blocking;
     private ZmtpSocket reactor;
 
     public TrippingClient(ZmtpContext ctx, String brokerFrontend) {
+        this(ctx, brokerFrontend, SocketOptions.DEFAULTS);
+    }
+
+    /**
+     * A client whose DEALER takes these options (a CURVE client, say), with the identity "C" and
+     * high-water marks of 1,000,000 on top (no asynchronous call waits for room).
+     */
+    public TrippingClient(ZmtpContext ctx, String brokerFrontend, SocketOptions options) {
         this.ctx = ctx;
         this.brokerFrontend = brokerFrontend;
+        this.options = options.toBuilder().identity("C").hwm(1_000_000).build();
     }
 
     private BlockingSocket blocking() {
         if (blocking == null) {
-            blocking = ctx.blocking(SocketType.DEALER, SocketOptions.builder().identity("C").hwm(1_000_000).build());
+            blocking = ctx.blocking(SocketType.DEALER, options);
             blocking.connect(brokerFrontend);
             Connected.await(blocking.socket());
         }
@@ -87,7 +97,7 @@ public final class TrippingClient implements AutoCloseable {
 
     private ZmtpSocket reactor() {
         if (reactor == null) {
-            reactor = ctx.socket(SocketType.DEALER, SocketOptions.builder().identity("C").hwm(1_000_000).build());
+            reactor = ctx.socket(SocketType.DEALER, options);
             reactor.connect(brokerFrontend).syncUninterruptibly();
             Connected.await(reactor);
         }

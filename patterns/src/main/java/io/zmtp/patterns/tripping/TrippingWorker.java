@@ -10,7 +10,12 @@ public final class TrippingWorker implements AutoCloseable {
     private final ZmtpSocket worker;
 
     public TrippingWorker(ZmtpContext ctx, String brokerBackend) {
-        worker = ctx.socket(SocketType.DEALER, SocketOptions.builder().identity("W").build());
+        this(ctx, brokerBackend, SocketOptions.DEFAULTS);
+    }
+
+    /** A worker whose DEALER takes these options (a CURVE client, say), with the identity "W" on top. */
+    public TrippingWorker(ZmtpContext ctx, String brokerBackend, SocketOptions options) {
+        worker = ctx.socket(SocketType.DEALER, options.toBuilder().identity("W").build());
         worker.onMessage(m -> {
             if (!worker.trySend(m)) {
                 worker.pauseReceiving();
