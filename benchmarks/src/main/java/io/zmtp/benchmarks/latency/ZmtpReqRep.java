@@ -12,12 +12,19 @@ import java.util.Arrays;
 /**
  * Ours: the REP server is a reactor that sends each request back from its event loop (how a
  * server is written with this library); the REQ client is a {@link BlockingSocket} on the
- * calling thread. Default context (one event loop per processor), default options.
+ * calling thread. A context of one event loop (see {@link #ctx}), default options.
  */
 public final class ZmtpReqRep implements ReqRepRoundTrip {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    private final ZmtpContext ctx = ZmtpContext.create();
+    /**
+     * One event loop for both sockets, as libzmq's benchmark runs both on its one I/O thread. With
+     * the default (a loop per processor) the blocking client and two spinning loops are three busy
+     * threads on this project's two cores, and every network leg may wait for a processor: p99
+     * 40-44 against 22-26 us, p99.9 97-108 against 56-83 us (benchmarks/RESULTS.md, "The REQ/REP
+     * tail: three spinning threads on two cores"). docs/performance.md tells users the same.
+     */
+    private final ZmtpContext ctx = ZmtpContext.create(Integer.getInteger("zmtp.bench.latencyLoops", 1));
     private final BlockingSocket req;
     private final byte[] payload;
 
