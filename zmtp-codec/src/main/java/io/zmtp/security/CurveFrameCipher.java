@@ -84,29 +84,48 @@ final class CurveFrameCipher implements FrameCipher {
             throw new ZmtpProtocolException("CURVE: expected MESSAGE after the handshake, got "
                     + (name.length() > 32 ? name.substring(0, 32) + "..." : name));
         }
-        int len = data.readableBytes();
-        if (len < OVERHEAD - 8) {
-            throw new ZmtpProtocolException("CURVE: MESSAGE of " + (len + 8) + " bytes (at least 33)");
-        }
         int ri = data.readerIndex();
-        long n = data.getLong(ri);
+        int len = data.readableBytes();
+        int flagsIndex = openInPlace(data, ri, len);
+        if (flagsIndex >= 0) {
+            return data.retainedSlice(flagsIndex, ri + len - flagsIndex);
+        }
+        return openCopy(data, ri + 8, len - 8, nonceOf(data, ri, len));
+    }
+
+    /**
+     * Opened where it was read: the plaintext replaces the ciphertext in the read buffer, and the
+     * frame is a span of it, as plaintext frames are.
+     */
+    @Override
+    public int openInPlace(ByteBuf buf, int index, int length) throws ZmtpProtocolException {
+        if (closed) {
+            throw new ZmtpProtocolException("CURVE cipher is closed");
+        }
+        if (buf.isReadOnly()) {
+            return -1;
+        }
+        long n = nonceOf(buf, index, length);
+        if (!box.openInPlace(key, receiveNonce, buf, index + 8, length - 8)) {
+            throw forged();
+        }
+        int flagsIndex = index + 8 + CryptoBox.MAC_BYTES;
+        accept(buf, flagsIndex, n);
+        return flagsIndex;
+    }
+
+    /** Checks a MESSAGE's size and short nonce, and puts the nonce in place for its box. */
+    private long nonceOf(ByteBuf buf, int index, int length) throws ZmtpProtocolException {
+        if (length < OVERHEAD - 8) {
+            throw new ZmtpProtocolException("CURVE: MESSAGE of " + (length + 8) + " bytes (at least 33)");
+        }
+        long n = buf.getLong(index);
         if (Long.compareUnsigned(n, lastReceived) <= 0) {
             throw new ZmtpProtocolException("CURVE: MESSAGE short nonce " + Long.toUnsignedString(n)
                     + " is not above the last one, " + Long.toUnsignedString(lastReceived) + " (replayed or reordered)");
         }
         CurveMechanism.putLong(receiveNonce, 16, n);
-        int boxIndex = ri + 8;
-        int boxLen = len - 8;
-        if (data.isReadOnly()) {
-            return openCopy(data, boxIndex, boxLen, n);
-        }
-        // Opened where it was read: the plaintext replaces the ciphertext in the read buffer.
-        if (!box.openInPlace(key, receiveNonce, data, boxIndex, boxLen)) {
-            throw forged();
-        }
-        int flagsIndex = boxIndex + CryptoBox.MAC_BYTES;
-        accept(data, flagsIndex, n);
-        return data.retainedSlice(flagsIndex, boxLen - CryptoBox.MAC_BYTES);
+        return n;
     }
 
     /** Opens a box of a buffer that must not be written into a new buffer. */

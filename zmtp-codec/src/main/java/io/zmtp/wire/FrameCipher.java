@@ -33,6 +33,20 @@ public interface FrameCipher {
      */
     ByteBuf decrypt(String name, ByteBuf data) throws ZmtpProtocolException;
 
+    /**
+     * Opens a received MESSAGE where it lies in the read buffer, when this cipher can: the
+     * {@code length} bytes at {@code index} of {@code buf} are what follows the command name. The
+     * box's bytes are replaced by the carried frame: the returned index holds its flags (as
+     * {@link #decrypt} gives them), and its body follows up to {@code index + length}. Returns -1
+     * (and changes nothing) when it cannot be opened in place (a read-only buffer, a cipher that
+     * does not): the caller then slices the frame and calls {@link #decrypt}.
+     *
+     * @throws ZmtpProtocolException as {@link #decrypt}
+     */
+    default int openInPlace(ByteBuf buf, int index, int length) throws ZmtpProtocolException {
+        return -1;
+    }
+
     /** Forget keys; called when the connection closes. */
     default void close() {
     }

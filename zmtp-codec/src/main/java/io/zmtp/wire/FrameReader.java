@@ -150,6 +150,17 @@ final class FrameReader {
             messageFrame((flags & ZmtpWire.FLAG_MORE) != 0, in, bodyIndex, (int) size, out);
             return true;
         }
+        if (cipher != null && isMessage(in, in.readerIndex(), (int) size)) {
+            // Once encrypted, nearly every frame is a MESSAGE: opened in place, its frame is a
+            // span of the read buffer as a plaintext frame is (no slice, no copy).
+            int bodyIndex = in.readerIndex();
+            int flagsIndex = cipher.openInPlace(in, bodyIndex + 8, (int) size - 8);
+            if (flagsIndex >= 0) {
+                in.skipBytes((int) size);
+                boxedFrame(in, flagsIndex, bodyIndex + (int) size, out);
+                return true;
+            }
+        }
         ByteBuf body = size == 0 ? Unpooled.EMPTY_BUFFER : in.readRetainedSlice((int) size);
         if (command) {
             try {
@@ -283,20 +294,42 @@ final class FrameReader {
             if (!plain.isReadable()) {
                 throw new ZmtpProtocolException("encrypted frame without flags");
             }
-            int innerFlags = plain.readUnsignedByte();
-            if ((innerFlags & ZmtpWire.FLAG_COMMAND) != 0) {
-                if (!plain.isReadable()) {
-                    throw new ZmtpProtocolException("command frame without a name");
-                }
-                listener.commandRead(readCommandName(plain), plain, out);
-            } else {
-                checkSize(false, plain.readableBytes());
-                messageFrame((innerFlags & ZmtpWire.FLAG_MORE) != 0, plain.retain(), out);
-            }
+            boxedFrame(plain, plain.readerIndex(), plain.writerIndex(), out);
         } finally {
             plain.release();
         }
     }
+
+    /**
+     * The frame inside an opened box that lies in {@code buf} (which the caller keeps): its flags
+     * at {@code flagsIndex}, its body after them up to {@code end}.
+     */
+    private void boxedFrame(ByteBuf buf, int flagsIndex, int end, List<Object> out) throws ZmtpProtocolException {
+        int innerFlags = buf.getUnsignedByte(flagsIndex);
+        int bodyIndex = flagsIndex + 1;
+        int length = end - bodyIndex;
+        if ((innerFlags & ZmtpWire.FLAG_COMMAND) != 0) {
+            if (length == 0) {
+                throw new ZmtpProtocolException("command frame without a name");
+            }
+            ByteBuf command = buf.retainedSlice(bodyIndex, length);
+            try {
+                listener.commandRead(readCommandName(command), command, out);
+            } finally {
+                command.release();
+            }
+        } else {
+            checkSize(false, length);
+            messageFrame((innerFlags & ZmtpWire.FLAG_MORE) != 0, buf, bodyIndex, length, out);
+        }
+    }
+
+    /** Whether the {@code size} bytes at {@code index} are a command named MESSAGE with room for its nonce. */
+    private static boolean isMessage(ByteBuf in, int index, int size) {
+        return size >= 8 && in.getByte(index) == MESSAGE_NAME.length && sameBytes(in, index + 1, MESSAGE_NAME);
+    }
+
+    private static final byte[] MESSAGE_NAME = "MESSAGE".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * Reads a command's name (a length octet, then that many ASCII letters, as the ABNF of 23/37
