@@ -302,7 +302,9 @@ final class CryptoBox {
             LONGS.set(polyKey, 8 * i, keyStream[i]);
         }
         mac.init(polyKeyParameter);              // Poly1305 reads the key; nothing is allocated
-        Arrays.fill(polyKey, (byte) 0);
+        for (int i = 0; i < 4; i++) {
+            LONGS.set(polyKey, 8 * i, 0L);
+        }
         keyStreamPos = 32;
     }
 
