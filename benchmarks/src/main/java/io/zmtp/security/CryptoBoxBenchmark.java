@@ -1,0 +1,88 @@
+package io.zmtp.security;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One CURVE MESSAGE box alone, as a connection seals and opens them: a flags byte and a
+ * {@code size}-byte body sealed into a direct buffer, and a sealed box opened where it lies, with
+ * one connection's key and nonce prefix (the derived key kept) and a new short nonce each time. In
+ * the library's package ({@code CryptoBox} is package-private):
+ * {@code java -jar benchmarks/target/benchmarks.jar CryptoBoxBenchmark}. {@link #seal} and
+ * {@link #open} use methods every version of {@code CryptoBox} has, so they compare versions.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = "-Dio.netty.leakDetection.level=disabled")
+public class CryptoBoxBenchmark {
+    @Param({"100", "1024"})
+    int size;
+
+    private final CryptoBox box = new CryptoBox();
+    private final byte[] key = new byte[CryptoBox.KEY_BYTES];
+    private final byte[] nonce = CurveMechanism.nonce(CurveMechanism.MESSAGE_C_NONCE, 0);
+    private final byte[] openNonce = nonce.clone();
+    private ByteBuf body;
+    private ByteBuf sealed;
+    private ByteBuf sealedCopy;
+    private ByteBuf opened;
+    private long counter;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        key[0] = 7;
+        body = PooledByteBufAllocator.DEFAULT.directBuffer(size).writeZero(size);
+        sealed = PooledByteBufAllocator.DEFAULT.directBuffer(size + 64);
+        box.seal(key, openNonce, 0, body, sealed);
+        sealedCopy = sealed.copy();
+        opened = PooledByteBufAllocator.DEFAULT.directBuffer(size + 64);
+    }
+
+    @Benchmark
+    public ByteBuf seal() {
+        CurveMechanism.putLong(nonce, 16, ++counter);
+        sealed.clear();
+        box.seal(key, nonce, 0, body, sealed);
+        return sealed;
+    }
+
+    /** Opens the same box into another buffer (as for handshake commands; every version of {@code CryptoBox} has it). */
+    @Benchmark
+    public boolean open() {
+        opened.clear();
+        return box.open(key, openNonce, sealedCopy, 0, sealedCopy.readableBytes(), opened);
+    }
+
+    /** Opens the same box where it lies, as a MESSAGE is (copied back first: opening in place overwrites it). */
+    @Benchmark
+    public boolean openInPlace() {
+        opened.clear().writeBytes(sealedCopy, 0, sealedCopy.readableBytes());
+        return box.openInPlace(key, openNonce, opened, 0, sealedCopy.readableBytes());
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        body.release();
+        sealed.release();
+        sealedCopy.release();
+        opened.release();
+    }
+}
