@@ -159,8 +159,13 @@ final class CryptoBox {
      * @param first the byte before the body, or {@link #NO_FIRST} for none
      */
     void seal(byte[] key, byte[] nonce, int first, ByteBuf body, ByteBuf out) {
-        int from = body.readerIndex();
-        int end = from + body.readableBytes();
+        seal(key, nonce, first, body, body.readerIndex(), body.readableBytes(), out);
+    }
+
+    /** The same for the {@code length} bytes of {@code src} at {@code index}. */
+    void seal(byte[] key, byte[] nonce, int first, ByteBuf src, int index, int length, ByteBuf out) {
+        int from = index;
+        int end = index + length;
         int pending = first == NO_FIRST ? 0 : 1;
         out.ensureWritable(MAC_BYTES + pending + end - from);
         start(key, nonce, pending + end - from);
@@ -174,7 +179,7 @@ final class CryptoBox {
                 n = 1;
             }
             int take = Math.min(room(end - from + n) - n, end - from);
-            body.getBytes(from, piece, n, take);
+            src.getBytes(from, piece, n, take);
             from += take;
             n += take;
             xorKeyStream(n);

@@ -14,10 +14,12 @@ import io.zmtp.wire.FrameCipher;
  * (0x01) and COMMAND (0x02) as libzmq does; the MESSAGE goes out as a plain data frame (outer
  * flags 0x00, or 0x02 when long), as libzmq sends it.
  *
- * <p>Sending seals straight into the output buffer through the connection's reusable
- * {@link CryptoBox}; receiving opens the box where it was read (the plaintext replaces the
- * ciphertext in the read buffer, and the frame is a slice of it, as plaintext frames are), and
- * only an authentic box's bytes leave the cipher. A received nonce must be above
+ * <p>Sending seals straight into the output buffer through a reusable {@link CryptoBox};
+ * receiving opens the box where it was read (the plaintext replaces the ciphertext in the read
+ * buffer, and the frame is a span of it, as plaintext frames are) through another, so each keeps
+ * the Salsa20 key it derived from its direction's nonce prefix (one box for both re-derived it
+ * at every turn of a request-reply connection, one Salsa20 core per message). Only an authentic
+ * box's bytes leave the cipher. A received nonce must be above
  * the last one accepted (gaps are allowed, as libzmq does); only an authenticated MESSAGE moves
  * the counter.
  */
@@ -27,7 +29,9 @@ final class CurveFrameCipher implements FrameCipher {
     private static final byte[] MESSAGE_NAME = {7, 'M', 'E', 'S', 'S', 'A', 'G', 'E'};
 
     private final ByteBufAllocator alloc;
-    private final CryptoBox box;
+    /** Boxes of one direction each: a box keeps the key it derived while the nonce prefix stays. */
+    private final CryptoBox sealBox;
+    private final CryptoBox openBox = new CryptoBox();
     private final byte[] key;
     private final byte[] sendNonce;
     private final byte[] receiveNonce;
@@ -36,6 +40,7 @@ final class CurveFrameCipher implements FrameCipher {
     private boolean closed;
 
     /**
+     * @param box the handshake's box, which seals from now on
      * @param key the C'/S' box key (copied)
      * @param client whether we are the client (we send with prefix ...MESSAGEC, receive ...MESSAGES)
      * @param nextSend our next short nonce
@@ -44,7 +49,7 @@ final class CurveFrameCipher implements FrameCipher {
     CurveFrameCipher(ByteBufAllocator alloc, CryptoBox box, byte[] key, boolean client, long nextSend,
                      long lastReceived) {
         this.alloc = alloc;
-        this.box = box;
+        this.sealBox = box;
         this.key = key.clone();
         this.sendNonce = CurveMechanism.nonce(client ? CurveMechanism.MESSAGE_C_NONCE : CurveMechanism.MESSAGE_S_NONCE, 0);
         this.receiveNonce = CurveMechanism.nonce(client ? CurveMechanism.MESSAGE_S_NONCE : CurveMechanism.MESSAGE_C_NONCE, 0);
@@ -59,7 +64,7 @@ final class CurveFrameCipher implements FrameCipher {
     }
 
     @Override
-    public void encrypt(int flags, ByteBuf body, ByteBuf out) {
+    public void encrypt(int flags, ByteBuf src, int index, int length, ByteBuf out) {
         if (closed) {
             throw new IllegalStateException("CURVE cipher is closed");
         }
@@ -68,11 +73,11 @@ final class CurveFrameCipher implements FrameCipher {
             throw new IllegalStateException("CURVE short nonces exhausted"); // after 2^64 frames
         }
         int inner = ((flags & ZmtpWire.FLAG_MORE) != 0 ? 0x01 : 0) | ((flags & ZmtpWire.FLAG_COMMAND) != 0 ? 0x02 : 0);
-        ZmtpWire.writeFrameHeader(out, 0, (long) OVERHEAD + body.readableBytes());
+        ZmtpWire.writeFrameHeader(out, 0, (long) OVERHEAD + length);
         out.writeBytes(MESSAGE_NAME);
         out.writeLong(n);
         CurveMechanism.putLong(sendNonce, 16, n);
-        box.seal(key, sendNonce, inner, body, out);
+        sealBox.seal(key, sendNonce, inner, src, index, length, out);
     }
 
     @Override
@@ -106,7 +111,7 @@ final class CurveFrameCipher implements FrameCipher {
             return -1;
         }
         long n = nonceOf(buf, index, length);
-        if (!box.openInPlace(key, receiveNonce, buf, index + 8, length - 8)) {
+        if (!openBox.openInPlace(key, receiveNonce, buf, index + 8, length - 8)) {
             throw forged();
         }
         int flagsIndex = index + 8 + CryptoBox.MAC_BYTES;
@@ -133,7 +138,7 @@ final class CurveFrameCipher implements FrameCipher {
         ByteBuf plain = alloc.buffer(boxLen - CryptoBox.MAC_BYTES);
         boolean ok = false;
         try {
-            if (!box.open(key, receiveNonce, data, boxIndex, boxLen, plain)) {
+            if (!openBox.open(key, receiveNonce, data, boxIndex, boxLen, plain)) {
                 throw forged();
             }
             accept(plain, plain.readerIndex(), n);
@@ -165,6 +170,7 @@ final class CurveFrameCipher implements FrameCipher {
     public void close() {
         closed = true;
         Arrays.fill(key, (byte) 0);
-        box.wipe();
+        sealBox.wipe();
+        openBox.wipe();
     }
 }

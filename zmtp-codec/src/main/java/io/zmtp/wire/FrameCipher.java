@@ -17,7 +17,15 @@ public interface FrameCipher {
      * given flags ({@code ZmtpWire.FLAG_MORE} and/or {@code FLAG_COMMAND}) and body. Reads the
      * body's readable bytes without changing its indexes.
      */
-    void encrypt(int flags, ByteBuf body, ByteBuf out);
+    default void encrypt(int flags, ByteBuf body, ByteBuf out) {
+        encrypt(flags, body, body.readerIndex(), body.readableBytes(), out);
+    }
+
+    /**
+     * The same for a body of {@code length} bytes at {@code index} of {@code src} (a frame still
+     * held as a span of the buffer it was read from: no slice made for it).
+     */
+    void encrypt(int flags, ByteBuf src, int index, int length, ByteBuf out);
 
     /**
      * Opens a received frame. After the handshake the codec hands every frame here, whether its

@@ -326,10 +326,11 @@ final class FrameReader {
 
     /** Whether the {@code size} bytes at {@code index} are a command named MESSAGE with room for its nonce. */
     private static boolean isMessage(ByteBuf in, int index, int size) {
-        return size >= 8 && in.getByte(index) == MESSAGE_NAME.length && sameBytes(in, index + 1, MESSAGE_NAME);
+        return size >= 8 && in.getLong(index) == MESSAGE_NAME;
     }
 
-    private static final byte[] MESSAGE_NAME = "MESSAGE".getBytes(StandardCharsets.US_ASCII);
+    /** {@code 07 "MESSAGE"}, the name octets of a CURVE MESSAGE, read as one big-endian long. */
+    private static final long MESSAGE_NAME = 0x074D455353414745L;
 
     /**
      * Reads a command's name (a length octet, then that many ASCII letters, as the ABNF of 23/37

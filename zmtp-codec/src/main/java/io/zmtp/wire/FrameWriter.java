@@ -55,8 +55,11 @@ final class FrameWriter {
             int flags = i < n - 1 ? ZmtpWire.FLAG_MORE : 0;
             long span = msg.span(i);
             int size = ZmtpMessage.spanLength(span);
-            if (span != 0 && cipher == null && size <= COPY_THRESHOLD) {
-                // A frame still held as a span of the buffer it was read from: copied from there.
+            if (span != 0 && cipher != null) {
+                // A frame still held as a span of the buffer it was read from: sealed from there.
+                cipher.encrypt(flags, msg.backing(), ZmtpMessage.spanIndex(span), size, room(cipher.wireSize(size)));
+            } else if (span != 0 && size <= COPY_THRESHOLD) {
+                // ... or copied from there.
                 ByteBuf out = room(ZmtpWire.headerSize(size) + size);
                 ZmtpWire.writeFrameHeader(out, flags, size);
                 out.writeBytes(msg.backing(), ZmtpMessage.spanIndex(span), size);

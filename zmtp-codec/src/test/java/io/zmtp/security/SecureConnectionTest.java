@@ -191,6 +191,49 @@ class SecureConnectionTest {
         }
     }
 
+    /**
+     * Frames held as spans (a shared body; frames received and sent on, which are spans of the
+     * buffer they were read from) are sealed from where they lie and arrive whole, their source
+     * bytes unchanged.
+     */
+    @Test
+    void curveSealsSpansWhereTheyLie() {
+        try (CodecPair p = new CodecPair(opts(SocketType.DEALER, curveClient()), opts(SocketType.ROUTER, curveServer()))) {
+            p.pump();
+            assertNotNull(p.server.handshake());
+            ByteBuf shared = Unpooled.directBuffer().writeBytes(SECRET);
+            for (int i = 0; i < 3; i++) {
+                p.client.channel.writeAndFlush(ZmtpMessage.ofShared(shared));
+            }
+            p.pump();
+            assertArrayEquals(SECRET, ByteBufUtil.getBytes(shared), "the shared body is untouched");
+            shared.release();
+            for (int i = 0; i < 3; i++) {
+                ZmtpMessage m = (ZmtpMessage) p.server.received.remove(0);
+                assertArrayEquals(SECRET, m.frameBytes(0));
+                m.release();
+            }
+            for (byte[][] frames : messages()) {
+                p.client.channel.writeAndFlush(message(frames));
+                p.pump();
+                ZmtpMessage atServer = (ZmtpMessage) p.server.received.remove(0);
+                p.server.channel.writeAndFlush(atServer.retainedDuplicate()); // sent back as it came
+                p.pump();
+                ZmtpMessage back = (ZmtpMessage) p.client.received.remove(0);
+                try {
+                    assertEquals(frames.length, back.size());
+                    for (int i = 0; i < frames.length; i++) {
+                        assertArrayEquals(frames[i], back.frameBytes(i));
+                        assertArrayEquals(frames[i], atServer.frameBytes(i), "the received frames are untouched");
+                    }
+                } finally {
+                    back.release();
+                    atServer.release();
+                }
+            }
+        }
+    }
+
     /** The control for the capture checks: the same exchange under NULL shows the payload. */
     @Test
     void nullShowsThePayload() {
