@@ -107,12 +107,7 @@ final class CryptoBox {
     static void hsalsa20(byte[] out, byte[] key, byte[] in16) {
         int[] state = new int[16];
         int[] x = new int[16];
-        state[0] = SIGMA[0];
-        state[5] = SIGMA[1];
-        state[10] = SIGMA[2];
-        state[15] = SIGMA[3];
-        Pack.littleEndianToInt(key, 0, state, 1, 4);
-        Pack.littleEndianToInt(key, 16, state, 11, 4);
+        keyWords(state, key);
         Pack.littleEndianToInt(in16, 0, state, 6, 4);
         // salsaCore returns permutation(state) + state; HSalsa20 wants the permutation alone.
         Salsa20Engine.salsaCore(20, state, x);
@@ -121,6 +116,16 @@ final class CryptoBox {
         }
         Arrays.fill(state, 0);
         Arrays.fill(x, 0);
+    }
+
+    /** Puts Salsa20's constants and a 32-byte key in their words of a Salsa20 input. */
+    private static void keyWords(int[] state, byte[] key) {
+        state[0] = SIGMA[0];
+        state[5] = SIGMA[1];
+        state[10] = SIGMA[2];
+        state[15] = SIGMA[3];
+        Pack.littleEndianToInt(key, 0, state, 1, 4);
+        Pack.littleEndianToInt(key, 16, state, 11, 4);
     }
 
     // ------------------------------------------------------------------ arrays
@@ -286,12 +291,7 @@ final class CryptoBox {
         if (!keyed || !Arrays.equals(lastKey, 0, 32, key, 0, 32) || !Arrays.equals(lastPrefix, 0, 16, nonce, 0, 16)) {
             byte[] derived = new byte[32];
             hsalsa20(derived, key, nonce);
-            input[0] = SIGMA[0];
-            input[5] = SIGMA[1];
-            input[10] = SIGMA[2];
-            input[15] = SIGMA[3];
-            Pack.littleEndianToInt(derived, 0, input, 1, 4);
-            Pack.littleEndianToInt(derived, 16, input, 11, 4);
+            keyWords(input, derived);
             Arrays.fill(derived, (byte) 0);
             System.arraycopy(key, 0, lastKey, 0, 32);
             System.arraycopy(nonce, 0, lastPrefix, 0, 16);
