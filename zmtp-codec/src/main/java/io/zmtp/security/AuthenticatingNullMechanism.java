@@ -55,7 +55,7 @@ public final class AuthenticatingNullMechanism implements Mechanism {
                         session.localRoutingId());
                 Authentication.ask(session, authenticator, request, result -> {
                     allowed = result;
-                    PlainMechanism.sendMetadata(session, ZmtpWire.READY);
+                    session.sendMetadata(ZmtpWire.READY);
                     if (peer != null) {
                         session.complete(Authentication.withProperties(peer, allowed), allowed.userId(), null);
                     }

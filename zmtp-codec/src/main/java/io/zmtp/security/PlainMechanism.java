@@ -116,17 +116,6 @@ public final class PlainMechanism implements Mechanism {
                 + ("HELLO".equals(got) ? " (the peer is a " + mechanism + " client too)" : "");
     }
 
-    static void sendMetadata(HandshakeSession session, String command) {
-        ZmtpMetadata local = session.localMetadata();
-        ByteBuf data = session.alloc().buffer(local.encodedSize());
-        try {
-            local.encode(data);
-            session.sendCommand(command, data);
-        } finally {
-            data.release();
-        }
-    }
-
     private final class ClientHandshake implements MechanismHandshake {
         private final HandshakeSession session;
         private String expected = WELCOME;
@@ -160,7 +149,7 @@ public final class PlainMechanism implements Mechanism {
                             + " bytes of data (it has none)");
                 }
                 expected = ZmtpWire.READY;
-                sendMetadata(session, INITIATE);
+                session.sendMetadata(INITIATE);
             } else {
                 expected = "";
                 session.complete(session.decodePeerMetadata(command.data()), null, null);
@@ -195,7 +184,7 @@ public final class PlainMechanism implements Mechanism {
                 // Checked before READY goes out: a peer we cannot talk to gets ERROR, not READY.
                 ZmtpMetadata peer = session.decodePeerMetadata(command.data());
                 expected = "";
-                sendMetadata(session, ZmtpWire.READY);
+                session.sendMetadata(ZmtpWire.READY);
                 session.complete(Authentication.withProperties(peer, allowed), allowed.userId(), null);
             }
         }

@@ -70,6 +70,18 @@ public interface HandshakeSession {
      */
     void sendCommand(String name, ByteBuf data);
 
+    /** Sends our properties ({@link #localMetadata}) as the command {@code name} (READY, INITIATE). */
+    default void sendMetadata(String name) {
+        ZmtpMetadata local = localMetadata();
+        ByteBuf data = alloc().buffer(local.encodedSize());
+        try {
+            local.encode(data);
+            sendCommand(name, data);
+        } finally {
+            data.release();
+        }
+    }
+
     /**
      * The handshake succeeded.
      *

@@ -1,7 +1,5 @@
 package io.zmtp.wire;
 
-import io.netty.buffer.ByteBuf;
-
 /**
  * The NULL mechanism: no security. Each peer sends READY with its properties as soon as the
  * greetings are exchanged (libzmq does so in both roles, which serves 23/ZMTP's symmetric and
@@ -28,14 +26,7 @@ public final class NullMechanism implements Mechanism {
         return new MechanismHandshake() {
             @Override
             public void start() {
-                ZmtpMetadata local = session.localMetadata();
-                ByteBuf data = session.alloc().buffer(local.encodedSize());
-                try {
-                    local.encode(data);
-                    session.sendCommand(ZmtpWire.READY, data);
-                } finally {
-                    data.release();
-                }
+                session.sendMetadata(ZmtpWire.READY);
             }
 
             @Override
