@@ -31,7 +31,6 @@ class TitanicPostgresProcessTest {
     static int databases;
 
     final TitanicProcesses processes = new TitanicProcesses();
-    ZmtpContext ctx;
 
     @BeforeAll
     static void startDatabase() {
@@ -46,17 +45,6 @@ class TitanicPostgresProcessTest {
     @AfterEach
     void stop() {
         processes.close();
-        if (ctx != null) {
-            ctx.close(Duration.ofSeconds(5));
-        }
-    }
-
-    PeerScript broker(String endpoint) {
-        return processes.broker(endpoint);
-    }
-
-    PeerScript worker(String endpoint) {
-        return processes.worker(endpoint);
     }
 
     /** A titanic server on {@code store} (a postgresql:// URL), once it serves. */
@@ -75,10 +63,10 @@ class TitanicPostgresProcessTest {
         long seed = System.nanoTime();
         String endpoint = "tcp://127.0.0.1:" + io.zmtp.testing.FreePorts.next();
         String store = newStore();
-        broker(endpoint);
-        PeerScript worker = worker(endpoint);
+        processes.broker(endpoint);
+        PeerScript worker = processes.worker(endpoint);
         PeerScript[] servers = {titanic(endpoint, store), titanic(endpoint, store)};
-        ctx = ZmtpContext.create(2);
+        ZmtpContext ctx = processes.context();
         List<Long> takeovers = new ArrayList<>();
         try (TitanicLoad load = new TitanicLoad(ctx, endpoint, CLIENTS)) {
             for (int k = 0; k < KILLS; k++) {
@@ -96,7 +84,7 @@ class TitanicPostgresProcessTest {
                 // the lease, the third of it between two rounds, and a JVM's pause on a busy machine
                 assertTrue(ms < LEASE.toMillis() + LEASE.toMillis() / 3 + 2_000,
                         "the survivor took over after " + ms + " ms (lease " + LEASE.toMillis() + " ms)");
-                worker = worker(endpoint);
+                worker = processes.worker(endpoint);
                 servers[victim] = titanic(endpoint, store);
             }
             load.awaitMore(20, "after the last restart");
@@ -114,11 +102,11 @@ class TitanicPostgresProcessTest {
         long seed = System.nanoTime();
         String endpoint = "tcp://127.0.0.1:" + io.zmtp.testing.FreePorts.next();
         String store = newStore();
-        broker(endpoint);
-        worker(endpoint);
+        processes.broker(endpoint);
+        processes.worker(endpoint);
         titanic(endpoint, store);
         titanic(endpoint, store);
-        ctx = ZmtpContext.create(2);
+        ZmtpContext ctx = processes.context();
         try (TitanicLoad load = new TitanicLoad(ctx, endpoint, CLIENTS)) {
             load.awaitMore(40, "before stopping the database");
             int refusedBefore = load.answered500.get();

@@ -8,7 +8,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,22 +30,10 @@ class TitanicProcessTest {
     final TitanicProcesses processes = new TitanicProcesses();
     @TempDir
     Path dir;
-    ZmtpContext ctx;
 
     @AfterEach
     void stop() {
         processes.close();
-        if (ctx != null) {
-            ctx.close(Duration.ofSeconds(5));
-        }
-    }
-
-    PeerScript broker(String endpoint) {
-        return processes.broker(endpoint);
-    }
-
-    PeerScript worker(String endpoint) {
-        return processes.worker(endpoint);
     }
 
     PeerScript titanic(String endpoint) throws InterruptedException {
@@ -59,11 +46,11 @@ class TitanicProcessTest {
         long seed = System.nanoTime();
         Random random = new Random(seed);
         String endpoint = "tcp://127.0.0.1:" + io.zmtp.testing.FreePorts.next();
-        PeerScript broker = broker(endpoint);
-        PeerScript worker = worker(endpoint);
+        PeerScript broker = processes.broker(endpoint);
+        PeerScript worker = processes.worker(endpoint);
         PeerScript titanic = titanic(endpoint);
         PeerScript[] currentTitanic = {titanic};
-        ctx = ZmtpContext.create(2);
+        ZmtpContext ctx = processes.context();
 
         TitanicLoad load = new TitanicLoad(ctx, endpoint, CLIENTS);
         for (int k = 0; k < KILLS; k++) {
@@ -77,11 +64,11 @@ class TitanicProcessTest {
                 }
                 case BROKER -> {
                     broker.kill();
-                    broker = broker(endpoint);
+                    broker = processes.broker(endpoint);
                 }
                 case WORKER -> {
                     worker.kill();
-                    worker = worker(endpoint);
+                    worker = processes.worker(endpoint);
                 }
             }
         }

@@ -1,5 +1,8 @@
 package io.zmtp.interop;
 
+import io.zmtp.socket.ZmtpContext;
+
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -7,11 +10,20 @@ import java.util.List;
 /**
  * The {@code zmtp.jar} processes of a Titanic process test: broker, echo workers and Titanic
  * servers with short MDP heartbeats (a silent peer is gone after 5 of 200 ms), all killed by
- * {@link #close()}.
+ * {@link #close()}, and the context of the test's own clients.
  */
 final class TitanicProcesses implements AutoCloseable {
     static final String HEARTBEAT = "200ms";
     private final List<PeerScript> processes = new ArrayList<>();
+    private ZmtpContext context;
+
+    /** The test's own sockets' context (two loops), made on first use and closed by {@link #close()}. */
+    ZmtpContext context() {
+        if (context == null) {
+            context = ZmtpContext.create(2);
+        }
+        return context;
+    }
 
     PeerScript zmtp(String... args) {
         PeerScript p = PeerScript.zmtp(args);
@@ -45,6 +57,9 @@ final class TitanicProcesses implements AutoCloseable {
     public void close() {
         for (PeerScript p : processes) {
             p.close();
+        }
+        if (context != null) {
+            context.close(Duration.ofSeconds(5));
         }
     }
 }
