@@ -89,12 +89,10 @@ final class CurveFrameCipher implements FrameCipher {
             throw new ZmtpProtocolException("CURVE: expected MESSAGE after the handshake, got "
                     + (name.length() > 32 ? name.substring(0, 32) + "..." : name));
         }
+        // The reader opens every MESSAGE it may write into in place (openInPlace); what comes here
+        // cannot be written (a read-only read buffer), so it is opened into a copy.
         int ri = data.readerIndex();
         int len = data.readableBytes();
-        int flagsIndex = openInPlace(data, ri, len);
-        if (flagsIndex >= 0) {
-            return data.retainedSlice(flagsIndex, ri + len - flagsIndex);
-        }
         return openCopy(data, ri + 8, len - 8, nonceOf(data, ri, len));
     }
 
@@ -133,7 +131,7 @@ final class CurveFrameCipher implements FrameCipher {
         return n;
     }
 
-    /** Opens a box of a buffer that must not be written into a new buffer. */
+    /** Opens a box into a new buffer, leaving the one it came in as it was. */
     private ByteBuf openCopy(ByteBuf data, int boxIndex, int boxLen, long n) throws ZmtpProtocolException {
         ByteBuf plain = alloc.buffer(boxLen - CryptoBox.MAC_BYTES);
         boolean ok = false;

@@ -28,11 +28,11 @@ public interface FrameCipher {
     void encrypt(int flags, ByteBuf src, int index, int length, ByteBuf out);
 
     /**
-     * Opens a received frame. After the handshake the codec hands every frame here, whether its
-     * wire flags say command or not (libzmq sends CURVE's MESSAGE as a plain data frame):
-     * {@code name} is the command name and {@code data} the bytes after it (not to be released by
-     * the cipher, but which it may decrypt in place). Returns a buffer (new, or a retained slice
-     * of {@code data}) whose first byte is the carried frame's flags, given as
+     * Opens a received frame. After the handshake the codec hands here every frame that
+     * {@link #openInPlace} did not open, whether its wire flags say command or not (libzmq sends
+     * CURVE's MESSAGE as a plain data frame): {@code name} is the command name and {@code data}
+     * the bytes after it (not to be released by the cipher, nor written into). Returns a new
+     * buffer whose first byte is the carried frame's flags, given as
      * {@code ZmtpWire.FLAG_MORE} and/or {@code ZmtpWire.FLAG_COMMAND} whatever the mechanism's own
      * encoding, and whose remaining bytes are the frame body; the caller releases it.
      *
