@@ -2,11 +2,8 @@ package io.zmtp.cli;
 
 import io.zmtp.patterns.tripping.TrippingBroker;
 import io.zmtp.patterns.tripping.TrippingClient;
+import io.zmtp.patterns.tripping.TrippingSecurity;
 import io.zmtp.patterns.tripping.TrippingWorker;
-import io.zmtp.security.Authenticator;
-import io.zmtp.security.CurveKeyPair;
-import io.zmtp.security.CurveMechanism;
-import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -79,19 +76,11 @@ public final class TrippingCommand implements Callable<Integer> {
         String fe = transport.equals("inproc") ? "inproc://tripping-frontend" : "tcp://127.0.0.1:0";
         String be = transport.equals("inproc") ? "inproc://tripping-backend" : "tcp://127.0.0.1:0";
         try (ZmtpContext ctx = ioThreads == null ? ZmtpContext.create() : ZmtpContext.create(ioThreads)) {
-            SocketOptions brokerOptions = SocketOptions.DEFAULTS;
-            SocketOptions peerOptions = SocketOptions.DEFAULTS;
-            if (curve) {
-                CurveKeyPair brokerKeys = CurveKeyPair.generate();
-                brokerOptions = SocketOptions.builder()
-                        .mechanism(CurveMechanism.server(brokerKeys, Authenticator.allowAll())).build();
-                peerOptions = SocketOptions.builder()
-                        .mechanism(CurveMechanism.client(brokerKeys.publicKey(), CurveKeyPair.generate())).build();
-            }
-            TrippingBroker broker = new TrippingBroker(ctx, brokerOptions, brokerOptions);
+            TrippingSecurity security = curve ? TrippingSecurity.curve() : TrippingSecurity.NONE;
+            TrippingBroker broker = new TrippingBroker(ctx, security.broker(), security.broker());
             String[] bound = broker.bind(fe, be);
-            TrippingWorker worker = new TrippingWorker(ctx, bound[1], peerOptions);
-            TrippingClient c = new TrippingClient(ctx, bound[0], peerOptions);
+            TrippingWorker worker = new TrippingWorker(ctx, bound[1], security.peers());
+            TrippingClient c = new TrippingClient(ctx, bound[0], security.peers());
             talk.println("Setting up test... (" + transport + ", " + client + " client" + (curve ? ", CURVE" : "") + ")");
             if (output.verbose()) {
                 out.println("broker: clients on " + bound[0] + ", workers on " + bound[1]);

@@ -2,11 +2,8 @@ package io.zmtp.benchmarks.tripping;
 
 import io.zmtp.patterns.tripping.TrippingBroker;
 import io.zmtp.patterns.tripping.TrippingClient;
+import io.zmtp.patterns.tripping.TrippingSecurity;
 import io.zmtp.patterns.tripping.TrippingWorker;
-import io.zmtp.security.Authenticator;
-import io.zmtp.security.CurveKeyPair;
-import io.zmtp.security.CurveMechanism;
-import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 
 import java.time.Duration;
@@ -28,14 +25,8 @@ final class ZmtpTripping implements TrippingTopology {
     }
 
     ZmtpTripping(String transport, boolean curve) {
-        SocketOptions brokerOptions = SocketOptions.DEFAULTS;
-        SocketOptions peerOptions = SocketOptions.DEFAULTS;
-        if (curve) {
-            CurveKeyPair brokerKeys = CurveKeyPair.generate();
-            brokerOptions = SocketOptions.builder().mechanism(CurveMechanism.server(brokerKeys, Authenticator.allowAll())).build();
-            peerOptions = SocketOptions.builder().mechanism(CurveMechanism.client(brokerKeys.publicKey(), CurveKeyPair.generate())).build();
-        }
-        broker = new TrippingBroker(ctx, brokerOptions, brokerOptions);
+        TrippingSecurity security = curve ? TrippingSecurity.curve() : TrippingSecurity.NONE;
+        broker = new TrippingBroker(ctx, security.broker(), security.broker());
         String[] bound;
         switch (transport) {
             case "tcp":
@@ -47,8 +38,8 @@ final class ZmtpTripping implements TrippingTopology {
             default:
                 throw new IllegalArgumentException("transport " + transport);
         }
-        worker = new TrippingWorker(ctx, bound[1], peerOptions);
-        client = new TrippingClient(ctx, bound[0], peerOptions);
+        worker = new TrippingWorker(ctx, bound[1], security.peers());
+        client = new TrippingClient(ctx, bound[0], security.peers());
     }
 
     @Override
