@@ -58,7 +58,7 @@ final class CryptoBox {
     /** Byte positions in the key stream; a piece always starts at a multiple of 8. */
     private int keyStreamPos;
     private int keyStreamEnd;
-    /** Bytes on their way between the buffers and the cipher. */
+    /** Bytes on their way between the buffers and the cipher (a copy of the caller's, not wiped per box). */
     private final byte[] piece = new byte[STREAM];
     /** The key and nonce prefix {@link #input}'s derived key belongs to. */
     private final byte[] lastKey = new byte[32];
@@ -229,7 +229,6 @@ final class CryptoBox {
             from += n;
         }
         finish();
-        forgetPiece(length - MAC_BYTES);
         return true;
     }
 
@@ -259,7 +258,6 @@ final class CryptoBox {
         buf.getBytes(index, piece, 0, MAC_BYTES);
         boolean authentic = equal(tag, 0, piece, 0, MAC_BYTES);
         finish();
-        forgetPiece(length - MAC_BYTES);
         return authentic;
     }
 
@@ -270,7 +268,7 @@ final class CryptoBox {
         keyed = false;
         Arrays.fill(polyKey, (byte) 0);
         finish();
-        forgetPiece(STREAM);
+        Arrays.fill(piece, (byte) 0);
     }
 
     // ------------------------------------------------------------------ internals
@@ -361,8 +359,9 @@ final class CryptoBox {
     }
 
     /**
-     * Forgets the box's key stream. The piece holds ciphertext after sealing; after opening, the
-     * caller wipes what of it was plaintext ({@link #forgetPiece}).
+     * Forgets the box's key stream. The piece is left as it is: it holds a copy of what the
+     * caller's buffers hold too (ciphertext after sealing, plaintext after opening), which
+     * {@link #wipe} clears when the box is done with.
      */
     private void finish() {
         Arrays.fill(output, 0);
@@ -370,9 +369,6 @@ final class CryptoBox {
         keyStreamPos = keyStreamEnd = 0;
     }
 
-    private void forgetPiece(int used) {
-        Arrays.fill(piece, 0, Math.min(used, STREAM), (byte) 0);
-    }
 
     /** Compares without an early exit (tags must not leak how much of them matched). */
     static boolean equal(byte[] a, int aOff, byte[] b, int bOff, int len) {
