@@ -127,7 +127,9 @@ done
 step "CURVE throughput: zmtp-netty and JeroMQ"
 jmh curve '\.CurveThroughputBenchmark\.'
 step "CURVE throughput: libzmq"
-native throughput --pattern pushpull --size 100 --curve
+for size in 100 1024; do
+  native throughput --pattern pushpull --size "$size" --curve
+done
 
 step "CURVE round trip: zmtp-netty and JeroMQ"
 jmh curve-tripping '\.CurveTrippingBenchmark\.'

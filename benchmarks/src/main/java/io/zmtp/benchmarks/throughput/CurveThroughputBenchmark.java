@@ -24,8 +24,8 @@ import org.zeromq.ZMQ;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Workload 3 with CURVE: PUSH -> PULL throughput of 100-byte messages over loopback tcp, every
- * frame encrypted and authenticated. The PUSH binds and is the CURVE server (accepting any
+ * Workload 3 with CURVE: PUSH -> PULL throughput of 100-byte and 1 KiB messages over loopback
+ * tcp, every frame encrypted and authenticated. The PUSH binds and is the CURVE server (accepting any
  * client key), the PULL connects as a CURVE client; default high-water marks. One operation is
  * one message received, as in {@link ThroughputBenchmark}. libzmq's twin is
  * {@code benchmarks/native/throughput.c --curve}.
@@ -39,10 +39,13 @@ import java.util.concurrent.TimeUnit;
 public class CurveThroughputBenchmark {
     /** Messages per invocation (CURVE is slower: a smaller batch keeps iterations short). */
     public static final int BATCH = 10_000;
-    public static final int SIZE = 100;
 
     @Param
     Impl impl;
+
+    /** Message bytes: 100 (where the box's fixed cost shows most), 1 KiB (where the cipher's speed per byte does). */
+    @Param({"100", "1024"})
+    int size;
 
     private MessageFlow flow;
 
@@ -51,13 +54,13 @@ public class CurveThroughputBenchmark {
         if (impl == Impl.zmtp) {
             CurveKeyPair server = CurveKeyPair.generate();
             CurveKeyPair client = CurveKeyPair.generate();
-            flow = new ZmtpFlow(false, SIZE,
+            flow = new ZmtpFlow(false, size,
                     SocketOptions.builder().mechanism(CurveMechanism.server(server, Authenticator.allowAll())).build(),
                     SocketOptions.builder().mechanism(CurveMechanism.client(server.publicKey(), client)).build());
         } else {
             ZMQ.Curve.KeyPair server = ZMQ.Curve.generateKeyPair();
             ZMQ.Curve.KeyPair client = ZMQ.Curve.generateKeyPair();
-            flow = new JeromqFlow(false, SIZE, s -> {
+            flow = new JeromqFlow(false, size, s -> {
                 s.setCurveServer(true);
                 s.setCurveSecretKey(ZMQ.Curve.z85Decode(server.secretKey));
             }, s -> {
