@@ -23,10 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every relative link of README.md and docs/ leads somewhere: the file it names exists, and the
- * heading it names ({@code file.md#anchor}, or {@code #anchor} within the page) is one of that
- * Markdown file's headings, as GitHub derives anchors from them. Links to the web are not
- * followed; links inside fenced blocks are not links.
+ * Every relative link of README.md, docs/ and benchmarks/RESULTS.md leads somewhere: the file it
+ * names exists, and the heading it names ({@code file.md#anchor}, or {@code #anchor} within the
+ * page) is one of that Markdown file's headings, as GitHub derives anchors from them. Links to
+ * the web are not followed; links inside fenced blocks are not links.
  */
 class DocLinksTest {
     private static final Path ROOT = DocSnippetsTest.ROOT;
@@ -40,7 +40,9 @@ class DocLinksTest {
     void everyRelativeLinkLeadsToAFileAndHeading() throws IOException {
         List<String> broken = new ArrayList<>();
         int checked = 0;
-        for (Path doc : MarkdownFences.docs(ROOT)) {
+        List<Path> docs = new ArrayList<>(MarkdownFences.docs(ROOT));
+        docs.add(ROOT.resolve("benchmarks/RESULTS.md"));
+        for (Path doc : docs) {
             for (String target : links(doc)) {
                 if (target.matches("^[a-z][a-z0-9+.-]*:.*")) {
                     continue; // https:, mailto: ...
