@@ -58,7 +58,7 @@ final class CryptoBox {
     /** Byte positions in the key stream; a piece always starts at a multiple of 8. */
     private int keyStreamPos;
     private int keyStreamEnd;
-    /** Bytes on their way between the buffers and the cipher (a copy of the caller's, not wiped per box). */
+    /** Bytes on their way between the buffers and the cipher. */
     private final byte[] piece = new byte[STREAM];
     /** The key and nonce prefix {@link #input}'s derived key belongs to. */
     private final byte[] lastKey = new byte[32];
@@ -229,6 +229,9 @@ final class CryptoBox {
             from += n;
         }
         finish();
+        // The handshakes open their boxes this way and wipe what they opened (a cookie holds the
+        // server's transient secret key): the piece's copy goes too.
+        Arrays.fill(piece, 0, Math.min(length - MAC_BYTES, STREAM), (byte) 0);
         return true;
     }
 
@@ -359,16 +362,15 @@ final class CryptoBox {
     }
 
     /**
-     * Forgets the box's key stream. The piece is left as it is: it holds a copy of what the
-     * caller's buffers hold too (ciphertext after sealing, plaintext after opening), which
-     * {@link #wipe} clears when the box is done with.
+     * Forgets the box's key stream. The piece holds ciphertext after sealing, and after opening in
+     * place a copy of what the caller's buffer holds anyway (a MESSAGE's plaintext), so it stays;
+     * {@link #open} wipes it, and {@link #wipe} when the box is done with.
      */
     private void finish() {
         Arrays.fill(output, 0);
         Arrays.fill(keyStream, 0, (keyStreamEnd + 7) >>> 3, 0L);
         keyStreamPos = keyStreamEnd = 0;
     }
-
 
     /** Compares without an early exit (tags must not leak how much of them matched). */
     static boolean equal(byte[] a, int aOff, byte[] b, int bOff, int len) {

@@ -184,4 +184,46 @@ class CryptoBoxTest {
         box.seal(FIRSTKEY, NONCE, MESSAGE[0] & 0xFF, composite, out);
         assertArrayEquals(BOX, ByteBufUtil.getBytes(out), "the flag byte and the body form NaCl's message");
     }
+
+    /**
+     * The handshakes open their boxes into arrays they wipe (a cookie holds the server's transient
+     * secret key): after such an open the box keeps no copy of the plaintext, and after any box no
+     * key stream. Opening in place keeps the key stream from no box either.
+     */
+    @Test
+    void openLeavesNoPlaintextOrKeyStreamBehind() throws ReflectiveOperationException {
+        CryptoBox box = new CryptoBox();
+        byte[] plain = new byte[MESSAGE.length];
+        assertTrue(box.open(FIRSTKEY, NONCE, BOX, 0, BOX.length, plain, 0));
+        assertArrayEquals(MESSAGE, plain);
+        assertTrue(allZero(field(box, "piece")), "the piece's copy of the plaintext is wiped");
+        assertTrue(allZero(field(box, "keyStream")), "the key stream is wiped");
+
+        ByteBuf inPlace = Unpooled.wrappedBuffer(BOX.clone());
+        assertTrue(box.openInPlace(FIRSTKEY, NONCE, inPlace, 0, BOX.length));
+        assertTrue(allZero(field(box, "keyStream")), "the key stream is wiped after opening in place");
+    }
+
+    private static Object field(CryptoBox box, String name) throws ReflectiveOperationException {
+        java.lang.reflect.Field f = CryptoBox.class.getDeclaredField(name);
+        f.setAccessible(true);
+        return f.get(box);
+    }
+
+    private static boolean allZero(Object array) {
+        if (array instanceof byte[] b) {
+            for (byte x : b) {
+                if (x != 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        for (long x : (long[]) array) {
+            if (x != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
 }
