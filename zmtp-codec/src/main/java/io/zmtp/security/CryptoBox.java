@@ -169,20 +169,17 @@ final class CryptoBox {
 
     /** The same for the {@code length} bytes of {@code src} at {@code index}. */
     void seal(byte[] key, byte[] nonce, int first, ByteBuf src, int index, int length, ByteBuf out) {
-        int from = index;
-        int end = index + length;
-        int pending = first == NO_FIRST ? 0 : 1;
-        out.ensureWritable(MAC_BYTES + pending + end - from);
-        start(key, nonce, pending + end - from);
+        int n = 0;                               // bytes already in the piece: the first byte, if any
+        if (first != NO_FIRST) {
+            piece[n++] = (byte) first;
+        }
+        out.ensureWritable(MAC_BYTES + n + length);
+        start(key, nonce, n + length);
         int tagIndex = out.writerIndex();
         out.writerIndex(tagIndex + MAC_BYTES);
-        while (pending > 0 || from < end) {
-            int n = 0;
-            if (pending > 0) {
-                piece[0] = (byte) first;
-                pending = 0;
-                n = 1;
-            }
+        int from = index;
+        int end = index + length;
+        do {
             int take = Math.min(room(end - from + n) - n, end - from);
             src.getBytes(from, piece, n, take);
             from += take;
@@ -190,7 +187,8 @@ final class CryptoBox {
             xorKeyStream(n);
             mac.update(piece, 0, n);
             out.writeBytes(piece, 0, n);
-        }
+            n = 0;
+        } while (from < end);
         mac.doFinal(tag, 0);
         out.setBytes(tagIndex, tag);
         finish();
