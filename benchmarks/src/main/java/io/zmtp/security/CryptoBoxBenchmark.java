@@ -48,6 +48,13 @@ public class CryptoBoxBenchmark {
     private ByteBuf sealedCopy;
     private ByteBuf opened;
     private long counter;
+    /** {@link #primitives}' own: BouncyCastle's Salsa20 input and output, MAC, flags byte and body. */
+    private final int[] salsaInput = new int[16];
+    private final int[] salsaOutput = new int[16];
+    private final Poly1305 poly = new Poly1305();
+    private final KeyParameter polyKey = new KeyParameter(new byte[32]);
+    private final byte[] tag = new byte[16];
+    private byte[] plain;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -57,6 +64,7 @@ public class CryptoBoxBenchmark {
         box.seal(key, openNonce, 0, body, sealed);
         sealedCopy = sealed.copy();
         opened = PooledByteBufAllocator.DEFAULT.directBuffer(size + 64);
+        plain = new byte[1 + size];
     }
 
     @Benchmark
@@ -81,13 +89,6 @@ public class CryptoBoxBenchmark {
         return box.openInPlace(key, openNonce, opened, 0, sealedCopy.readableBytes());
     }
 
-    private final int[] salsaInput = new int[16];
-    private final int[] salsaOutput = new int[16];
-    private final Poly1305 poly = new Poly1305();
-    private final KeyParameter polyKey = new KeyParameter(new byte[32]);
-    private final byte[] plain = new byte[1 + 1024];
-    private final byte[] tag = new byte[16];
-
     /**
      * The floor under {@link #seal} and {@link #openInPlace}: BouncyCastle's primitives alone, as
      * much of them as one box of this size needs (a Salsa20 core per 64 bytes of key stream, the
@@ -102,7 +103,7 @@ public class CryptoBoxBenchmark {
             Salsa20Engine.salsaCore(20, salsaInput, salsaOutput);
         }
         poly.init(polyKey);
-        poly.update(plain, 0, 1 + size);
+        poly.update(plain, 0, plain.length);
         poly.doFinal(tag, 0);
         return tag;
     }
