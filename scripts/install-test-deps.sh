@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the interop tests and the libzmq benchmark peers need, where it is missing:
-# Debian's libzmq5 with python3-zmq (used through /usr/bin/python3), libzmq3-dev and gcc; chromium
+# Debian's libzmq5 with python3-zmq (used through /usr/bin/python3), libzmq3-dev and gcc;
+# libsodium (libzmq's own CURVE, and ours for large frames: LibsodiumBoxTest requires it); chromium
 # and npm for the browser example (examples/); Debian's postgresql server for Titanic's PostgreSQL
 # store (the tests start private clusters of their own with its initdb and pg_ctl).
 set -euo pipefail
@@ -9,6 +10,7 @@ need=()
 /usr/bin/python3 -c 'import zmq' >/dev/null 2>&1 || need+=(python3 python3-zmq)
 [ -f /usr/include/zmq.h ] || need+=(libzmq3-dev)
 command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+ldconfig -p 2>/dev/null | grep 'libsodium\.so' >/dev/null || need+=(libsodium23)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 # The browser example's test: a headless Chromium, and npm for jszmq (examples/js/build.sh).
 [ -x /usr/bin/chromium ] || need+=(chromium)
