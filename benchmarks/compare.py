@@ -181,6 +181,8 @@ def main():
     print("machine: %s; %s processors; load average at start: %s; %s" % (
         meta.get("cpu", "?"), meta.get("nproc", "?"), meta.get("load", "?"), meta.get("java", "?")))
     print("JMH: %s | libzmq programs: %s" % (meta.get("jmh_options", "?"), meta.get("native_options", "?")))
+    sodium = meta.get("libsodium", "none")
+    print("Our CURVE boxes: BouncyCastle" + ("" if sodium in ("none", "?") else ", libsodium %s from 256 bytes" % sodium))
     print("Throughput: operations per second, mean of the measured iterations ± their standard deviation"
           " (% of the mean).")
     print("Latency: microseconds per round trip at the percentile.")

@@ -57,11 +57,13 @@ rm -rf "$out"
 mkdir -p "$out"
 cpu="$(lscpu | sed -n 's/^Model name: *//p' | head -1)"
 libzmq_version="$(pkg-config --modversion libzmq 2>/dev/null || echo '?')"
+# our CURVE boxes of 256 bytes and more go through the system's libsodium when it is there
+libsodium_version="$(pkg-config --modversion libsodium 2>/dev/null || echo 'none')"
 java_version="$(java -version 2>&1 | head -1)"
 "$python" - "$out/meta.json" "$profile" "$cpu" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
-  "$java_version" "$libzmq_version" "${jmh_opts[*]}" "${native_opts[*]}" <<'PY'
+  "$java_version" "$libzmq_version" "${jmh_opts[*]}" "${native_opts[*]}" "$libsodium_version" <<'PY'
 import json, sys, datetime
-keys = ["profile", "cpu", "nproc", "load", "java", "libzmq", "jmh_options", "native_options"]
+keys = ["profile", "cpu", "nproc", "load", "java", "libzmq", "jmh_options", "native_options", "libsodium"]
 meta = dict(zip(keys, sys.argv[2:]))
 meta["jeromq"] = "0.6.0"
 meta["date"] = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
