@@ -158,6 +158,12 @@ final class CurveFrameCipher implements FrameCipher {
         }
         long n = nonceOf(buf, index, length);
         if (nativeFor(length - OVERHEAD + 8, buf)) {
+            // libsodium writes where it is told: the bounds Netty would check (nonceOf read the
+            // start through the buffer, which checked that it is still live)
+            if (index + length > buf.capacity()) {
+                throw new IndexOutOfBoundsException("MESSAGE at " + index + " of " + length
+                        + " bytes past the buffer's capacity " + buf.capacity());
+            }
             nativeKeys.setLong(NATIVE_RECEIVE_NONCE + 16, n);
             long tag = buf.memoryAddress() + index + 8;
             long keys = nativeKeys.memoryAddress();

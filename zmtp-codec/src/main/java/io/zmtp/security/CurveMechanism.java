@@ -83,6 +83,9 @@ public final class CurveMechanism implements Mechanism {
         this.authenticator = authenticator;
         this.random = random;
         this.cookies = cookies;
+        // libsodium (through JNA) is looked for once per process, which took 150-170 ms here: so
+        // on the thread that configures a socket, not on an event loop at its first handshake
+        Libsodium.available();
     }
 
     /**

@@ -129,6 +129,16 @@ class LibsodiumBoxTest {
     }
 
     @Test
+    void aRangePastTheBufferIsRefusedBeforeLibsodiumSeesIt() {
+        CurveFrameCipher sender = cipher(true, true);
+        CurveFrameCipher receiver = cipher(false, true);
+        ByteBuf frame = seal(sender, body(4096));
+        int index = 9 + 8;                                   // a long frame's header, the name
+        int past = frame.capacity() - index + 64;
+        assertThrows(IndexOutOfBoundsException.class, () -> receiver.openInPlace(frame, index, past));
+    }
+
+    @Test
     void aBufferWithoutAnAddressIsOpenedByBouncyCastle() throws ZmtpProtocolException {
         CurveFrameCipher sender = cipher(true, true);
         CurveFrameCipher receiver = cipher(false, true);
