@@ -23,10 +23,9 @@ import io.zmtp.wire.FrameCipher;
  * the last one accepted (gaps are allowed, as libzmq does); only an authenticated MESSAGE moves
  * the counter.
  *
- * <p>Frames of {@link Libsodium#FROM} bytes and more are sealed and opened by libsodium instead,
- * when it is {@linkplain Libsodium#available() available} and the buffers have memory addresses
- * (the same boxes, made faster: see {@link Libsodium}). It reads the key and nonces from a small
- * native buffer of this cipher's, wiped and released on {@link #close}.
+ * <p>Frames of {@link Libsodium#FROM} bytes and more in buffers with memory addresses are sealed
+ * and opened by a {@link LibsodiumBox} instead, when libsodium is available: the same boxes, made
+ * faster.
  */
 final class CurveFrameCipher implements FrameCipher {
     /** Name length, name, short nonce, tag and flags byte. */
@@ -43,10 +42,8 @@ final class CurveFrameCipher implements FrameCipher {
     private long nextSend;
     private long lastReceived;
     private boolean closed;
-    /** For libsodium, or null: the key, then the send nonce, then the receive nonce. */
-    private final ByteBuf nativeKeys;
-    private static final int NATIVE_SEND_NONCE = CryptoBox.KEY_BYTES;
-    private static final int NATIVE_RECEIVE_NONCE = NATIVE_SEND_NONCE + CryptoBox.NONCE_BYTES;
+    /** Large frames' boxes, both directions, or null when libsodium is not used. */
+    private final LibsodiumBox largeBox;
 
     /**
      * @param box the handshake's box, which seals from now on
@@ -70,27 +67,12 @@ final class CurveFrameCipher implements FrameCipher {
         this.receiveNonce = CurveMechanism.nonce(client ? CurveMechanism.MESSAGE_S_NONCE : CurveMechanism.MESSAGE_C_NONCE, 0);
         this.nextSend = nextSend;
         this.lastReceived = lastReceived;
-        this.nativeKeys = libsodium && Libsodium.available() ? nativeKeys(alloc) : null;
-    }
-
-    /** A direct buffer with the key and both nonce prefixes, or null when it has no address. */
-    private ByteBuf nativeKeys(ByteBufAllocator alloc) {
-        ByteBuf b = alloc.directBuffer(NATIVE_RECEIVE_NONCE + CryptoBox.NONCE_BYTES);
-        if (!b.hasMemoryAddress()) {
-            b.release();
-            return null;
-        }
-        return b.writeBytes(key).writeBytes(sendNonce).writeBytes(receiveNonce);
-    }
-
-    /** Whether frames of {@code size} bytes go through libsodium, and so do buffers like {@code buf}. */
-    private boolean nativeFor(int size, ByteBuf buf) {
-        return nativeKeys != null && size >= Libsodium.FROM && buf.hasMemoryAddress();
+        this.largeBox = libsodium ? LibsodiumBox.create(alloc, this.key, sendNonce, receiveNonce) : null;
     }
 
     /** Whether this cipher uses libsodium for large frames (for tests). */
     boolean usesLibsodium() {
-        return nativeKeys != null;
+        return largeBox != null;
     }
 
     @Override
@@ -112,16 +94,13 @@ final class CurveFrameCipher implements FrameCipher {
         ZmtpWire.writeFrameHeader(out, 0, (long) OVERHEAD + length);
         out.writeBytes(MESSAGE_NAME);
         out.writeLong(n);
-        if (nativeFor(length, out)) {
+        if (largeBox != null && LibsodiumBox.takes(length, out)) {
             // the flags byte and body copied in behind the tag's place, then sealed where they are
-            int tagIndex = out.writerIndex();
-            out.ensureWritable(CryptoBox.MAC_BYTES + 1 + length);
-            out.writerIndex(tagIndex + CryptoBox.MAC_BYTES).writeByte(inner).writeBytes(src, index, length);
-            nativeKeys.setLong(NATIVE_SEND_NONCE + 16, n);
-            long tag = out.memoryAddress() + tagIndex;
-            long keys = nativeKeys.memoryAddress();
-            Libsodium.crypto_secretbox_detached(tag + CryptoBox.MAC_BYTES, tag, tag + CryptoBox.MAC_BYTES,
-                    1 + length, keys + NATIVE_SEND_NONCE, keys);
+            int boxIndex = out.writerIndex();
+            int boxLength = CryptoBox.MAC_BYTES + 1 + length;
+            out.ensureWritable(boxLength);
+            out.writerIndex(boxIndex + CryptoBox.MAC_BYTES).writeByte(inner).writeBytes(src, index, length);
+            largeBox.sealInPlace(n, out, boxIndex, boxLength);
             return;
         }
         CurveMechanism.putLong(sendNonce, 16, n);
@@ -157,21 +136,10 @@ final class CurveFrameCipher implements FrameCipher {
             return -1;
         }
         long n = nonceOf(buf, index, length);
-        if (nativeFor(length - OVERHEAD + 8, buf)) {
-            // libsodium writes where it is told: the bounds Netty would check (nonceOf read the
-            // start through the buffer, which checked that it is still live)
-            if (index + length > buf.capacity()) {
-                throw new IndexOutOfBoundsException("MESSAGE at " + index + " of " + length
-                        + " bytes past the buffer's capacity " + buf.capacity());
-            }
-            nativeKeys.setLong(NATIVE_RECEIVE_NONCE + 16, n);
-            long tag = buf.memoryAddress() + index + 8;
-            long keys = nativeKeys.memoryAddress();
-            if (Libsodium.crypto_secretbox_open_detached(tag + CryptoBox.MAC_BYTES, tag + CryptoBox.MAC_BYTES, tag,
-                    length - 8 - CryptoBox.MAC_BYTES, keys + NATIVE_RECEIVE_NONCE, keys) != 0) {
-                throw forged();
-            }
-        } else if (!openBox.openInPlace(key, receiveNonce, buf, index + 8, length - 8)) {
+        boolean authentic = largeBox != null && LibsodiumBox.takes(length - OVERHEAD + 8, buf)
+                ? largeBox.openInPlace(n, buf, index + 8, length - 8)
+                : openBox.openInPlace(key, receiveNonce, buf, index + 8, length - 8);
+        if (!authentic) {
             throw forged();
         }
         int flagsIndex = index + 8 + CryptoBox.MAC_BYTES;
@@ -235,9 +203,8 @@ final class CurveFrameCipher implements FrameCipher {
         Arrays.fill(key, (byte) 0);
         sealBox.wipe();
         openBox.wipe();
-        if (nativeKeys != null) {
-            nativeKeys.setZero(0, nativeKeys.capacity());
-            nativeKeys.release();
+        if (largeBox != null) {
+            largeBox.close();
         }
     }
 }

@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
  * The system's libsodium, when it can be had: its {@code crypto_secretbox} (XSalsa20-Poly1305,
  * the box CurveZMQ's MESSAGE commands use) called through JNA on memory addresses. For large
  * boxes it is faster than {@link CryptoBox} over BouncyCastle (libsodium's Salsa20 uses SIMD
- * instructions), at 1 KiB about 2.4 times; for small ones the call itself costs what it saves,
- * so {@link CurveFrameCipher} uses it only for frames of at least {@link #FROM} bytes.
+ * instructions), a 1 KiB frame sealed and opened about 2.3 times; for small ones the call itself
+ * costs what it saves, so {@link LibsodiumBox} takes only frames of at least {@link #FROM} bytes.
  *
  * <p>Optional: used when JNA is on the class path (it is an optional dependency of zmtp-codec),
  * a libsodium library loads, and the system property {@value #PROPERTY} is not {@code false}.
@@ -24,8 +24,10 @@ final class Libsodium {
     /** The smallest frame body that goes through libsodium, in bytes. */
     static final String FROM_PROPERTY = "zmtp.curve.libsodiumFrom";
     /**
-     * Where libsodium 1.0.18 overtook BouncyCastle 1.87 on a 2-core EPYC: level at 128 bytes,
-     * about 20 % faster at 256 and 45 % at 512 (benchmarks/RESULTS.md, "libsodium for large boxes").
+     * Where libsodium 1.0.18 overtook BouncyCastle 1.87 on a 2-core EPYC: level at about 128 bytes,
+     * a frame sealed and opened in 22 % less time at 256 and 45 % less at 512
+     * ({@code CurveFrameCipherBenchmark}; benchmarks/RESULTS.md, "Fifth step: libsodium for frames
+     * of 256 bytes and more").
      */
     static final int DEFAULT_FROM = 256;
     static final int FROM = Math.max(0, Integer.getInteger(FROM_PROPERTY, DEFAULT_FROM));
