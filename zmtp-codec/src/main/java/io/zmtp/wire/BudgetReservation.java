@@ -10,16 +10,16 @@ import io.netty.util.concurrent.EventExecutor;
  * ({@link ReadGate#BUDGET}) until other connections release theirs.
  */
 final class BudgetReservation {
-    private final ZmtpCodec codec;
+    private final Connection connection;
     private final ChannelHandlerContext ctx;
     private final InboundBudget budget;
     private long held;
     /** Resumes reading once the budget frees up (registered while paused for it). */
     private Runnable wake;
 
-    BudgetReservation(ZmtpCodec codec, ChannelHandlerContext ctx, InboundBudget budget) {
-        this.codec = codec;
-        this.ctx = ctx;
+    BudgetReservation(Connection connection, InboundBudget budget) {
+        this.connection = connection;
+        this.ctx = connection.context();
         this.budget = budget;
     }
 
@@ -50,7 +50,7 @@ final class BudgetReservation {
             return;
         }
         wake = null;
-        if (!codec.closed()) {
+        if (!connection.closed()) {
             ReadGate.resume(ctx.channel(), ReadGate.BUDGET);
         }
     }

@@ -12,24 +12,23 @@ import java.util.List;
  * {@link ZmtpHeartbeat}, PONG is only a sign of life, SUBSCRIBE and CANCEL become
  * {@link ZmtpSubscription}s in the decoder's output, a second READY is a protocol error, and an
  * unknown command is ignored (23/ZMTP). Commands that produce no output still count against the
- * connection's turn ({@link ZmtpCodec#commandHandled()}), or a flood of them would hold the loop.
+ * connection's turn ({@link Connection#commandHandled()}), or a flood of them would hold the loop.
  */
 final class ConnectionCommands implements FrameReader.Listener {
-    /** The codec's category: a peer's commands are logged with the rest of its connection. */
-    private static final PeerFailureLog peerLog = PeerFailureLog.get(ZmtpCodec.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(ConnectionCommands.class);
 
-    private final ZmtpCodec codec;
+    private final Connection connection;
 
-    ConnectionCommands(ZmtpCodec codec) {
-        this.codec = codec;
+    ConnectionCommands(Connection connection) {
+        this.connection = connection;
     }
 
     @Override
     public void commandRead(String name, ByteBuf data, List<Object> out) throws ZmtpProtocolException {
         if (ZmtpWire.ERROR.equals(name)) {
             onError(data);
-        } else if (codec.handshaking()) {
-            codec.handshake().onCommand(name, data);
+        } else if (connection.handshaking()) {
+            connection.handshakeCommand(name, data);
         } else {
             onActiveCommand(name, data, out);
         }
@@ -38,11 +37,11 @@ final class ConnectionCommands implements FrameReader.Listener {
     private void onActiveCommand(String name, ByteBuf data, List<Object> out) throws ZmtpProtocolException {
         switch (name) {
             case ZmtpWire.PING:
-                codec.commandHandled();
-                codec.heartbeat().onPing(data);
+                connection.commandHandled();
+                connection.pingReceived(data);
                 break;
             case ZmtpWire.PONG:
-                codec.commandHandled();
+                connection.commandHandled();
                 break; // any traffic is a sign of life; nothing else to do
             case ZmtpWire.SUBSCRIBE:
             case ZmtpWire.CANCEL:
@@ -51,8 +50,8 @@ final class ConnectionCommands implements FrameReader.Listener {
             case ZmtpWire.READY:
                 throw new ZmtpProtocolException("READY after the handshake");
             default:
-                codec.commandHandled();
-                peerLog.debug("{} ignoring unknown command {}", codec.channel(), FrameText.escape(name));
+                connection.commandHandled();
+                peerLog.debug("{} ignoring unknown command {}", connection.context().channel(), FrameText.escape(name));
         }
     }
 
@@ -63,6 +62,7 @@ final class ConnectionCommands implements FrameReader.Listener {
             int len = Math.min(data.readUnsignedByte(), data.readableBytes());
             reason = data.toString(data.readerIndex(), len, StandardCharsets.US_ASCII);
         }
-        codec.fail(ConnectionFailed.Kind.PEER_ERROR, "peer sent ERROR \"" + FrameText.escape(reason) + "\"", null);
+        connection.fail(ConnectionFailed.Kind.PEER_ERROR, "peer sent ERROR \"" + FrameText.escape(reason) + "\"", null,
+                false);
     }
 }

@@ -1,8 +1,5 @@
 package io.zmtp.wire;
 
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
-
 /**
  * Writes into one connection's {@link ZmtpCodec} directly, without a trip through the pipeline:
  * the fast path of the handler that owns the connection (the socket layer's pipe). It comes with
@@ -13,25 +10,12 @@ import io.netty.channel.ChannelPromise;
  * right after the codec would be, wherever the owning handler sits: handlers between the codec
  * and it do not see these writes (they still see everything read and every event).
  */
-public final class ConnectionWriter {
-    private final ZmtpCodec codec;
-    private final ChannelHandlerContext ctx;
-    /** The channel's one void promise, fetched once rather than through the pipeline per write. */
-    private final ChannelPromise voidPromise;
-
-    ConnectionWriter(ZmtpCodec codec, ChannelHandlerContext ctx) {
-        this.codec = codec;
-        this.ctx = ctx;
-        this.voidPromise = ctx.voidPromise();
-    }
-
+public interface ConnectionWriter {
     /**
      * Encodes {@code msg} (a {@link ZmtpMessage}, {@link ZmtpSubscription} or {@link ZmtpCommand},
      * whose reference it takes) into the connection's current batch.
      */
-    public void write(Object msg) {
-        codec.write(ctx, msg, voidPromise);
-    }
+    void write(Object msg);
 
     /**
      * Whether the channel takes more writes, as its writability events last said: a field read
@@ -39,12 +23,8 @@ public final class ConnectionWriter {
      * longer than the channel does (Netty announces writable again from a later task), never true
      * longer: the writability event that follows brings it up to date.
      */
-    public boolean isWritable() {
-        return codec.writable();
-    }
+    boolean isWritable();
 
     /** Sends the batch, like {@code ctx.flush()}. */
-    public void flush() {
-        codec.flush(ctx);
-    }
+    void flush();
 }

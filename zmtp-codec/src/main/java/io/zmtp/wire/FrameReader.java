@@ -45,7 +45,7 @@ final class FrameReader {
     private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
     private ZmtpMessage partial;
     /** The reading thread's message pool, looked up once (a connection is read by one thread). */
-    private MessagePool pool;
+    private MessagePool<ZmtpMessage> pool;
     /** The unfinished message's bytes plus {@link ZmtpOptions#FRAME_COST} per frame after its first. */
     private long partialBytes;
     /** ZMTP 2.0 (the fallback): the COMMAND flag is a reserved bit. */
@@ -241,9 +241,9 @@ final class FrameReader {
     /** The message the next frame, of {@code length} bytes, goes into; counts it against the limits. */
     private ZmtpMessage nextFrameOf(int length) throws ZmtpProtocolException {
         if (partial == null) {
-            MessagePool p = pool;
+            MessagePool<ZmtpMessage> p = pool;
             if (p == null || !p.ownedByCurrentThread()) {
-                pool = p = MessagePool.current();
+                pool = p = ZmtpMessage.currentPool();
             }
             partial = ZmtpMessage.newMessage(p);
         } else if (partial.size() >= options.maxFramesPerMessage()) {

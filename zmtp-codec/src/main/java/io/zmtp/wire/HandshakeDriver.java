@@ -19,11 +19,10 @@ import java.util.function.Supplier;
  * mechanism's {@link MechanismHandshake}, hands it the handshake commands the
  * {@link FrameReader} reads, and is the {@link HandshakeSession} it answers through. On
  * {@code complete} it checks the peer's Socket-Type and identity once more, adds User-Id and
- * Peer-Address to the peer's metadata and tells the codec; on {@code fail} the codec closes the
- * connection.
+ * Peer-Address to the peer's metadata and tells the connection; on {@code fail} the connection closes.
  */
 final class HandshakeDriver implements HandshakeSession {
-    private final ZmtpCodec codec;
+    private final Connection connection;
     private final ChannelHandlerContext ctx;
     private final FrameWriter writer;
     private final ZmtpOptions options;
@@ -33,12 +32,11 @@ final class HandshakeDriver implements HandshakeSession {
     /** The answer the handshake waits for, or null. */
     private Wait wait;
 
-    HandshakeDriver(ZmtpCodec codec, ChannelHandlerContext ctx, FrameWriter writer, ZmtpVersion version,
-                    boolean peerAsServer) {
-        this.codec = codec;
-        this.ctx = ctx;
+    HandshakeDriver(Connection connection, FrameWriter writer, ZmtpVersion version, boolean peerAsServer) {
+        this.connection = connection;
+        this.ctx = connection.context();
         this.writer = writer;
-        this.options = codec.options();
+        this.options = connection.options();
         this.version = version;
         this.peerAsServer = peerAsServer;
     }
@@ -137,13 +135,13 @@ final class HandshakeDriver implements HandshakeSession {
         }
         w.answer = answer;
         w.timer = ctx.executor().schedule(() -> {
-            if (w.end(false) && codec.handshaking()) {
+            if (w.end(false) && connection.handshaking()) {
                 timedOut.run();
             }
         }, options.authenticationTimeout().toNanos(), TimeUnit.NANOSECONDS);
         answer.whenComplete((value, failure) -> {
             Runnable deliver = () -> {
-                if (w.end(true) && codec.handshaking()) {
+                if (w.end(true) && connection.handshaking()) {
                     then.accept(value, failure);
                 }
             };
@@ -213,7 +211,7 @@ final class HandshakeDriver implements HandshakeSession {
 
     @Override
     public void sendCommand(String name, ByteBuf data) {
-        if (codec.closed()) {
+        if (connection.closed()) {
             return;
         }
         writer.writeCommand(name, data);
@@ -222,7 +220,7 @@ final class HandshakeDriver implements HandshakeSession {
 
     @Override
     public void complete(ZmtpMetadata metadata, String userId, FrameCipher frameCipher) {
-        if (!codec.handshaking()) {
+        if (!connection.handshaking()) {
             return;
         }
         try {
@@ -231,7 +229,7 @@ final class HandshakeDriver implements HandshakeSession {
             if (frameCipher != null) {
                 frameCipher.close();
             }
-            codec.fail(ConnectionFailed.Kind.HANDSHAKE, e.getMessage(), e.errorReason(), e.isFatal());
+            connection.fail(ConnectionFailed.Kind.HANDSHAKE, e.getMessage(), e.errorReason(), e.isFatal());
             return;
         }
         ZmtpMetadata.Builder b = metadata.toBuilder();
@@ -245,18 +243,18 @@ final class HandshakeDriver implements HandshakeSession {
         if (remote != null) {
             b.put(ZmtpMetadata.PEER_ADDRESS, remote.toString());
         }
-        codec.handshakeSucceeded(b.build(), frameCipher);
+        connection.handshakeSucceeded(b.build(), frameCipher);
     }
 
     @Override
     public void fail(ZmtpProtocolException e) {
-        codec.fail(ConnectionFailed.Kind.HANDSHAKE, e.getMessage(), e.errorReason(), e.isFatal());
+        connection.fail(ConnectionFailed.Kind.HANDSHAKE, e.getMessage(), e.errorReason(), e.isFatal());
     }
 
     @Override
     public void fail(String reason, String errorReason, boolean authentication) {
-        codec.fail(authentication ? ConnectionFailed.Kind.AUTHENTICATION
-                : ConnectionFailed.Kind.HANDSHAKE, reason, errorReason);
+        connection.fail(authentication ? ConnectionFailed.Kind.AUTHENTICATION
+                : ConnectionFailed.Kind.HANDSHAKE, reason, errorReason, false);
     }
 
     /**

@@ -22,12 +22,12 @@ public enum SocketType {
      * connection with a routing id of its own. It has no ZMTP peer type: {@link #validPeers()} is
      * empty, and a ZMTP peer announcing it is refused by every other type.
      */
-    STREAM(Zmtp20.NO_CODE);
+    STREAM(-1);
 
     private final byte[] wireName = name().getBytes(StandardCharsets.US_ASCII);
     private final int zmtp20Code;
 
-    /** @param zmtp20Code the socket-type byte of a ZMTP 2.0 greeting (15/ZMTP), or {@link Zmtp20#NO_CODE} */
+    /** @param zmtp20Code the socket-type byte of a ZMTP 2.0 greeting (15/ZMTP), or -1 for a type 2.0 did not have */
     SocketType(int zmtp20Code) {
         this.zmtp20Code = zmtp20Code;
     }
@@ -37,7 +37,7 @@ public enum SocketType {
         return wireName.clone();
     }
 
-    /** The socket-type byte of a ZMTP 2.0 greeting, or {@link Zmtp20#NO_CODE} for a type 2.0 did not have. */
+    /** The socket-type byte of a ZMTP 2.0 greeting, or -1 for a type 2.0 did not have. */
     int zmtp20Code() {
         return zmtp20Code;
     }

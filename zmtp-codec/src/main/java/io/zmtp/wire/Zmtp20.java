@@ -11,7 +11,7 @@ final class Zmtp20 {
     /** The revision byte of a ZMTP 2.0 greeting (where 3.x has its major version). */
     static final int REVISION = 1;
     /** The code of a type ZMTP 2.0 did not have ({@link SocketType#zmtp20Code()}). */
-    static final int NO_CODE = -1;
+    private static final int NO_CODE = -1;
 
     /** The socket types by their 2.0 code (each type's {@link SocketType#zmtp20Code()}): the index is the byte on the wire. */
     private static final SocketType[] TYPES = byCode();

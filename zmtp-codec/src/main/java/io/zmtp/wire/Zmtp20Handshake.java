@@ -13,13 +13,13 @@ import java.net.SocketAddress;
  * from its type, its identity and its address, as a 3.x handshake would have announced them.
  */
 final class Zmtp20Handshake {
-    private final ZmtpCodec codec;
+    private final ZmtpOptions options;
     private final ChannelHandlerContext ctx;
     private final FrameWriter writer;
     private final SocketType peerType;
 
-    Zmtp20Handshake(ZmtpCodec codec, ChannelHandlerContext ctx, FrameWriter writer, SocketType peerType) {
-        this.codec = codec;
+    Zmtp20Handshake(ZmtpOptions options, ChannelHandlerContext ctx, FrameWriter writer, SocketType peerType) {
+        this.options = options;
         this.ctx = ctx;
         this.writer = writer;
         this.peerType = peerType;
@@ -27,7 +27,6 @@ final class Zmtp20Handshake {
 
     /** Our identity as one short final frame, right after the greeting. */
     void start() {
-        ZmtpOptions options = codec.options();
         byte[] id = options.socketType().sendsIdentity() ? options.identity() : new byte[0];
         ByteBuf frame = id.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(id);
         try {
@@ -40,11 +39,11 @@ final class Zmtp20Handshake {
 
     /**
      * Reads the peer's identity frame (one short final frame, at most 255 bytes), which ends the
-     * handshake: the codec hears of it. False while the frame has not all arrived.
+     * handshake: the peer's metadata, or null while the frame has not all arrived.
      */
-    boolean read(ByteBuf in) throws ZmtpProtocolException {
+    ZmtpMetadata read(ByteBuf in) throws ZmtpProtocolException {
         if (in.readableBytes() < 2) {
-            return false;
+            return null;
         }
         int flags = in.getUnsignedByte(in.readerIndex());
         if (flags != 0) {
@@ -53,7 +52,7 @@ final class Zmtp20Handshake {
         }
         int length = in.getUnsignedByte(in.readerIndex() + 1);
         if (in.readableBytes() < 2 + length) {
-            return false;
+            return null;
         }
         in.skipBytes(2);
         byte[] identity = new byte[length];
@@ -65,7 +64,6 @@ final class Zmtp20Handshake {
         if (remote != null) {
             b.put(ZmtpMetadata.PEER_ADDRESS, remote.toString());
         }
-        codec.zmtp20HandshakeSucceeded(b.build());
-        return true;
+        return b.build();
     }
 }

@@ -57,6 +57,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private enum State { GREETING, HANDSHAKE, ACTIVE, CLOSED }
 
     private final ZmtpOptions options;
+    /** This connection as its helpers see it: they hold this, not the codec. */
+    private final Connection connection = new ConnectionView();
     private State state = State.GREETING;
     private ChannelHandlerContext ctx;
     private FrameWriter writer;
@@ -101,7 +103,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     public ZmtpCodec(ZmtpOptions options) {
         this.options = options;
-        this.reader = new FrameReader(options, new ConnectionCommands(this));
+        this.reader = new FrameReader(options, new ConnectionCommands(connection));
     }
 
     /** The options this codec was made with. */
@@ -135,11 +137,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         this.ctx = ctx;
         this.writer = new FrameWriter(ctx);
-        this.heartbeat = new ZmtpHeartbeat(this, ctx, writer);
+        this.heartbeat = new ZmtpHeartbeat(connection, writer);
         this.turn = new DecodeTurn(ctx, options.messagesPerTurn(), this::nextTurn);
         this.greeting = new ZmtpGreeting(options, ctx, writer);
         if (options.inboundBudget() != null) {
-            this.budget = new BudgetReservation(this, ctx, options.inboundBudget());
+            this.budget = new BudgetReservation(connection, options.inboundBudget());
         }
         if (ctx.channel().isActive()) {
             // Not from here: while a ChannelInitializer is still adding handlers, a failed first
@@ -329,20 +331,22 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     }
                     state = State.HANDSHAKE;
                     if (version.isZmtp20()) {
-                        zmtp20Handshake = new Zmtp20Handshake(this, ctx, writer, greeting.zmtp20PeerType());
+                        zmtp20Handshake = new Zmtp20Handshake(options, ctx, writer, greeting.zmtp20PeerType());
                         greeting = null;
                         zmtp20Handshake.start();
                         break;
                     }
-                    handshake = new HandshakeDriver(this, ctx, writer, version, greeting.peerAsServer());
+                    handshake = new HandshakeDriver(connection, writer, version, greeting.peerAsServer());
                     greeting = null;
                     handshake.start();
                     break;
                 case HANDSHAKE:
                     if (zmtp20Handshake != null) {
-                        if (!zmtp20Handshake.read(in)) {
+                        ZmtpMetadata peer = zmtp20Handshake.read(in);
+                        if (peer == null) {
                             return;
                         }
+                        zmtp20HandshakeSucceeded(peer);
                         break;
                     }
                     // fall through: a 3.x handshake's commands are frames
@@ -360,24 +364,6 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                     return;
             }
         }
-    }
-
-    /** A command that produced no output was handled: it counts against the turn as a message does. */
-    void commandHandled() {
-        commandsThisCall++;
-    }
-
-    /** The running handshake (while {@link #handshaking()}). */
-    HandshakeDriver handshake() {
-        return handshake;
-    }
-
-    ZmtpHeartbeat heartbeat() {
-        return heartbeat;
-    }
-
-    Channel channel() {
-        return ctx.channel();
     }
 
     @Override
@@ -416,7 +402,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     // ---------------------------------------------------------------- handshake
 
     /** The handshake succeeded ({@link HandshakeDriver}): the connection is open for messages. */
-    void handshakeSucceeded(ZmtpMetadata metadata, FrameCipher frameCipher) {
+    private void handshakeSucceeded(ZmtpMetadata metadata, FrameCipher frameCipher) {
         peerMetadata = metadata;
         state = State.ACTIVE;
         active = true;
@@ -441,7 +427,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
 
     /** The ZMTP 2.0 handshake ({@link Zmtp20Handshake}) succeeded: frames follow, with 2.0's flags. */
-    void zmtp20HandshakeSucceeded(ZmtpMetadata metadata) {
+    private void zmtp20HandshakeSucceeded(ZmtpMetadata metadata) {
         zmtp20Handshake = null;
         reader.zmtp20();
         handshakeSucceeded(metadata, null);
@@ -449,35 +435,15 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     // ---------------------------------------------------------------- failure
 
-    /** The handshake has completed and the connection is not closed (event loop only). */
-    boolean ready() {
-        return state == State.ACTIVE;
-    }
-
-    /** The greeting has been read and the handshake has not ended (event loop only). */
-    boolean handshaking() {
-        return state == State.HANDSHAKE;
-    }
-
-    /** The connection is closed or closing (event loop only). */
-    boolean closed() {
-        return state == State.CLOSED;
-    }
-
-    /** Frames received so far: the heartbeat compares snapshots of it (event loop only). */
-    long framesReceived() {
-        return reader.framesRead();
-    }
-
     /**
      * Closes this connection for a protocol reason: logs it, sends ERROR when {@code errorReason}
      * is given, fires {@link ConnectionFailed}, and releases everything the connection holds.
      */
-    void fail(ConnectionFailed.Kind kind, String reason, String errorReason) {
+    private void fail(ConnectionFailed.Kind kind, String reason, String errorReason) {
         fail(kind, reason, errorReason, false);
     }
 
-    void fail(ConnectionFailed.Kind kind, String reason, String errorReason, boolean fatal) {
+    private void fail(ConnectionFailed.Kind kind, String reason, String errorReason, boolean fatal) {
         if (state == State.CLOSED) {
             return;
         }
@@ -507,12 +473,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     private ConnectionWriter newConnectionWriter(ChannelHandlerContext ctx) {
         writable = ctx.channel().isWritable();
-        return new ConnectionWriter(this, ctx);
-    }
-
-    /** The channel's writability as its last event (or the handshake's end) left it. */
-    boolean writable() {
-        return writable;
+        return new DirectWriter(ctx);
     }
 
     @Override
@@ -597,5 +558,92 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     @Override
     public void read(ChannelHandlerContext ctx) {
         ctx.read();
+    }
+
+    // ---------------------------------------------------------------- the helpers' and the owner's views
+
+    /** The connection as the codec's helpers see it ({@link Connection}): each call is the codec's own. */
+    private final class ConnectionView implements Connection {
+        @Override
+        public ZmtpOptions options() {
+            return options;
+        }
+
+        @Override
+        public ChannelHandlerContext context() {
+            return ctx;
+        }
+
+        @Override
+        public boolean handshaking() {
+            return state == State.HANDSHAKE;
+        }
+
+        @Override
+        public boolean ready() {
+            return state == State.ACTIVE;
+        }
+
+        @Override
+        public boolean closed() {
+            return state == State.CLOSED;
+        }
+
+        @Override
+        public long framesReceived() {
+            return reader.framesRead();
+        }
+
+        @Override
+        public void commandHandled() {
+            commandsThisCall++;
+        }
+
+        @Override
+        public void pingReceived(ByteBuf data) {
+            heartbeat.onPing(data);
+        }
+
+        @Override
+        public void handshakeCommand(String name, ByteBuf data) throws ZmtpProtocolException {
+            handshake.onCommand(name, data);
+        }
+
+        @Override
+        public void handshakeSucceeded(ZmtpMetadata metadata, FrameCipher frameCipher) {
+            ZmtpCodec.this.handshakeSucceeded(metadata, frameCipher);
+        }
+
+        @Override
+        public void fail(ConnectionFailed.Kind kind, String reason, String errorReason, boolean fatal) {
+            ZmtpCodec.this.fail(kind, reason, errorReason, fatal);
+        }
+    }
+
+    /** The owning handler's writes straight into this codec ({@link ConnectionWriter}). */
+    private final class DirectWriter implements ConnectionWriter {
+        private final ChannelHandlerContext ctx;
+        /** The channel's one void promise, fetched once rather than through the pipeline per write. */
+        private final ChannelPromise voidPromise;
+
+        DirectWriter(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+            this.voidPromise = ctx.voidPromise();
+        }
+
+        @Override
+        public void write(Object msg) {
+            ZmtpCodec.this.write(ctx, msg, voidPromise);
+        }
+
+        @Override
+        public boolean isWritable() {
+            return writable;
+        }
+
+        @Override
+        public void flush() {
+            writer.flush();
+        }
     }
 }

@@ -15,10 +15,10 @@ import java.util.concurrent.TimeUnit;
  * channel is writable again, so a peer that sends PINGs and never reads costs one context.
  *
  * <p>Any received frame is a sign of life: the timers compare snapshots of
- * {@link ZmtpCodec#framesReceived()} instead of being touched per frame.
+ * {@link Connection#framesReceived()} instead of being touched per frame.
  */
 final class ZmtpHeartbeat {
-    private final ZmtpCodec codec;
+    private final Connection connection;
     private final ChannelHandlerContext ctx;
     private final FrameWriter writer;
     private ScheduledFuture<?> pingTimer;
@@ -29,15 +29,15 @@ final class ZmtpHeartbeat {
     /** The context of the PONG we owe (the latest PING's), or null. */
     private byte[] pendingPong;
 
-    ZmtpHeartbeat(ZmtpCodec codec, ChannelHandlerContext ctx, FrameWriter writer) {
-        this.codec = codec;
-        this.ctx = ctx;
+    ZmtpHeartbeat(Connection connection, FrameWriter writer) {
+        this.connection = connection;
+        this.ctx = connection.context();
         this.writer = writer;
     }
 
     /** Starts sending PINGs, when the policy asks for them and the peer speaks ZMTP 3.1. */
     void start(ZmtpVersion version) {
-        HeartbeatPolicy hb = codec.options().heartbeat();
+        HeartbeatPolicy hb = connection.options().heartbeat();
         if (!hb.enabled() || !version.hasCommands31()) {
             return;
         }
@@ -46,23 +46,23 @@ final class ZmtpHeartbeat {
     }
 
     private void sendPing() {
-        if (!codec.ready()) {
+        if (!connection.ready()) {
             return;
         }
-        HeartbeatPolicy hb = codec.options().heartbeat();
+        HeartbeatPolicy hb = connection.options().heartbeat();
         ByteBuf data = ctx.alloc().buffer(2);
         data.writeShort(hb.ttlDeciseconds());
         writer.writeCommand(ZmtpWire.PING, data);
         data.release();
         writer.flush();
         if (pingTimeoutTimer == null) {
-            framesAtPing = codec.framesReceived();
+            framesAtPing = connection.framesReceived();
             long ms = hb.timeout().toMillis();
             pingTimeoutTimer = ctx.executor().schedule(() -> {
                 pingTimeoutTimer = null;
-                if (codec.framesReceived() == framesAtPing && codec.ready()) {
-                    codec.fail(ConnectionFailed.Kind.HEARTBEAT_TIMEOUT,
-                            "no traffic within " + ms + " ms of our PING", null);
+                if (connection.framesReceived() == framesAtPing && connection.ready()) {
+                    connection.fail(ConnectionFailed.Kind.HEARTBEAT_TIMEOUT,
+                            "no traffic within " + ms + " ms of our PING", null, false);
                 }
             }, ms, TimeUnit.MILLISECONDS);
         }
@@ -76,13 +76,13 @@ final class ZmtpHeartbeat {
         data.getBytes(data.readerIndex(), context);
         pendingPong = context;
         if (ttl > 0 && ttlTimer == null) {
-            framesAtTtl = codec.framesReceived();
+            framesAtTtl = connection.framesReceived();
             long ms = ttl * 100L;
             ttlTimer = ctx.executor().schedule(() -> {
                 ttlTimer = null;
-                if (codec.framesReceived() == framesAtTtl && codec.ready()) {
-                    codec.fail(ConnectionFailed.Kind.HEARTBEAT_TIMEOUT,
-                            "nothing received within the peer's heartbeat TTL of " + ms + " ms", null);
+                if (connection.framesReceived() == framesAtTtl && connection.ready()) {
+                    connection.fail(ConnectionFailed.Kind.HEARTBEAT_TIMEOUT,
+                            "nothing received within the peer's heartbeat TTL of " + ms + " ms", null, false);
                 }
             }, ms, TimeUnit.MILLISECONDS);
         }
@@ -96,7 +96,7 @@ final class ZmtpHeartbeat {
     /** Writes the PONG we owe, if any, while the connection is up and the channel can take it. */
     void writePendingPong() {
         byte[] context = pendingPong;
-        if (context == null || !codec.ready() || !ctx.channel().isWritable()) {
+        if (context == null || !connection.ready() || !ctx.channel().isWritable()) {
             return;
         }
         pendingPong = null;

@@ -3,6 +3,8 @@ package io.zmtp.wire;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.FastThreadLocalThread;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -59,24 +61,47 @@ public final class ZmtpMessage extends MessageFrames {
      */
     public static final boolean REUSE_ACROSS_THREADS = Boolean.getBoolean("zmtp.messagePool.reuseAcrossThreads");
 
+    /**
+     * Each event-loop thread's pool of released messages: a {@code FastThreadLocalThread} (the
+     * event loops) or a thread inside {@link FastThreadLocalThread#runWithFastThreadLocal}. Other
+     * threads, such as an application's own, get no pool: their messages are new objects.
+     */
+    private static final FastThreadLocal<MessagePool<ZmtpMessage>> POOLS = new FastThreadLocal<>() {
+        @Override
+        protected MessagePool<ZmtpMessage> initialValue() {
+            return new MessagePool<>(Thread.currentThread(), POOL_PER_THREAD);
+        }
+    };
+
     /** The pool this object returns to when released, or null (not pooled). */
-    private final MessagePool pool;
+    private final MessagePool<ZmtpMessage> pool;
     /** Set by {@link #doNotReuse()}: the object goes to the garbage collector when released. */
     private boolean notReused;
     private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
 
-    ZmtpMessage(MessagePool pool) {
+    ZmtpMessage(MessagePool<ZmtpMessage> pool) {
         this.pool = pool;
     }
 
     /** A new message with no frames; the caller owns it. */
     public static ZmtpMessage newMessage() {
-        return newMessage(MessagePool.current());
+        return newMessage(currentPool());
+    }
+
+    /** The calling thread's pool, or null when it has none (not a Netty thread, or pooling is off). */
+    static MessagePool<ZmtpMessage> currentPool() {
+        if (CHECKED || POOL_PER_THREAD <= 0 || !FastThreadLocalThread.currentThreadHasFastThreadLocal()) {
+            return null;
+        }
+        return POOLS.get();
     }
 
     /** A new message from {@code pool}, which the calling thread owns, or a new object when null. */
-    static ZmtpMessage newMessage(MessagePool pool) {
-        ZmtpMessage m = pool == null ? new ZmtpMessage(null) : pool.take();
+    static ZmtpMessage newMessage(MessagePool<ZmtpMessage> pool) {
+        ZmtpMessage m = pool == null ? null : pool.take();
+        if (m == null) {
+            m = new ZmtpMessage(pool);
+        }
         m.setRefCnt(1);
         return m;
     }

@@ -19,6 +19,9 @@ import java.util.Map;
  * display and for the wire. Instances are immutable.
  */
 public final class ZmtpMetadata {
+    /** 128: the most properties a peer's READY or INITIATE may carry, unless its options say otherwise. */
+    public static final int DEFAULT_MAX_PROPERTIES = 128;
+
     public static final String SOCKET_TYPE = "Socket-Type";
     public static final String IDENTITY = "Identity";
     public static final String RESOURCE = "Resource";
@@ -128,13 +131,12 @@ public final class ZmtpMetadata {
 
     /**
      * Reads properties from the readable bytes of {@code in} (all of them), checking every length
-     * against what is there, with at most {@link ZmtpOptions#DEFAULT_MAX_METADATA_PROPERTIES}
-     * properties.
+     * against what is there, with at most {@link #DEFAULT_MAX_PROPERTIES} properties.
      *
      * @throws ZmtpProtocolException on a malformed or truncated property, or too many
      */
     public static ZmtpMetadata decode(ByteBuf in) throws ZmtpProtocolException {
-        return decode(in, ZmtpOptions.DEFAULT_MAX_METADATA_PROPERTIES);
+        return decode(in, DEFAULT_MAX_PROPERTIES);
     }
 
     /**

@@ -36,7 +36,7 @@ public final class ZmtpOptions {
     /** 65,536: a message with more frames closes the connection. */
     public static final int DEFAULT_MAX_FRAMES_PER_MESSAGE = 65_536;
     /** 128: the most properties a peer's READY or INITIATE may carry. */
-    public static final int DEFAULT_MAX_METADATA_PROPERTIES = 128;
+    public static final int DEFAULT_MAX_METADATA_PROPERTIES = ZmtpMetadata.DEFAULT_MAX_PROPERTIES;
     /** 64 KiB: the largest handshake command body (READY, INITIATE and their metadata). */
     public static final int DEFAULT_MAX_METADATA_SIZE = 64 * 1024;
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(30);

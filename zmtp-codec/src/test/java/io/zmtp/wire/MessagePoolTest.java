@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A thread's pool of message objects, driven directly (the pool that event loops get from
- * {@link MessagePool#current()} is off at the leak detector's paranoid level, at which tests run;
+ * {@link ZmtpMessage#currentPool()} is off at the leak detector's paranoid level, at which tests run;
  * {@code MessageReuseTest} checks that one in a child JVM). The test's thread owns each pool here.
  */
 class MessagePoolTest {
@@ -28,7 +28,7 @@ class MessagePoolTest {
 
     @Test
     void aMessageReleasedOnTheOwningThreadComesBackEmpty() {
-        MessagePool pool = new MessagePool(Thread.currentThread(), 4);
+        MessagePool<ZmtpMessage> pool = new MessagePool<>(Thread.currentThread(), 4);
         ZmtpMessage m = ZmtpMessage.newMessage(pool);
         ByteBuf read = bytes("routing-id|body");
         m.addSpan(read, 0, 10);
@@ -52,7 +52,7 @@ class MessagePoolTest {
 
     @Test
     void aMessageReleasedOnAnotherThreadIsReturnedToItsOwner() throws Exception {
-        MessagePool pool = new MessagePool(Thread.currentThread(), 4);
+        MessagePool<ZmtpMessage> pool = new MessagePool<>(Thread.currentThread(), 4);
         ZmtpMessage m = ZmtpMessage.newMessage(pool).add(bytes("hop"));
         Thread other = new Thread(m::release);
         other.start();
@@ -63,7 +63,7 @@ class MessagePoolTest {
 
     @Test
     void aMessageMarkedNotToBeReusedIsNotKept() {
-        MessagePool pool = new MessagePool(Thread.currentThread(), 4);
+        MessagePool<ZmtpMessage> pool = new MessagePool<>(Thread.currentThread(), 4);
         ZmtpMessage m = ZmtpMessage.newMessage(pool).add(bytes("x"));
         m.doNotReuse().release();
         ZmtpMessage next = ZmtpMessage.newMessage(pool);
@@ -74,7 +74,7 @@ class MessagePoolTest {
     @Test
     void thePoolKeepsAtMostItsLimit() {
         int max = 3;
-        MessagePool pool = new MessagePool(Thread.currentThread(), max);
+        MessagePool<ZmtpMessage> pool = new MessagePool<>(Thread.currentThread(), max);
         List<ZmtpMessage> first = new ArrayList<>();
         for (int i = 0; i < max + 2; i++) {
             first.add(ZmtpMessage.newMessage(pool));
@@ -97,7 +97,7 @@ class MessagePoolTest {
 
     @Test
     void aFrameAddedAsABufferIsMeasuredWhenAsked() {
-        MessagePool pool = new MessagePool(Thread.currentThread(), 4);
+        MessagePool<ZmtpMessage> pool = new MessagePool<>(Thread.currentThread(), 4);
         ZmtpMessage m = ZmtpMessage.newMessage(pool);
         ByteBuf body = bytes("abcdef");
         m.add(body);
