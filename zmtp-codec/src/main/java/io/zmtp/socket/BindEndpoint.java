@@ -46,12 +46,13 @@ import java.util.concurrent.TimeUnit;
  * otherwise, the endpoint stops accepting for a while, 10 ms doubling to 1 s while failures go
  * on, and logs one rate-limited line, not a stack trace per failure.
  */
-final class BindEndpoint {
+final class BindEndpoint implements WebSocketListener.Path {
     private static final PeerFailureLog log = PeerFailureLog.get(BindEndpoint.class);
     static final long ACCEPT_BACKOFF_MIN_MILLIS = 10;
     static final long ACCEPT_BACKOFF_MAX_MILLIS = 1000;
 
-    private final ZmtpSocket socket;
+    private final SocketCore socket;
+    private final TypeHooks hooks;
     private final Endpoint requested;
     private Endpoint resolved;
     private Channel server;
@@ -68,8 +69,9 @@ final class BindEndpoint {
     /** Completes when an unbind is done (set by close). */
     private Future<?> closed;
 
-    BindEndpoint(ZmtpSocket socket, Endpoint requested) {
+    BindEndpoint(SocketCore socket, TypeHooks hooks, Endpoint requested) {
         this.socket = socket;
+        this.hooks = hooks;
         this.requested = requested;
     }
 
@@ -83,19 +85,19 @@ final class BindEndpoint {
     }
 
     Future<String> bind() {
-        Promise<String> p = socket.loop.newPromise();
-        IoTransport io = socket.context.transport();
+        Promise<String> p = socket.loop().newPromise();
+        IoTransport io = socket.transport();
         SocketOptions options = socket.options();
         if (requested.transport().webSocket()) {
             WebSocketListener.bind(socket, requested, this).addListener(f -> {
                 if (!f.isSuccess()) {
                     String reason = f.cause().getMessage();
-                    socket.monitor.event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
+                    socket.monitor().event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
                     p.tryFailure(new IOException("cannot bind " + requested + ": " + reason, f.cause()));
                     return;
                 }
                 resolved = requested.withPort(((InetSocketAddress) f.getNow()).getPort());
-                socket.monitor.event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
+                socket.monitor().event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
                 p.trySuccess(resolved.toString());
             });
             return p;
@@ -103,11 +105,11 @@ final class BindEndpoint {
         if (requested.transport() == Endpoint.Transport.TLS
                 && (options.tls() == null || options.tls().serverContext() == null)) {
             String reason = "binding " + requested + " needs SocketOptions.tls with a server context";
-            socket.monitor.event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
+            socket.monitor().event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
             p.tryFailure(new IllegalStateException(reason));
             return p;
         }
-        ServerBootstrap b = new ServerBootstrap().group(socket.loop, socket.loop)
+        ServerBootstrap b = new ServerBootstrap().group(socket.loop(), socket.loop())
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.SO_BACKLOG, options.backlog())
                 .handler(new AcceptFailures())
@@ -140,7 +142,7 @@ final class BindEndpoint {
         f.addListener((ChannelFuture cf) -> {
             if (!cf.isSuccess()) {
                 String reason = cf.cause().getMessage();
-                socket.monitor.event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
+                socket.monitor().event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
                 p.tryFailure(new IOException("cannot bind " + requested + ": " + reason, cf.cause()));
                 return;
             }
@@ -150,13 +152,14 @@ final class BindEndpoint {
             } else {
                 resolved = requested.withPath(ipcPath);
             }
-            socket.monitor.event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
+            socket.monitor().event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
             p.trySuccess(resolved.toString());
         });
         return p;
     }
 
-    void webSocketListener(WebSocketListener l) {
+    @Override
+    public void listening(WebSocketListener l) {
         this.webSocketListener = l;
     }
 
@@ -165,16 +168,17 @@ final class BindEndpoint {
      * given the WebSocket handshake, the codec and a peer handler, or closed when it passes a
      * bound (then false).
      */
-    boolean webSocketAccepted(Channel ch) {
+    @Override
+    public boolean webSocketAccepted(Channel ch) {
         if (!admit(ch)) {
             return false;
         }
         io.zmtp.wire.ZmtpOptions zo = socket.acceptedZmtpOptions();
         io.zmtp.transport.WebSocketTransport.addUpgradeHandlers(ch.pipeline(), requested.path(), zo);
-        socket.endpoints.channelOpened(ch);
-        socket.initConnection(ch, true, resolved(), null);
+        socket.channelOpened(ch);
+        hooks.initConnection(ch, true, resolved(), null);
         watchHandshake(ch);
-        socket.monitor.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
+        socket.monitor().event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
         return true;
     }
 
@@ -184,19 +188,19 @@ final class BindEndpoint {
             return;
         }
         SocketOptions options = socket.options();
-        socket.endpoints.channelOpened(ch);
+        socket.channelOpened(ch);
         if (requested.transport() == Endpoint.Transport.TLS) {
             ch.pipeline().addLast(options.tls().newServerHandler(ch.alloc(), options.handshakeTimeout()),
                     new io.zmtp.transport.TlsPeerIdentity());
         }
-        socket.initConnection(ch, true, resolved(), null);
+        hooks.initConnection(ch, true, resolved(), null);
         watchHandshake(ch);
-        socket.monitor.event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
+        socket.monitor().event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
     }
 
     /** Until its ZMTP handshake completes, the connection is among the first to be evicted. */
     private void watchHandshake(Channel ch) {
-        if (socket instanceof StreamSocket || !ch.isOpen()) {
+        if (socket.type() == io.zmtp.wire.SocketType.STREAM || !ch.isOpen()) {
             return; // raw TCP: no handshake
         }
         handshaking.add(ch);
@@ -228,7 +232,7 @@ final class BindEndpoint {
             ch.config().setOption(ChannelOption.SO_LINGER, 0);   // reset: no TIME_WAIT left behind
             ch.close();
             log.warn("{} {} refused a connection from {}: {}", socket, resolved(), remote, refusal);
-            socket.monitor.event(SocketEvent.Type.REFUSED, resolved(), String.valueOf(remote), refusal, null);
+            socket.monitor().event(SocketEvent.Type.REFUSED, resolved(), String.valueOf(remote), refusal, null);
             return false;
         }
         connections++;
@@ -240,7 +244,7 @@ final class BindEndpoint {
             released(address);
         });
         if (requested.transport().overTcp()) {
-            socket.context.transport().keepAlive(ch, options.tcpKeepAlive());
+            socket.transport().keepAlive(ch, options.tcpKeepAlive());
             TcpSocketOptions.apply(ch, options);
         }
         return true;
@@ -272,22 +276,17 @@ final class BindEndpoint {
         if (idlest == null) {
             return false;
         }
-        Channel victim = idlest.context().channel();
+        Channel victim = idlest.channel();
         String reason = "closed to make room, its peer silent for "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - idlest.heardAt) + " ms, the longest: " + why;
         evicted(victim, reason);
-        PeerHandler h = victim.pipeline().get(PeerHandler.class);
-        if (h != null) {
-            h.refuse(reason);
-        } else {
-            victim.close();
-        }
+        idlest.refuse(reason);
         return true;
     }
 
     private void evicted(Channel victim, String reason) {
         log.warn("{} {} evicted the connection from {}: {}", socket, resolved(), victim.remoteAddress(), reason);
-        socket.monitor.event(SocketEvent.Type.EVICTED, resolved(), String.valueOf(victim.remoteAddress()), reason, null);
+        socket.monitor().event(SocketEvent.Type.EVICTED, resolved(), String.valueOf(victim.remoteAddress()), reason, null);
     }
 
     private void released(InetAddress address) {
@@ -377,14 +376,14 @@ final class BindEndpoint {
 
     /** Stops listening; with {@code closeAccepted}, also closes the connections accepted here. */
     Future<?> close(boolean closeAccepted) {
-        Promise<Void> done = socket.loop.newPromise();
+        Promise<Void> done = socket.loop().newPromise();
         if (webSocketListener != null) {
             WebSocketListener l = webSocketListener;
             webSocketListener = null;
-            closed = l.remove(requested.path(), this, socket.loop);
-            socket.endpoints.bindClosing(this);
+            closed = l.remove(requested.path(), this, socket.loop());
+            socket.channels().listenerClosing(closed);
             closed.addListener(f -> {
-                socket.monitor.event(SocketEvent.Type.UNBOUND, resolved(), null, null, null);
+                socket.monitor().event(SocketEvent.Type.UNBOUND, resolved(), null, null, null);
                 done.trySuccess(null);
             });
             closeAcceptedPipes(closeAccepted);
@@ -394,12 +393,12 @@ final class BindEndpoint {
             done.trySuccess(null);
             return done;
         }
-        socket.endpoints.bindClosing(this);
+        socket.channels().listenerClosing(server.closeFuture());
         server.close().addListener(f -> {
             if (ipcPath != null) {
                 new File(ipcPath).delete();
             }
-            socket.monitor.event(SocketEvent.Type.UNBOUND, resolved(), null, null, null);
+            socket.monitor().event(SocketEvent.Type.UNBOUND, resolved(), null, null, null);
             done.trySuccess(null);
         });
         closeAcceptedPipes(closeAccepted);

@@ -1,5 +1,6 @@
 package io.zmtp.socket;
 
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.zmtp.wire.ZmtpMessage;
@@ -22,13 +23,17 @@ import java.util.concurrent.TimeUnit;
  * (conflated away, as a send at the mark is in libzmq).
  */
 final class BlockedSends {
-    private final ZmtpSocket socket;
+    private final SocketCore core;
+    private final TypeHooks hooks;
+    private final SendReceiveState state;
     private final ArrayDeque<PendingSend> queue = new ArrayDeque<>();
     /** Run once, the next time a peer attaches or a full peer has room. */
     private final ArrayList<Runnable> roomWaiters = new ArrayList<>(1);
 
-    BlockedSends(ZmtpSocket socket) {
-        this.socket = socket;
+    BlockedSends(SocketCore core, TypeHooks hooks, SendReceiveState state) {
+        this.core = core;
+        this.hooks = hooks;
+        this.state = state;
     }
 
     boolean isEmpty() {
@@ -41,7 +46,7 @@ final class BlockedSends {
 
     /** {@code msg} waits behind the others; {@code p} completes when a peer takes it. */
     void add(ZmtpMessage msg, Promise<Void> p) {
-        if (socket.conflating()) {
+        if (core.conflating()) {
             PendingSend old;
             while ((old = queue.poll()) != null) {
                 old.done();
@@ -50,39 +55,52 @@ final class BlockedSends {
             }
         }
         PendingSend ps = new PendingSend(msg, p);
-        Duration timeout = socket.options().sendTimeout();
+        Duration timeout = core.options().sendTimeout();
         if (timeout != null) {
-            ps.timer = socket.loop.schedule(() -> {
+            ps.timer = core.loop().schedule(() -> {
                 if (queue.remove(ps)) {
-                    socket.counters.queuedSends(queue.size());
-                    socket.sends.failed(ps.msg, ps.promise, new SendTimeoutException("no peer could take the message within "
+                    core.counters().queuedSends(queue.size());
+                    ReferenceCountUtil.safeRelease(ps.msg);
+                    failed(ps.promise, new SendTimeoutException("no peer could take the message within "
                             + timeout.toMillis() + " ms"));
                 }
             }, timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
         queue.add(ps);
-        socket.counters.queuedSends(queue.size());
+        core.counters().queuedSends(queue.size());
     }
 
     /** Routes what waits, in order, as long as peers take it. */
     void retry() {
         PendingSend ps;
-        while (!socket.isClosing() && (ps = queue.peek()) != null) {
+        while (!core.isClosing() && (ps = queue.peek()) != null) {
             try {
-                if (socket.route(ps.msg) == SendResult.WOULD_BLOCK) {
+                if (hooks.route(ps.msg) == SendResult.WOULD_BLOCK) {
                     return;
                 }
                 queue.poll();
-                socket.counters.queuedSends(queue.size());
+                core.counters().queuedSends(queue.size());
                 ps.done();
                 ps.promise.trySuccess(null);
             } catch (RuntimeException e) {
                 queue.poll();
-                socket.counters.queuedSends(queue.size());
+                core.counters().queuedSends(queue.size());
                 ps.done();
-                socket.sends.failed(ps.msg, ps.promise, e);
+                ReferenceCountUtil.safeRelease(ps.msg);
+                failed(ps.promise, e);
             }
         }
+    }
+
+    /**
+     * A send accepted by the type's state did not reach a peer (its message already released):
+     * the state is rolled back, then {@code p} fails.
+     */
+    void failed(Promise<Void> p, Throwable cause) {
+        if (state.keptByReactor()) {
+            state.abandon();
+        }
+        p.tryFailure(cause);
     }
 
     /** A peer attached, or a full one has room again: what waits for room goes now. */
@@ -110,10 +128,10 @@ final class BlockedSends {
         PendingSend ps;
         while ((ps = queue.poll()) != null) {
             ps.done();
-            socket.sends.failed(ps.msg, ps.promise,
-                    new SocketClosedException("socket closed before the message could be sent"));
+            ReferenceCountUtil.safeRelease(ps.msg);
+            failed(ps.promise, new SocketClosedException("socket closed before the message could be sent"));
         }
-        socket.counters.queuedSends(0);
+        core.counters().queuedSends(0);
     }
 
     private static final class PendingSend {

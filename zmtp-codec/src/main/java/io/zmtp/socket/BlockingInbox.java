@@ -22,7 +22,8 @@ import java.util.concurrent.locks.LockSupport;
  * the release to it (no lock, one uncontended CAS per take).
  */
 final class BlockingInbox {
-    private final ZmtpSocket socket;
+    private final SocketCore socket;
+    private final ReceivePath receiving;
     private final SpscUnboundedArrayQueue<ZmtpMessage> queue = new SpscUnboundedArrayQueue<>(1024);
     private final AtomicInteger count = new AtomicInteger();
     private final AtomicBoolean consumerPaused = new AtomicBoolean();
@@ -33,10 +34,12 @@ final class BlockingInbox {
     private final AtomicReference<ZmtpMessage> latest = new AtomicReference<>();
     /** The user thread while it is parked waiting for a message, else null. */
     volatile Thread receiver;
-    private final CopyOnWriteArrayList<ZmtpPoller> pollers = new CopyOnWriteArrayList<>();
+    /** What wakes each poller that watches the socket ({@link ZmtpPoller}). */
+    private final CopyOnWriteArrayList<Runnable> pollers = new CopyOnWriteArrayList<>();
 
-    BlockingInbox(ZmtpSocket socket) {
+    BlockingInbox(SocketCore socket, ReceivePath receiving) {
         this.socket = socket;
+        this.receiving = receiving;
     }
 
     /** On the loop: a message for the user thread. */
@@ -47,12 +50,12 @@ final class BlockingInbox {
         }
         queue.offer(m);
         int n = count.incrementAndGet();
-        if (n >= socket.receiving.limit() && consumerPaused.compareAndSet(false, true)) {
-            socket.receiving.pause(ReadPause.CONSUMER);
+        if (n >= receiving.limit() && consumerPaused.compareAndSet(false, true)) {
+            receiving.pause(ReadPause.CONSUMER);
             // The consumer may have emptied the inbox before it could see the flag (then it
             // posted no resume): check again now that the flag is visible.
-            if (count.get() <= socket.receiving.limit() / 2 && consumerPaused.compareAndSet(true, false)) {
-                socket.receiving.resume(ReadPause.CONSUMER);
+            if (count.get() <= receiving.limit() / 2 && consumerPaused.compareAndSet(true, false)) {
+                receiving.resume(ReadPause.CONSUMER);
             }
         }
         Thread r = receiver;
@@ -60,8 +63,8 @@ final class BlockingInbox {
             LockSupport.unpark(r);
         }
         if (!pollers.isEmpty()) {
-            for (ZmtpPoller p : pollers) {
-                p.signal();
+            for (Runnable p : pollers) {
+                p.run();
             }
         }
     }
@@ -80,8 +83,8 @@ final class BlockingInbox {
         if (r != null) {
             LockSupport.unpark(r);
         }
-        for (ZmtpPoller p : pollers) {
-            p.signal();
+        for (Runnable p : pollers) {
+            p.run();
         }
     }
 
@@ -102,8 +105,8 @@ final class BlockingInbox {
             return null;
         }
         int left = count.decrementAndGet();
-        if (consumerPaused.get() && left <= socket.receiving.limit() / 2 && consumerPaused.compareAndSet(true, false)) {
-            socket.inLoop(() -> socket.receiving.resume(ReadPause.CONSUMER));
+        if (consumerPaused.get() && left <= receiving.limit() / 2 && consumerPaused.compareAndSet(true, false)) {
+            socket.inLoop(() -> receiving.resume(ReadPause.CONSUMER));
         }
         return m;
     }
@@ -118,11 +121,11 @@ final class BlockingInbox {
         return count.get();
     }
 
-    void addPoller(ZmtpPoller p) {
+    void addPoller(Runnable p) {
         pollers.addIfAbsent(p);
     }
 
-    void removePoller(ZmtpPoller p) {
+    void removePoller(Runnable p) {
         pollers.remove(p);
     }
 

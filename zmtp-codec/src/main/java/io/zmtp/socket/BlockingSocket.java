@@ -49,11 +49,21 @@ public final class BlockingSocket implements AutoCloseable {
         this.socket = socket;
         // This thread is the application now: the type's send/receive state (REQ and REP
         // alternation) advances when this facade sends and when its user takes a message.
-        socket.sends.keepStateOnUserThread();
+        socket.sendReceiveState().keepOnUserThread();
         this.outbox = new SpscArrayQueue<>(Math.max(16, socket.options().sendHwm()));
-        this.inbox = new BlockingInbox(socket);
+        this.inbox = new BlockingInbox(socket.core(), socket.receiving());
         socket.onMessage(inbox::offer);
-        socket.counters.blocking = this;
+        socket.counters().userQueues(new SocketCounters.UserQueues() {
+            @Override
+            public long queuedOut() {
+                return outbox.size();
+            }
+
+            @Override
+            public long queuedIn() {
+                return inbox.size();
+            }
+        });
         // However the socket is closed (here, or by its context), release what still waits here.
         socket.closeFuture().addListener(f -> releaseQueues());
     }
@@ -149,14 +159,14 @@ public final class BlockingSocket implements AutoCloseable {
         if (socket.isClosing()) {
             throw new SocketClosedException("socket is closed");
         }
-        socket.sends.start(); // the type's state (REQ, REP): throws SocketStateException
+        socket.sendReceiveState().start(); // the type's state (REQ, REP): throws SocketStateException
         boolean sent = false;
         try {
             sent = handOver(msg, timeout);
             return sent;
         } finally {
             if (!sent) {
-                socket.sends.abandon();
+                socket.sendReceiveState().abandon();
             }
         }
     }
@@ -229,7 +239,7 @@ public final class BlockingSocket implements AutoCloseable {
                 continue;
             }
             if (!taken) {
-                socket.blocked.whenRoom(this::scheduleDrain);
+                socket.blocked().whenRoom(this::scheduleDrain);
                 break;
             }
             outbox.poll();
@@ -318,7 +328,7 @@ public final class BlockingSocket implements AutoCloseable {
     private ZmtpMessage take() {
         ZmtpMessage m = inbox.take();
         if (m != null) {
-            socket.messageTaken(); // the type's state: a REQ's reply came, a REP has a request to answer
+            socket.sendReceiveState().messageTaken(); // the type's state: a REQ's reply came, a REP has a request to answer
         }
         return m;
     }
@@ -328,22 +338,13 @@ public final class BlockingSocket implements AutoCloseable {
         return inbox.hasMessage();
     }
 
-    /** Messages waiting to be handed to the socket (any thread; for {@link ZmtpSocket#metrics()}). */
-    long queuedOut() {
-        return outbox.size();
+    /** A poller watches this socket: {@code wake} runs (on the loop) when a message arrives. */
+    void addPoller(Runnable wake) {
+        inbox.addPoller(wake);
     }
 
-    /** Messages received and not yet taken (any thread; for {@link ZmtpSocket#metrics()}). */
-    long queuedIn() {
-        return inbox.size();
-    }
-
-    void addPoller(ZmtpPoller p) {
-        inbox.addPoller(p);
-    }
-
-    void removePoller(ZmtpPoller p) {
-        inbox.removePoller(p);
+    void removePoller(Runnable wake) {
+        inbox.removePoller(wake);
     }
 
     // ------------------------------------------------------------------ byte arrays (JeroMQ's shape)
@@ -419,7 +420,7 @@ public final class BlockingSocket implements AutoCloseable {
         if (socket.isClosing()) {
             throw new SocketClosedException("socket is closed");
         }
-        socket.sends.start(); // the type's state (REQ, REP): throws SocketStateException
+        socket.sendReceiveState().start(); // the type's state (REQ, REP): throws SocketStateException
         // With mandatory routing the socket owns the message from the first step; otherwise a
         // message that timed out or met the close was never queued and is still ours to release.
         boolean ours = !socket.options().routerMandatory();
@@ -431,7 +432,7 @@ public final class BlockingSocket implements AutoCloseable {
             return sent;
         } finally {
             if (!sent) {
-                socket.sends.abandon();
+                socket.sendReceiveState().abandon();
                 if (ours && m != null) {
                     m.release();
                 }

@@ -1,6 +1,7 @@
 package io.zmtp.socket;
 
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
@@ -31,14 +32,16 @@ final class ChannelPipe extends Pipe {
     private final boolean conflating;
     /** closeAfterFlush is waiting for the backlog to drain. */
     private boolean lingering;
+    /** Why the socket closed this peer for breaking one of its limits, or null. */
+    private String refusal;
 
-    ChannelPipe(ZmtpSocket socket, ChannelHandlerContext ctx, ConnectionWriter direct, ZmtpMetadata peer, ZmtpVersion version,
+    ChannelPipe(SocketCore core, ChannelHandlerContext ctx, ConnectionWriter direct, ZmtpMetadata peer, ZmtpVersion version,
                 String endpoint) {
-        super(socket, peer, version, endpoint);
+        super(core, peer, version, endpoint);
         this.ctx = ctx;
         this.direct = direct;
-        this.sendHwm = socket.options().sendHwm();
-        this.conflating = socket.conflating();
+        this.sendHwm = core.options().sendHwm();
+        this.conflating = core.conflating();
     }
 
     private void writeToChannel(Object msg) {
@@ -49,8 +52,8 @@ final class ChannelPipe extends Pipe {
         }
     }
 
-    ChannelHandlerContext context() {
-        return ctx;
+    Channel channel() {
+        return ctx.channel();
     }
 
     @Override
@@ -66,10 +69,10 @@ final class ChannelPipe extends Pipe {
     @Override
     void write(Object msg) {
         if (backlog.isEmpty() && writable()) {
-            socket.counters.writing(msg);
+            core.counters().writing(msg);
             writeToChannel(msg);
             if (writable()) {
-                socket.flushes.markDirty(this);
+                core.flushes().markDirty(this);
             } else {
                 // A batch has reached Netty's high water mark: push it out now rather than
                 // piling the rest of this batch into the backlog.
@@ -87,7 +90,7 @@ final class ChannelPipe extends Pipe {
                 }
             }
             backlog.add(msg);
-            socket.counters.backlog(1);
+            core.counters().backlog(1);
         } else {
             ReferenceCountUtil.release(msg);
         }
@@ -101,18 +104,18 @@ final class ChannelPipe extends Pipe {
         boolean wasFull = !hasRoom();
         Object m;
         while (writable() && (m = backlog.poll()) != null) {
-            socket.counters.backlog(-1);
-            socket.counters.writing(m);
+            core.counters().backlog(-1);
+            core.counters().writing(m);
             writeToChannel(m);
         }
-        socket.flushes.markDirty(this);
+        core.flushes().markDirty(this);
         if (lingering && backlog.isEmpty()) {
             // closeAfterFlush waited for the backlog: now everything is in the channel.
             lingering = false;
             ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         }
         if (wasFull && hasRoom()) {
-            socket.pipeHasRoom(this);
+            core.events().roomAvailable(this);
         }
     }
 
@@ -134,7 +137,7 @@ final class ChannelPipe extends Pipe {
     void releaseBacklog() {
         Object m;
         while ((m = backlog.poll()) != null) {
-            socket.counters.backlog(-1);
+            core.counters().backlog(-1);
             ReferenceCountUtil.release(m);
         }
     }
@@ -145,14 +148,24 @@ final class ChannelPipe extends Pipe {
         ctx.close();
     }
 
+    /**
+     * Closes the connection because the peer broke a limit of the socket: the reason goes to the
+     * log and, through {@link #refusal()}, to the DISCONNECTED event; nothing more it sends is
+     * handed on.
+     */
     @Override
     void refuse(String reason) {
-        if (ctx.handler() instanceof PeerHandler peer) {
-            peer.refuse(reason);
-        } else {
-            super.refuse(reason);   // a raw STREAM connection: logs and closes
+        if (refusal != null) {
+            return;
         }
+        refusal = reason;
         releaseBacklog();
+        super.refuse(reason);
+    }
+
+    /** Why the socket closed this peer for breaking a limit, or null. */
+    String refusal() {
+        return refusal;
     }
 
     @Override

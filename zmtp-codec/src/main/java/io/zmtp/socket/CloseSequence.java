@@ -14,17 +14,31 @@ import java.util.concurrent.TimeUnit;
  * still waiting for a peer, drops what the application has not taken, and lets each peer flush
  * what was written to it for up to the linger (ZMQ_LINGER) before its connection closes; when the
  * linger runs out, whatever is left is closed. The socket is CLOSED once every pipe, channel and
- * server channel is gone: then the CLOSED event, the context forgets it, and
+ * listener is gone: then the CLOSED event, {@code closed} (the context forgets the socket), and
  * {@link ZmtpSocket#closeFuture()} completes.
  */
 final class CloseSequence {
-    private final ZmtpSocket socket;
+    private final SocketCore core;
+    private final SocketEndpoints endpoints;
+    private final BlockedSends blocked;
+    private final SendReceiveState state;
+    private final ReceivePath receiving;
+    private final TypeHooks hooks;
+    private final Runnable closed;
     private final Promise<Void> done;
     private ScheduledFuture<?> lingerTimer;
 
-    CloseSequence(ZmtpSocket socket) {
-        this.socket = socket;
-        this.done = socket.loop.newPromise();
+    CloseSequence(SocketCore core, SocketEndpoints endpoints, BlockedSends blocked, SendReceiveState state,
+                  ReceivePath receiving, TypeHooks hooks, Runnable closed) {
+        this.core = core;
+        this.endpoints = endpoints;
+        this.blocked = blocked;
+        this.state = state;
+        this.receiving = receiving;
+        this.hooks = hooks;
+        this.closed = closed;
+        this.done = core.loop().newPromise();
+        core.whenPartGone(this::maybeFinish);
     }
 
     Promise<Void> future() {
@@ -33,15 +47,16 @@ final class CloseSequence {
 
     /** Starts closing, flushing for at most {@code linger}; a second call does nothing. */
     void start(Duration linger) {
-        if (socket.state != ZmtpSocket.State.OPEN) {
+        if (!core.startClosing()) {
             return;
         }
-        socket.state = ZmtpSocket.State.CLOSING;
-        socket.endpoints.stopAll();
-        socket.blocked.failAll();
-        socket.dropQueued();
+        endpoints.stopAll();
+        blocked.failAll();
+        state.failWaiters();
+        receiving.releaseAll();
+        hooks.beforeClose();
         Set<Pipe> lingering = new HashSet<>();
-        for (Pipe p : new ArrayList<>(socket.pipes())) {
+        for (Pipe p : new ArrayList<>(core.pipes())) {
             if (linger.isZero()) {
                 p.close();
             } else {
@@ -49,33 +64,40 @@ final class CloseSequence {
                 p.closeAfterFlush(this::maybeFinish);
             }
         }
-        socket.endpoints.closeChannelsExcept(lingering);
-        socket.flushes.flush();
+        core.channels().closeAllBut(ch -> {
+            for (Pipe p : lingering) {
+                if (p instanceof ChannelPipe cp && cp.channel() == ch) {
+                    return true;
+                }
+            }
+            return false;
+        });
+        core.flushes().flush();
         if (!linger.isZero()) {
-            lingerTimer = socket.loop.schedule(this::closeNow, linger.toMillis(), TimeUnit.MILLISECONDS);
+            lingerTimer = core.loop().schedule(this::closeNow, linger.toMillis(), TimeUnit.MILLISECONDS);
         }
         maybeFinish();
     }
 
     /** The linger ran out: close what is still open. */
     private void closeNow() {
-        for (Pipe p : new ArrayList<>(socket.pipes())) {
+        for (Pipe p : new ArrayList<>(core.pipes())) {
             p.close();
         }
-        socket.endpoints.closeChannels();
+        core.channels().closeAllBut(ch -> false);
     }
 
-    /** Called as pipes, channels and server channels go: once all have, the socket is closed. */
+    /** Called as pipes, channels and listeners go: once all have, the socket is closed. */
     void maybeFinish() {
-        if (socket.state != ZmtpSocket.State.CLOSING || !socket.pipes().isEmpty() || !socket.endpoints.allClosed()) {
+        if (!core.isClosing() || core.isClosed() || !core.pipes().isEmpty() || !core.channels().allClosed()) {
             return;
         }
-        socket.state = ZmtpSocket.State.CLOSED;
+        core.finishClosing();
         if (lingerTimer != null) {
             lingerTimer.cancel(false);
         }
-        socket.monitor.event(SocketEvent.Type.CLOSED, null, null, null, null);
-        socket.context.socketClosed(socket);
+        core.monitor().event(SocketEvent.Type.CLOSED, null, null, null, null);
+        closed.run();
         done.trySuccess(null);
     }
 }

@@ -25,8 +25,9 @@ import java.util.concurrent.TimeUnit;
  * maximum; reset once a handshake succeeds). A peer that sends ZMTP ERROR (refused credentials,
  * incompatible socket type) is not reconnected to: ERROR is fatal for these settings.
  */
-final class ConnectEndpoint {
-    private final ZmtpSocket socket;
+final class ConnectEndpoint implements PeerHandler.Origin {
+    private final SocketCore socket;
+    private final TypeHooks hooks;
     private final Endpoint endpoint;
     private Duration nextDelay;
     private Channel channel;
@@ -36,19 +37,17 @@ final class ConnectEndpoint {
     /** ROUTER: the routing id the peer of this endpoint gets (ZMQ_CONNECT_ROUTING_ID), or null. */
     private byte[] routingId;
 
-    ConnectEndpoint(ZmtpSocket socket, Endpoint endpoint) {
+    ConnectEndpoint(SocketCore socket, TypeHooks hooks, Endpoint endpoint, byte[] routingId) {
         this.socket = socket;
+        this.hooks = hooks;
         this.endpoint = endpoint;
         this.nextDelay = socket.options().reconnectInterval();
-    }
-
-    ConnectEndpoint(ZmtpSocket socket, Endpoint endpoint, byte[] routingId) {
-        this(socket, endpoint);
         this.routingId = routingId;
     }
 
     /** The routing id given to this connect, or null when the peer's own identity applies. */
-    byte[] routingId() {
+    @Override
+    public byte[] routingId() {
         return routingId;
     }
 
@@ -61,8 +60,8 @@ final class ConnectEndpoint {
         if (stopped) {
             return;
         }
-        IoTransport io = socket.context.transport();
-        Bootstrap b = new Bootstrap().group(socket.loop)
+        IoTransport io = socket.transport();
+        Bootstrap b = new Bootstrap().group(socket.loop())
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) socket.options().connectTimeout().toMillis())
                 .handler(new ChannelInitializer<Channel>() {
@@ -83,7 +82,7 @@ final class ConnectEndpoint {
                                     java.net.URI.create((endpoint.transport() == Endpoint.Transport.WSS ? "wss://" : "ws://")
                                             + endpoint.address()), zo);
                         }
-                        socket.initConnection(ch, false, endpoint.toString(), ConnectEndpoint.this);
+                        hooks.initConnection(ch, false, endpoint.toString(), ConnectEndpoint.this);
                     }
                 });
         SocketAddress address;
@@ -106,14 +105,14 @@ final class ConnectEndpoint {
         }
         ChannelFuture f = b.connect(address);
         channel = f.channel();
-        socket.endpoints.channelOpened(channel);
+        socket.channelOpened(channel);
         f.addListener((ChannelFuture cf) -> {
             if (!cf.isSuccess()) {
                 channel = null;
                 failedAttempt(cf.cause().getMessage());
                 return;
             }
-            socket.monitor.event(SocketEvent.Type.CONNECTED, endpoint.toString(), String.valueOf(cf.channel().remoteAddress()),
+            socket.monitor().event(SocketEvent.Type.CONNECTED, endpoint.toString(), String.valueOf(cf.channel().remoteAddress()),
                     null, null);
             cf.channel().closeFuture().addListener(c -> closed(cf.channel()));
         });
@@ -123,7 +122,7 @@ final class ConnectEndpoint {
         if (stopped) {
             return;
         }
-        socket.monitor.event(SocketEvent.Type.CONNECT_FAILED, endpoint.toString(), null, reason, null);
+        socket.monitor().event(SocketEvent.Type.CONNECT_FAILED, endpoint.toString(), null, reason, null);
         scheduleReconnect();
     }
 
@@ -144,20 +143,22 @@ final class ConnectEndpoint {
         Duration doubled = d.multipliedBy(2);
         Duration max = socket.options().reconnectIntervalMax();
         nextDelay = doubled.compareTo(max) > 0 ? max : doubled;
-        socket.monitor.event(SocketEvent.Type.RECONNECT_SCHEDULED, endpoint.toString(), null, null, d);
-        timer = socket.loop.schedule(this::attempt, d.toMillis(), TimeUnit.MILLISECONDS);
+        socket.monitor().event(SocketEvent.Type.RECONNECT_SCHEDULED, endpoint.toString(), null, null, d);
+        timer = socket.loop().schedule(this::attempt, d.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The handshake succeeded: the next disconnect reconnects after the initial interval. */
-    void handshakeSucceeded() {
+    @Override
+    public void handshakeSucceeded() {
         nextDelay = socket.options().reconnectInterval();
     }
 
     /** The codec is closing the connection for a reason of its own. */
-    void connectionFailed(ConnectionFailed f) {
+    @Override
+    public void connectionFailed(ConnectionFailed f) {
         if (f.suppressesReconnect() && !suppressed) {
             suppressed = true;
-            socket.monitor.event(SocketEvent.Type.RECONNECT_STOPPED, endpoint.toString(), null, f.reason(), null);
+            socket.monitor().event(SocketEvent.Type.RECONNECT_STOPPED, endpoint.toString(), null, f.reason(), null);
         }
     }
 

@@ -1,6 +1,5 @@
 package io.zmtp.socket;
 
-import io.netty.channel.EventLoop;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
@@ -8,8 +7,8 @@ import io.zmtp.wire.ZmtpMessage;
 public final class DealerSocket extends ZmtpSocket {
     private final LoadBalancer out = new LoadBalancer();
 
-    DealerSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.DEALER, options, loop);
+    DealerSocket(Setup setup) {
+        super(setup, SocketType.DEALER);
     }
 
     /** CONFLATE applies to this type, as in libzmq. */

@@ -6,7 +6,6 @@ import io.zmtp.wire.ZmtpMessage;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.function.Consumer;
 
 /**
@@ -23,27 +22,11 @@ import java.util.function.Consumer;
  * {@link #refusal} says when a SUBSCRIBE passes them, and the socket then closes that peer.
  */
 final class Distributor {
-    private final PrefixTrie<ArrayList<Subscriber>> index = new PrefixTrie<>();
+    private final PrefixTrie<ArrayList<Pipe.Subscriber>> index = new PrefixTrie<>();
     private final int maxSize;
     private final int maxCount;
     private final long maxBytes;
     private long epoch;
-
-    /**
-     * One peer as a subscriber: its prefixes, what they add up to, and the last send it was
-     * picked for (so that a message goes to it once however many of its prefixes match). Kept
-     * on its pipe ({@link Pipe#subscriber}) from its first SUBSCRIBE until it leaves.
-     */
-    static final class Subscriber {
-        final Pipe pipe;
-        final HashSet<RoutingId> prefixes = new HashSet<>();
-        long bytes;
-        long matchEpoch;
-
-        private Subscriber(Pipe pipe) {
-            this.pipe = pipe;
-        }
-    }
 
     Distributor(SocketOptions options) {
         this.maxSize = options.maxSubscriptionSize();
@@ -60,7 +43,7 @@ final class Distributor {
         if (len > maxSize) {
             return "subscription of " + len + " bytes exceeds the maximum of " + maxSize;
         }
-        Subscriber mine = pipe.subscriber;
+        Pipe.Subscriber mine = pipe.subscriber;
         if (mine == null) {
             return null;
         }
@@ -78,17 +61,17 @@ final class Distributor {
 
     /** Adds a subscription; true when no peer had subscribed to {@code prefix} before. */
     boolean subscribe(Pipe pipe, byte[] prefix) {
-        Subscriber mine = pipe.subscriber;
+        Pipe.Subscriber mine = pipe.subscriber;
         if (mine == null) {
-            mine = new Subscriber(pipe);
+            mine = new Pipe.Subscriber(pipe);
             pipe.subscriber = mine;
         }
         if (!mine.prefixes.add(RoutingId.wrap(prefix))) {
-            ArrayList<Subscriber> subs = index.get(prefix);
+            ArrayList<Pipe.Subscriber> subs = index.get(prefix);
             return subs == null || subs.isEmpty();
         }
         mine.bytes += prefix.length;
-        ArrayList<Subscriber> subs = index.get(prefix);
+        ArrayList<Pipe.Subscriber> subs = index.get(prefix);
         boolean first = subs == null;
         if (first) {
             subs = new ArrayList<>(2);
@@ -100,7 +83,7 @@ final class Distributor {
 
     /** Removes a subscription; true when no peer is subscribed to {@code prefix} any more. */
     boolean cancel(Pipe pipe, byte[] prefix) {
-        Subscriber mine = pipe.subscriber;
+        Pipe.Subscriber mine = pipe.subscriber;
         if (mine == null || !mine.prefixes.remove(RoutingId.wrap(prefix))) {
             return false;
         }
@@ -108,8 +91,8 @@ final class Distributor {
         return removeFromIndex(mine, prefix);
     }
 
-    private boolean removeFromIndex(Subscriber subscriber, byte[] prefix) {
-        ArrayList<Subscriber> subs = index.get(prefix);
+    private boolean removeFromIndex(Pipe.Subscriber subscriber, byte[] prefix) {
+        ArrayList<Pipe.Subscriber> subs = index.get(prefix);
         if (subs == null) {
             return false;
         }
@@ -123,7 +106,7 @@ final class Distributor {
 
     /** Forgets a departed peer; {@code lastGone} hears each prefix no peer subscribes to now. */
     void removeAll(Pipe pipe, Consumer<byte[]> lastGone) {
-        Subscriber mine = pipe.subscriber;
+        Pipe.Subscriber mine = pipe.subscriber;
         if (mine == null) {
             return;
         }
@@ -148,21 +131,21 @@ final class Distributor {
     }
 
     /** Writes one message to the subscribers of each matched prefix, once per peer; reused for every send. */
-    private static final class Fanout implements Consumer<ArrayList<Subscriber>> {
+    private static final class Fanout implements Consumer<ArrayList<Pipe.Subscriber>> {
         ZmtpMessage msg;
         long epoch;
 
         @Override
-        public void accept(ArrayList<Subscriber> subs) {
+        public void accept(ArrayList<Pipe.Subscriber> subs) {
             for (int i = 0, n = subs.size(); i < n; i++) {
-                Subscriber s = subs.get(i);
+                Pipe.Subscriber s = subs.get(i);
                 if (s.matchEpoch != epoch) {
                     s.matchEpoch = epoch;
                     Pipe p = s.pipe;
                     if (p.hasRoom()) {
                         p.write(msg.retain());
                     } else {
-                        p.socket.counters.hwmDrop();
+                        p.core.counters().hwmDrop();
                     }
                 }
             }
@@ -172,14 +155,14 @@ final class Distributor {
     private final Fanout fanout = new Fanout();
 
     /** Marks the subscribers of each matched prefix with the current epoch; notes one without room. */
-    private static final class Marker implements Consumer<ArrayList<Subscriber>> {
+    private static final class Marker implements Consumer<ArrayList<Pipe.Subscriber>> {
         long epoch;
         boolean full;
 
         @Override
-        public void accept(ArrayList<Subscriber> subs) {
+        public void accept(ArrayList<Pipe.Subscriber> subs) {
             for (int i = 0, n = subs.size(); i < n; i++) {
-                Subscriber s = subs.get(i);
+                Pipe.Subscriber s = subs.get(i);
                 s.matchEpoch = epoch;
                 if (!s.pipe.hasRoom()) {
                     full = true;
@@ -280,7 +263,7 @@ final class Distributor {
             if (p.attached && (force || p.hasRoom())) {
                 p.write(ReferenceCountUtil.retain(msg));
             } else if (p.attached) {
-                p.socket.counters.hwmDrop();
+                p.core.counters().hwmDrop();
             }
         }
         ReferenceCountUtil.release(msg);

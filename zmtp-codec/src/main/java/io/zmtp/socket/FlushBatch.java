@@ -1,5 +1,7 @@
 package io.zmtp.socket;
 
+import io.netty.channel.EventLoop;
+
 import java.util.ArrayDeque;
 
 /**
@@ -8,13 +10,13 @@ import java.util.ArrayDeque;
  * socket, on its event loop.
  */
 final class FlushBatch {
-    private final ZmtpSocket socket;
+    private final EventLoop loop;
     private final ArrayDeque<Pipe> dirty = new ArrayDeque<>();
     private boolean flushScheduled;
     private final Runnable flushTask = this::flush;
 
-    FlushBatch(ZmtpSocket socket) {
-        this.socket = socket;
+    FlushBatch(EventLoop loop) {
+        this.loop = loop;
     }
 
     /** Remembers to flush {@code pipe} at the end of this batch of work. */
@@ -24,7 +26,7 @@ final class FlushBatch {
             dirty.add(pipe);
             if (!flushScheduled) {
                 flushScheduled = true;
-                socket.loop.execute(flushTask);
+                loop.execute(flushTask);
             }
         }
     }

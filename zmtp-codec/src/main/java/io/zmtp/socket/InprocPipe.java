@@ -61,24 +61,24 @@ final class InprocPipe extends Pipe {
     private boolean closed;
     private final Runnable drainTask = this::drain;
 
-    private InprocPipe(ZmtpSocket socket, ZmtpMetadata peerMetadata, String endpoint, int capacity,
+    private InprocPipe(SocketCore core, ZmtpMetadata peerMetadata, String endpoint, int capacity,
                        boolean arrivalsNotReused) {
-        super(socket, peerMetadata, ZmtpVersion.V3_1, endpoint);
+        super(core, peerMetadata, ZmtpVersion.V3_1, endpoint);
         this.capacity = capacity;
         this.arrivalsNotReused = arrivalsNotReused;
     }
 
     /** Connects {@code connector} to {@code binder} (any thread). */
-    static void link(ZmtpSocket connector, ZmtpSocket binder, String endpoint) {
+    static void link(SocketCore connector, SocketCore binder, String endpoint) {
         if (!connector.type().isCompatibleWith(binder.type())) {
             String reason = "socket types " + connector.type() + " and " + binder.type() + " cannot talk";
-            connector.inLoop(() -> connector.monitor.event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, null, reason, null));
-            binder.inLoop(() -> binder.monitor.event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, null, reason, null));
+            connector.inLoop(() -> connector.monitor().event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, null, reason, null));
+            binder.inLoop(() -> binder.monitor().event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, null, reason, null));
             return;
         }
         ZmtpMetadata binderMeta = binder.zmtpOptions().localMetadata();
         ZmtpMetadata connectorMeta = connector.zmtpOptions().localMetadata();
-        boolean arrivalsNotReused = connector.loop != binder.loop && !ZmtpMessage.REUSE_ACROSS_THREADS;
+        boolean arrivalsNotReused = connector.loop() != binder.loop() && !ZmtpMessage.REUSE_ACROSS_THREADS;
         InprocPipe c = new InprocPipe(connector, binderMeta, endpoint,
                 marks(binder.options().sendHwm(), connector.options().receiveHwm()), arrivalsNotReused);
         InprocPipe b = new InprocPipe(binder, connectorMeta, endpoint,
@@ -86,14 +86,14 @@ final class InprocPipe extends Pipe {
         c.peer = b;
         b.peer = c;
         binder.inLoop(() -> {
-            binder.monitor.event(SocketEvent.Type.ACCEPTED, endpoint, null, null, null);
-            binder.attach(b);
-            binder.monitor.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null, b.routingId());
+            binder.monitor().event(SocketEvent.Type.ACCEPTED, endpoint, null, null, null);
+            binder.events().attach(b);
+            binder.monitor().peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null, b.routingId());
         });
         connector.inLoop(() -> {
-            connector.monitor.event(SocketEvent.Type.CONNECTED, endpoint, null, null, null);
-            connector.attach(c);
-            connector.monitor.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null, c.routingId());
+            connector.monitor().event(SocketEvent.Type.CONNECTED, endpoint, null, null, null);
+            connector.events().attach(c);
+            connector.monitor().peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, null, null, null, c.routingId());
         });
     }
 
@@ -128,7 +128,7 @@ final class InprocPipe extends Pipe {
             ReferenceCountUtil.release(msg);
             return;
         }
-        socket.counters.writing(msg);
+        core.counters().writing(msg);
         Object m = msg;
         if (msg instanceof ZmtpMessage && ((ZmtpMessage) msg).refCnt() > 1) {
             // Shared with other peers (a PUB's fan-out): the reader gets a message of its own.
@@ -139,11 +139,11 @@ final class InprocPipe extends Pipe {
         if (!peer.inbound.offer(m)) {
             // 2^30 messages queued and not read: far past any mark, but never lost silently.
             ReferenceCountUtil.release(m);
-            socket.counters.hwmDrop();
+            core.counters().hwmDrop();
             return;
         }
         unflushed++;
-        socket.flushes.markDirty(this);
+        core.flushes().markDirty(this);
     }
 
     @Override
@@ -156,7 +156,7 @@ final class InprocPipe extends Pipe {
 
     private void scheduleDrain() {
         if (drainScheduled.compareAndSet(false, true)) {
-            socket.loop.execute(drainTask);
+            core.loop().execute(drainTask);
         }
     }
 
@@ -185,10 +185,10 @@ final class InprocPipe extends Pipe {
             if (arrivalsNotReused) {
                 msg.doNotReuse();
             }
-            socket.counters.received(msg);
-            socket.received(this, msg.properties(peerMetadata()));
+            core.counters().received(msg);
+            core.events().received(this, msg.properties(peerMetadata()));
         } else if (m instanceof ZmtpSubscription) {
-            socket.subscriptionReceived(this, (ZmtpSubscription) m);
+            core.events().subscriptionReceived(this, (ZmtpSubscription) m);
         } else {
             ReferenceCountUtil.release(m);
         }
@@ -202,9 +202,9 @@ final class InprocPipe extends Pipe {
         if (writerWaiting && left < capacity) {
             writerWaiting = false;
             InprocPipe w = peer;
-            w.socket.inLoop(() -> {
+            w.core.inLoop(() -> {
                 if (w.attached) {
-                    w.socket.pipeHasRoom(w);
+                    w.core.events().roomAvailable(w);
                 }
             });
         }
@@ -227,10 +227,10 @@ final class InprocPipe extends Pipe {
         }
         closed = true;
         RoutingId id = routingId(); // detaching clears it
-        socket.detach(this);
-        socket.monitor.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint(), null, "closed", null, id);
+        core.events().detach(this);
+        core.monitor().peerEvent(SocketEvent.Type.DISCONNECTED, endpoint(), null, "closed", null, id);
         InprocPipe p = peer;
-        p.socket.inLoop(p::peerClosed);
+        p.core.inLoop(p::peerClosed);
     }
 
     @Override
@@ -252,13 +252,13 @@ final class InprocPipe extends Pipe {
             afterTaking(n);
             closed = true;
             RoutingId id = routingId();
-            socket.detach(this);
-            socket.monitor.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint(), null, "peer closed", null, id);
+            core.events().detach(this);
+            core.monitor().peerEvent(SocketEvent.Type.DISCONNECTED, endpoint(), null, "peer closed", null, id);
         } else {
             releaseInbound();
         }
         InprocPipe p = peer;
-        p.socket.inLoop(p::releaseInbound);
+        p.core.inLoop(p::releaseInbound);
     }
 
     private void releaseInbound() {

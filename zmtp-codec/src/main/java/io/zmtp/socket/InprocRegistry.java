@@ -6,28 +6,28 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The inproc:// names of one context. A connect to a name not yet bound waits for the bind,
- * as in libzmq. Only binds and connects come here (never messages), so a lock is fine.
+ * The inproc:// names of one context, and the sockets (their cores) bound to them. A connect to
+ * a name not yet bound waits for the bind, * as in libzmq. Only binds and connects come here (never messages), so a lock is fine.
  */
 final class InprocRegistry {
-    private final Map<String, ZmtpSocket> bound = new HashMap<>();
-    private final Map<String, List<ZmtpSocket>> pending = new HashMap<>();
+    private final Map<String, SocketCore> bound = new HashMap<>();
+    private final Map<String, List<SocketCore>> pending = new HashMap<>();
 
-    synchronized void bind(String name, ZmtpSocket socket) {
+    synchronized void bind(String name, SocketCore socket) {
         if (bound.containsKey(name)) {
             throw new IllegalStateException("address already in use: inproc://" + name);
         }
         bound.put(name, socket);
-        List<ZmtpSocket> waiting = pending.remove(name);
+        List<SocketCore> waiting = pending.remove(name);
         if (waiting != null) {
-            for (ZmtpSocket c : waiting) {
+            for (SocketCore c : waiting) {
                 InprocPipe.link(c, socket, "inproc://" + name);
             }
         }
     }
 
-    synchronized void connect(String name, ZmtpSocket socket) {
-        ZmtpSocket b = bound.get(name);
+    synchronized void connect(String name, SocketCore socket) {
+        SocketCore b = bound.get(name);
         if (b != null) {
             InprocPipe.link(socket, b, "inproc://" + name);
         } else {
@@ -40,12 +40,12 @@ final class InprocRegistry {
         return bound.containsKey(name);
     }
 
-    synchronized void unbind(String name, ZmtpSocket socket) {
+    synchronized void unbind(String name, SocketCore socket) {
         bound.remove(name, socket);
     }
 
-    synchronized void cancelPending(ZmtpSocket socket) {
-        for (List<ZmtpSocket> l : pending.values()) {
+    synchronized void cancelPending(SocketCore socket) {
+        for (List<SocketCore> l : pending.values()) {
             l.remove(socket);
         }
         pending.values().removeIf(List::isEmpty);

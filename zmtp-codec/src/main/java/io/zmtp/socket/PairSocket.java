@@ -1,6 +1,5 @@
 package io.zmtp.socket;
 
-import io.netty.channel.EventLoop;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
@@ -8,8 +7,8 @@ import io.zmtp.wire.ZmtpMessage;
 public final class PairSocket extends ZmtpSocket {
     private Pipe peer;
 
-    PairSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.PAIR, options, loop);
+    PairSocket(Setup setup) {
+        super(setup, SocketType.PAIR);
     }
 
     @Override

@@ -25,31 +25,44 @@ public final class PeerHandler extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(PeerHandler.class);
     private static final PeerFailureLog peerLog = PeerFailureLog.get(PeerHandler.class);
 
-    private final ZmtpSocket socket;
+    /**
+     * The connected endpoint that made this connection, as the connection's handler reports to it:
+     * the handshake's outcome, which decides when and whether it reconnects.
+     */
+    interface Origin {
+        /** The handshake succeeded: the next disconnect reconnects after the initial interval. */
+        void handshakeSucceeded();
+
+        /** The codec is closing the connection for a reason of its own. */
+        void connectionFailed(ConnectionFailed f);
+
+        /** ROUTER: the routing id given to this connect (ZMQ_CONNECT_ROUTING_ID), or null. */
+        byte[] routingId();
+    }
+
+    private final SocketCore core;
     private final String endpoint;
-    private final ConnectEndpoint owner;
+    private final Origin origin;
     private ChannelPipe pipe;
     private String failure;
     private ConnectionFailed failedEvent;
-    /** The socket closed this peer for breaking a limit: nothing more it sends is read. */
-    private boolean refused;
 
-    PeerHandler(ZmtpSocket socket, String endpoint, ConnectEndpoint owner) {
-        this.socket = socket;
+    PeerHandler(SocketCore core, String endpoint, Origin origin) {
+        this.core = core;
         this.endpoint = endpoint;
-        this.owner = owner;
+        this.origin = origin;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        if (ctx.channel().isRegistered() && ctx.channel().eventLoop() != socket.eventLoop()) {
+        if (ctx.channel().isRegistered() && ctx.channel().eventLoop() != core.loop()) {
             throw new IllegalStateException("a socket's channels must be registered on its event loop");
         }
     }
 
     @Override
     public void channelRegistered(ChannelHandlerContext ctx) throws Exception {
-        if (ctx.channel().eventLoop() != socket.eventLoop()) {
+        if (ctx.channel().eventLoop() != core.loop()) {
             ctx.close();
             throw new IllegalStateException("a socket's channels must be registered on its event loop");
         }
@@ -58,33 +71,31 @@ public final class PeerHandler extends ChannelDuplexHandler {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-        if (evt instanceof HandshakeCompleted) {
-            HandshakeCompleted hc = (HandshakeCompleted) evt;
-            if (owner != null) {
-                owner.handshakeSucceeded();
+        if (evt instanceof HandshakeCompleted hc) {
+            if (origin != null) {
+                origin.handshakeSucceeded();
             }
-            if (socket.isClosing()) {
-                socket.monitor.event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null);
+            if (core.isClosing()) {
+                core.monitor().event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null);
                 ctx.close();
                 return;
             }
-            pipe = new ChannelPipe(socket, ctx, hc.writer(), hc.peerMetadata(), hc.version(), endpoint);
-            if (owner != null) {
-                pipe.connectRoutingId = owner.routingId();
+            pipe = new ChannelPipe(core, ctx, hc.writer(), hc.peerMetadata(), hc.version(), endpoint);
+            if (origin != null) {
+                pipe.connectRoutingId = origin.routingId();
             }
-            socket.attach(pipe);
+            core.events().attach(pipe);
             // After attaching, so the event carries the routing id a ROUTER gave the peer.
-            socket.monitor.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null,
+            core.monitor().peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null,
                     pipe.routingId());
-        } else if (evt instanceof ConnectionFailed) {
-            ConnectionFailed f = (ConnectionFailed) evt;
+        } else if (evt instanceof ConnectionFailed f) {
             failure = f.reason();
             failedEvent = f;
             if (f.beforeHandshake()) {
-                socket.monitor.peerEvent(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, remote(ctx), f.reason(), f.kind(), null);
+                core.monitor().peerEvent(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, remote(ctx), f.reason(), f.kind(), null);
             }
-            if (owner != null) {
-                owner.connectionFailed(f);
+            if (origin != null) {
+                origin.connectionFailed(f);
             }
         }
         super.userEventTriggered(ctx, evt);
@@ -100,15 +111,16 @@ public final class PeerHandler extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (pipe == null || !pipe.attached || refused) {
+        ChannelPipe p = pipe;
+        if (p == null || !p.attached || p.refusal() != null) {
             ReferenceCountUtil.release(msg);
             return;
         }
-        if (msg instanceof ZmtpMessage) {
-            socket.counters.received((ZmtpMessage) msg);
-            socket.received(pipe, (ZmtpMessage) msg);
-        } else if (msg instanceof ZmtpSubscription) {
-            socket.subscriptionReceived(pipe, (ZmtpSubscription) msg);
+        if (msg instanceof ZmtpMessage m) {
+            core.counters().received(m);
+            core.events().received(p, m);
+        } else if (msg instanceof ZmtpSubscription sub) {
+            core.events().subscriptionReceived(p, sub);
         } else {
             ReferenceCountUtil.release(msg);
         }
@@ -129,9 +141,10 @@ public final class PeerHandler extends ChannelDuplexHandler {
             pipe = null;
             RoutingId id = p.routingId(); // detaching clears it
             p.releaseBacklog();
-            socket.detach(p);
-            socket.monitor.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint, remote(ctx),
-                    failure != null ? failure : "connection closed", failedEvent != null ? failedEvent.kind() : null, id);
+            core.events().detach(p);
+            String reason = failure != null ? failure : p.refusal() != null ? p.refusal() : "connection closed";
+            core.monitor().peerEvent(SocketEvent.Type.DISCONNECTED, endpoint, remote(ctx), reason,
+                    failedEvent != null ? failedEvent.kind() : null, id);
         }
         super.channelInactive(ctx);
     }
@@ -142,40 +155,19 @@ public final class PeerHandler extends ChannelDuplexHandler {
             failure = FrameText.escape(cause.getMessage() != null ? cause.getMessage() : cause.toString());
         }
         if (cause instanceof java.io.IOException) {
-            peerLog.debug("{} {}: {}", socket, ctx.channel(), FrameText.escape(cause.toString()));
+            peerLog.debug("{} {}: {}", core, ctx.channel(), FrameText.escape(cause.toString()));
         } else {
             // The message may carry peer bytes; the stack trace goes to DEBUG only.
-            peerLog.warn("{} {}: unexpected error, closing the connection: {}", socket, ctx.channel(),
+            peerLog.warn("{} {}: unexpected error, closing the connection: {}", core, ctx.channel(),
                     FrameText.escape(cause.toString()));
             if (log.isDebugEnabled()) {
-                log.debug("{} {}: unexpected error", socket, ctx.channel(), cause);
+                log.debug("{} {}: unexpected error", core, ctx.channel(), cause);
             }
         }
         ctx.close();
     }
 
-    /** Closes the connection because the peer broke a limit of the socket, with {@code reason}. */
-    void refuse(String reason) {
-        if (refused) {
-            return;
-        }
-        refused = true;
-        if (failure == null) {
-            failure = reason;
-        }
-        ChannelHandlerContext ctx = pipe != null ? pipe.context() : null;
-        peerLog.warn("{} closing {}: {}", socket, ctx == null ? endpoint : ctx.channel(), reason);
-        if (ctx != null) {
-            ctx.close();
-        }
-    }
-
-    /** The failure the codec reported before closing, or null. */
-    ConnectionFailed failedEvent() {
-        return failedEvent;
-    }
-
-    private static String remote(ChannelHandlerContext ctx) {
+    static String remote(ChannelHandlerContext ctx) {
         return ctx.channel().remoteAddress() == null ? null : ctx.channel().remoteAddress().toString();
     }
 }

@@ -16,7 +16,8 @@ import io.zmtp.wire.ZmtpVersion;
 public abstract class Pipe {
     private static final PeerFailureLog REFUSALS = PeerFailureLog.get(Pipe.class);
 
-    final ZmtpSocket socket;
+    /** The socket this peer belongs to, as its parts share it. */
+    final SocketCore core;
     private final ZmtpMetadata peerMetadata;
     private final ZmtpVersion version;
     private final String endpoint;
@@ -26,7 +27,7 @@ public abstract class Pipe {
     /** The routing id as a pooled frame, shared by duplicates made when a received id is read. */
     private ByteBuf routingIdFrame;
     /** The routing id as the lazy first frame of each received message (one object per peer). */
-    private RoutingIdFrame routingIdInFront;
+    private RoutingId.Frame routingIdInFront;
     /** Whether the socket counts this pipe among its peers. */
     boolean attached;
     /** Whether the pipe waits in the socket's flush list. */
@@ -37,7 +38,7 @@ public abstract class Pipe {
      * XPUB's Distributor). A type with state of its own about each peer adds a field here.
      */
     /** Set by distribution (PUB, XPUB) at this peer's first SUBSCRIBE: its prefixes and fan-out mark. */
-    Distributor.Subscriber subscriber;
+    Subscriber subscriber;
     /** ROUTER: the routing id given to the connect that made this pipe (ZMQ_CONNECT_ROUTING_ID), or null. */
     byte[] connectRoutingId;
     /**
@@ -46,8 +47,8 @@ public abstract class Pipe {
      */
     long heardAt = System.nanoTime();
 
-    protected Pipe(ZmtpSocket socket, ZmtpMetadata peerMetadata, ZmtpVersion version, String endpoint) {
-        this.socket = socket;
+    Pipe(SocketCore core, ZmtpMetadata peerMetadata, ZmtpVersion version, String endpoint) {
+        this.core = core;
         this.peerMetadata = peerMetadata;
         this.version = version;
         this.endpoint = endpoint;
@@ -83,7 +84,7 @@ public abstract class Pipe {
     /** Pauses or resumes reading from this peer (receive high-water mark). */
     abstract void setReading(boolean on);
 
-    /** Closes the connection to this peer; the socket hears of it through {@link ZmtpSocket#detach}. */
+    /** Closes the connection to this peer; the socket hears of it through {@link PipeEvents#detach}. */
     abstract void close();
 
     /**
@@ -92,7 +93,7 @@ public abstract class Pipe {
      * nothing more is read from the peer.
      */
     void refuse(String reason) {
-        REFUSALS.warn("{} closing {}: {}", socket, this, reason);
+        REFUSALS.warn("{} closing {}: {}", core, this, reason);
         close();
     }
 
@@ -107,7 +108,9 @@ public abstract class Pipe {
     final void setRoutingId(RoutingId id) {
         clearRoutingId();
         routingId = id;
-        routingIdInFront = new RoutingIdFrame(id, this);
+        // Read as a buffer on this loop while the id is still ours: a duplicate of the pooled one.
+        routingIdInFront = new RoutingId.Frame(id,
+                () -> core.loop().inEventLoop() && routingId == id ? newRoutingIdFrame() : null);
     }
 
     /** Forgets the routing id and releases its pooled frame. */
@@ -121,7 +124,7 @@ public abstract class Pipe {
     }
 
     /** The routing id as a message's lazy first frame (no buffer until it is read), or null. */
-    final RoutingIdFrame routingIdInFront() {
+    final RoutingId.Frame routingIdInFront() {
         return routingIdInFront;
     }
 
@@ -137,5 +140,21 @@ public abstract class Pipe {
     @Override
     public String toString() {
         return getClass().getSimpleName() + "[" + endpoint + " " + peerMetadata.socketType() + "]";
+    }
+
+    /**
+     * This peer as a subscriber of a PUB or XPUB ({@link Distributor}): its prefixes, what they
+     * add up to, and the last send it was picked for (so that a message goes to it once however
+     * many of its prefixes match). Kept on the pipe from its first SUBSCRIBE until it leaves.
+     */
+    static final class Subscriber {
+        final Pipe pipe;
+        final java.util.HashSet<RoutingId> prefixes = new java.util.HashSet<>();
+        long bytes;
+        long matchEpoch;
+
+        Subscriber(Pipe pipe) {
+            this.pipe = pipe;
+        }
     }
 }

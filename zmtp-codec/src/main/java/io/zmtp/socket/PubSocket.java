@@ -1,6 +1,5 @@
 package io.zmtp.socket;
 
-import io.netty.channel.EventLoop;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpSubscription;
@@ -13,9 +12,9 @@ import io.zmtp.wire.ZmtpSubscription;
 public final class PubSocket extends ZmtpSocket {
     private final Distributor out;
 
-    PubSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.PUB, options, loop);
-        this.out = new Distributor(options);
+    PubSocket(Setup setup) {
+        super(setup, SocketType.PUB);
+        this.out = new Distributor(setup.options());
     }
 
     /** CONFLATE applies to this type, as in libzmq. */

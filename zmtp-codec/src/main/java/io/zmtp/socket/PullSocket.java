@@ -1,14 +1,13 @@
 package io.zmtp.socket;
 
-import io.netty.channel.EventLoop;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
 /** PULL: fair-queued in from PUSH peers; cannot send. */
 public final class PullSocket extends ZmtpSocket {
 
-    PullSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.PULL, options, loop);
+    PullSocket(Setup setup) {
+        super(setup, SocketType.PULL);
     }
 
     /** CONFLATE applies to this type, as in libzmq. */

@@ -1,6 +1,5 @@
 package io.zmtp.socket;
 
-import io.netty.channel.EventLoop;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
@@ -8,8 +7,8 @@ import io.zmtp.wire.ZmtpMessage;
 public final class PushSocket extends ZmtpSocket {
     private final LoadBalancer out = new LoadBalancer();
 
-    PushSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.PUSH, options, loop);
+    PushSocket(Setup setup) {
+        super(setup, SocketType.PUSH);
     }
 
     /** CONFLATE applies to this type, as in libzmq. */

@@ -7,27 +7,45 @@ import org.slf4j.LoggerFactory;
 /**
  * A received message, from the type to the application: the peers the type reads from, fair
  * queued ({@link FairQueue}), and the reasons reading pauses ({@link ReadPause}); the
- * application's handler, or the messages waiting for one ({@link UndeliveredQueue}). One per
- * socket, on its event loop; the type reaches it through {@link ZmtpSocket#deliver},
+ * application's handler, or the messages waiting for one ({@link UndeliveredQueue}); and the
+ * type's send/receive state, which hears when the application takes a message. One per socket, on
+ * its event loop; the type reaches it through {@link ZmtpSocket#deliver},
  * {@link ZmtpSocket#receiveFrom} and {@link ZmtpSocket#stopReceivingFrom}.
  */
 final class ReceivePath {
-    private static final Logger log = LoggerFactory.getLogger(ZmtpSocket.class);
+    private static final Logger log = LoggerFactory.getLogger(ReceivePath.class);
 
-    private final ZmtpSocket socket;
-    /** The application's handler while no message waits for it, else null ({@link UndeliveredQueue}). */
-    private MessageHandler handler;
-    private final UndeliveredQueue undelivered;
+    private final SocketCore core;
+    private final SendReceiveState state;
     private final FairQueue fairQueue = new FairQueue();
+    private final UndeliveredQueue undelivered;
+    /** The application's handler, or null while it has none. */
+    private MessageHandler handler;
+    /** The handler messages go to directly: {@link #handler} while nothing waits, else null. */
+    private MessageHandler direct;
 
-    ReceivePath(ZmtpSocket socket) {
-        this.socket = socket;
-        this.undelivered = new UndeliveredQueue(socket, this);
+    ReceivePath(SocketCore core, SendReceiveState state) {
+        this.core = core;
+        this.state = state;
+        this.undelivered = new UndeliveredQueue(core);
     }
 
-    /** The application's handler is now {@code h}: what waited goes to it first. */
+    /**
+     * The application's handler is now {@code h} (null: none): what waited goes to it first, in
+     * order, and messages go to it directly once nothing waits. Messages that arrive meanwhile
+     * (from the handler itself) queue behind.
+     */
     void handTo(MessageHandler h) {
-        undelivered.handTo(h);
+        handler = h;
+        direct = null;
+        ZmtpMessage m;
+        while (handler != null && (m = undelivered.poll()) != null) {
+            handOver(handler, m);
+        }
+        if (undelivered.isEmpty()) {
+            resume(ReadPause.UNDELIVERED);
+            direct = handler;
+        }
     }
 
     /**
@@ -49,7 +67,7 @@ final class ReceivePath {
      * pauses reading: the receive high-water mark per peer read from. Any thread.
      */
     long limit() {
-        return (long) socket.options().receiveHwm() * Math.max(1, fairQueue.size());
+        return (long) core.options().receiveHwm() * Math.max(1, fairQueue.size());
     }
 
     void receiveFrom(Pipe pipe) {
@@ -65,7 +83,7 @@ final class ReceivePath {
      * deliver every message; a peer without a routing id (not yet identified) is dropped.
      */
     void deliverWithRoutingId(Pipe pipe, ZmtpMessage msg) {
-        RoutingIdFrame id = pipe.routingIdInFront();
+        RoutingId.Frame id = pipe.routingIdInFront();
         if (id == null) {
             msg.release();
             return;
@@ -74,19 +92,16 @@ final class ReceivePath {
         deliver(msg);
     }
 
-    /** Hands a message to the application. */
+    /** Hands a message to the application, or queues it while none takes it directly. */
     void deliver(ZmtpMessage msg) {
-        MessageHandler h = handler;
+        MessageHandler h = direct;
         if (h != null) {
             handOver(h, msg);
             return;
         }
-        undelivered.add(msg);
-    }
-
-    /** Set by the {@link UndeliveredQueue}: the handler messages go to directly, or null while some wait. */
-    void handDirectlyTo(MessageHandler h) {
-        handler = h;
+        if (undelivered.add(msg) >= limit()) {
+            pause(ReadPause.UNDELIVERED);
+        }
     }
 
     /**
@@ -94,19 +109,18 @@ final class ReceivePath {
      * answer at once); those waiting in {@link ZmtpSocket#whenSendAllowed} hear after the
      * handler ran.
      */
-    void handOver(MessageHandler handler, ZmtpMessage msg) {
-        SendPath sends = socket.sends;
-        boolean application = sends.stateKeptByReactor();
+    private void handOver(MessageHandler handler, ZmtpMessage msg) {
+        boolean application = state.keptByReactor();
         if (application) {
-            socket.messageTaken();
+            state.messageTaken();
         }
         try {
             handler.onMessage(msg);
         } catch (Throwable t) {
-            log.warn("{} message handler failed", socket, t);
+            log.warn("{} message handler failed", core, t);
         }
         if (application) {
-            sends.stateChanged();
+            state.changed();
         }
     }
 

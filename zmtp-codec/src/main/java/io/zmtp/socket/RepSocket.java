@@ -1,6 +1,5 @@
 package io.zmtp.socket;
 
-import io.netty.channel.EventLoop;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
@@ -34,8 +33,8 @@ public final class RepSocket extends ZmtpSocket {
     /** Application state (its thread): it took a request and has not sent the reply. */
     private boolean requestTaken;
 
-    RepSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.REP, options, loop);
+    RepSocket(Setup setup) {
+        super(setup, SocketType.REP);
     }
 
     @Override
@@ -51,9 +50,9 @@ public final class RepSocket extends ZmtpSocket {
         scheduleNext();
         if (p == null || !p.attached || !p.hasRoom()) {
             if (p == null || !p.attached) {
-                counters.unroutableDrop();
+                counters().unroutableDrop();
             } else {
-                counters.hwmDrop();
+                counters().hwmDrop();
             }
             env.release();
             reply.release();
@@ -108,8 +107,8 @@ public final class RepSocket extends ZmtpSocket {
     void received(Pipe pipe, ZmtpMessage msg) {
         if (answering || !waiting.isEmpty()) {
             waiting.add(new WaitingRequest(pipe, msg));
-            if (waiting.size() >= receiving.limit()) {
-                receiving.pause(ReadPause.TYPE_QUEUE);
+            if (waiting.size() >= receiveLimit()) {
+                pauseReading(ReadPause.TYPE_QUEUE);
             }
             return;
         }
@@ -149,7 +148,7 @@ public final class RepSocket extends ZmtpSocket {
             accept(w.pipe(), w.msg());
         }
         if (waiting.isEmpty()) {
-            receiving.resume(ReadPause.TYPE_QUEUE);
+            resumeReading(ReadPause.TYPE_QUEUE);
         }
     }
 

@@ -2,7 +2,6 @@ package io.zmtp.socket;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.EventLoop;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
@@ -33,8 +32,8 @@ public final class ReqSocket extends ZmtpSocket {
     private Pipe replyPipe;
     private int requestId = java.util.concurrent.ThreadLocalRandom.current().nextInt();
 
-    ReqSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.REQ, options, loop);
+    ReqSocket(Setup setup) {
+        super(setup, SocketType.REQ);
     }
 
     @Override

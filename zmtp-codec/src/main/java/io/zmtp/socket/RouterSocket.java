@@ -1,6 +1,5 @@
 package io.zmtp.socket;
 
-import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.LazyFrame;
@@ -18,8 +17,8 @@ import io.zmtp.wire.ZmtpMessage;
 public final class RouterSocket extends ZmtpSocket {
     private final RoutingTable table = new RoutingTable();
 
-    RouterSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.ROUTER, options, loop);
+    RouterSocket(Setup setup) {
+        super(setup, SocketType.ROUTER);
     }
 
     /**
@@ -47,7 +46,7 @@ public final class RouterSocket extends ZmtpSocket {
     SendResult route(ZmtpMessage msg) {
         LazyFrame lazy = msg.lazyFirst();
         Pipe p;
-        if (lazy instanceof RoutingIdFrame f) {
+        if (lazy instanceof RoutingId.Frame f) {
             p = table.get(f.id); // the id's own hash: no bytes read, no buffer made
         } else if (lazy != null) {
             p = table.get(lazy.bytes());
@@ -59,7 +58,7 @@ public final class RouterSocket extends ZmtpSocket {
                 throw new UnroutableMessageException("no peer with routing id " + FrameText.describe(msg.first()));
             }
             msg.release();
-            counters.unroutableDrop();
+            counters().unroutableDrop();
             return SendResult.DROPPED;
         }
         if (!p.hasRoom()) {
@@ -67,7 +66,7 @@ public final class RouterSocket extends ZmtpSocket {
                 return SendResult.WOULD_BLOCK;
             }
             msg.release();
-            counters.hwmDrop();
+            counters().hwmDrop();
             return SendResult.DROPPED;
         }
         msg.dropFirst();
@@ -117,7 +116,7 @@ public final class RouterSocket extends ZmtpSocket {
 
     @Override
     void received(Pipe pipe, ZmtpMessage msg) {
-        receiving.deliverWithRoutingId(pipe, msg);
+        deliverWithRoutingId(pipe, msg);
     }
 
     /** Whether a peer with this routing id is connected. Call on the event loop. */

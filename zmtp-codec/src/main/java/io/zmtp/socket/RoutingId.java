@@ -4,10 +4,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.zmtp.wire.FrameText;
+import io.zmtp.wire.LazyFrame;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.function.Supplier;
 
 /**
  * A peer's routing id (the Identity it announced, or the id a ROUTER generated for it): an
@@ -55,19 +57,54 @@ public final class RoutingId implements Comparable<RoutingId> {
     }
 
     /** This id as a frame held by reference, cached (see {@link #frame()}). */
-    private volatile RoutingIdFrame frame;
+    private volatile Frame frame;
 
     /**
      * This id as the first frame of a message for a ROUTER ({@code msg.addFirst(id.frame())}):
      * the ROUTER looks its peer up by this id and makes no buffer of it. Always the same object.
      */
-    public io.zmtp.wire.LazyFrame frame() {
-        RoutingIdFrame f = frame;
+    public LazyFrame frame() {
+        Frame f = frame;
         if (f == null) {
-            f = new RoutingIdFrame(this, null);
+            f = new Frame(this, null);
             frame = f;
         }
         return f;
+    }
+
+    /**
+     * A routing id as the first frame of a message, held by reference ({@link LazyFrame}): what a
+     * ROUTER puts in front of each message it receives, and what an application puts in front of a
+     * message for a ROUTER ({@link #frame()}). A ROUTER that routes by it looks its peer up by the
+     * id itself; a buffer is made only if someone reads the frame as one: a recycled duplicate of
+     * the peer's pooled id buffer where the peer offers one ({@code pooled}: on its loop, while
+     * the id is still its own), else a copy.
+     */
+    static final class Frame implements LazyFrame {
+        final RoutingId id;
+        /** A duplicate of the peer's pooled buffer of this id, or null where there is none; or null. */
+        private final Supplier<ByteBuf> pooled;
+
+        Frame(RoutingId id, Supplier<ByteBuf> pooled) {
+            this.id = id;
+            this.pooled = pooled;
+        }
+
+        @Override
+        public byte[] bytes() {
+            return id.bytes;
+        }
+
+        @Override
+        public ByteBuf toBuffer() {
+            ByteBuf b = pooled == null ? null : pooled.get();
+            return b != null ? b : Unpooled.copiedBuffer(id.bytes);
+        }
+
+        @Override
+        public String toString() {
+            return "RoutingId.Frame[" + id + "]";
+        }
     }
 
     /** A copy of the id's bytes. */

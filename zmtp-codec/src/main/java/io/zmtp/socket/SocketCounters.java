@@ -71,8 +71,21 @@ final class SocketCounters {
     private long backlog;
     private int undelivered;
     private final long[] failures = new long[ConnectionFailed.Kind.values().length];
-    /** The facade over the socket, whose queues count too; set once when it wraps the socket. */
-    volatile BlockingSocket blocking;
+    /** The queues of the facade over the socket, which count too; set once when it wraps the socket. */
+    private volatile UserQueues userQueues;
+
+    /** The queues between a socket and its user's thread ({@link BlockingSocket}'s), any thread. */
+    interface UserQueues {
+        /** Messages waiting to be handed to the socket. */
+        long queuedOut();
+
+        /** Messages received and not yet taken. */
+        long queuedIn();
+    }
+
+    void userQueues(UserQueues q) {
+        this.userQueues = q;
+    }
 
     // ------------------------------------------------------------------ writers (the event loop)
 
@@ -148,7 +161,7 @@ final class SocketCounters {
         }
         long queuedOut = (int) QUEUED_SENDS.getOpaque(this) + (long) BACKLOG.getOpaque(this);
         long queuedIn = (int) UNDELIVERED.getOpaque(this);
-        BlockingSocket b = blocking;
+        UserQueues b = userQueues;
         if (b != null) {
             queuedOut += b.queuedOut();
             queuedIn += b.queuedIn();

@@ -10,32 +10,33 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
- * What one socket binds and connects, and the channels it has open: bound tcp://, ipc://, ws://
- * endpoints ({@link BindEndpoint}), connected ones ({@link ConnectEndpoint}, which reconnect),
- * inproc:// names, and every channel made or accepted until it closes. Lives on the socket's
- * event loop; {@link ZmtpSocket}'s bind, connect, unbind and disconnect hand their work here, and
- * its {@link CloseSequence} stops everything here and waits for the channels to close.
+ * What one socket binds and connects: bound tcp://, ipc://, ws:// endpoints
+ * ({@link BindEndpoint}), connected ones ({@link ConnectEndpoint}, which reconnect) and inproc://
+ * names. Lives on the socket's event loop; {@link ZmtpSocket}'s bind, connect, unbind and
+ * disconnect hand their work here, and its {@link CloseSequence} stops everything here. The
+ * channels these make and accept are tracked by the socket's {@link OpenChannels}.
  */
 final class SocketEndpoints {
-    private final ZmtpSocket socket;
+    private final SocketCore socket;
+    private final TypeHooks hooks;
+    /** The context's inproc:// names. */
+    private final InprocRegistry inproc;
     /** By the endpoint as given and as resolved (port 0 becomes the port chosen): one object, two keys. */
     private final Map<String, BindEndpoint> binds = new LinkedHashMap<>();
     private final Map<String, ConnectEndpoint> connects = new LinkedHashMap<>();
     private final List<String> inprocNames = new ArrayList<>();
-    private final Set<Channel> channels = new HashSet<>();
-    /** Bound endpoints whose server channel is closing: the socket finishes closing after them. */
-    private final List<BindEndpoint> closingBinds = new ArrayList<>();
 
-    SocketEndpoints(ZmtpSocket socket) {
+    SocketEndpoints(SocketCore socket, TypeHooks hooks, InprocRegistry inproc) {
         this.socket = socket;
+        this.hooks = hooks;
+        this.inproc = inproc;
     }
 
     /** {@link ZmtpSocket#bind}: on the loop, the future gives the endpoint actually bound. */
     Future<String> bind(String endpoint) {
-        Promise<String> p = socket.loop.newPromise();
+        Promise<String> p = socket.loop().newPromise();
         socket.inLoop(() -> {
             if (socket.isClosing()) {
                 p.tryFailure(new SocketClosedException("socket is closed"));
@@ -48,24 +49,24 @@ final class SocketEndpoints {
                 p.tryFailure(e);
                 return;
             }
-            String refusal = socket.transportRefusal(ep);
+            String refusal = hooks.transportRefusal(ep);
             if (refusal != null) {
                 p.tryFailure(new IllegalArgumentException(refusal));
                 return;
             }
             if (ep.transport() == Endpoint.Transport.INPROC) {
                 try {
-                    socket.context.inproc().bind(ep.address(), socket);
+                    inproc.bind(ep.address(), socket);
                     inprocNames.add(ep.address());
-                    socket.monitor.event(SocketEvent.Type.LISTENING, ep.toString(), null, null, null);
+                    socket.monitor().event(SocketEvent.Type.LISTENING, ep.toString(), null, null, null);
                     p.trySuccess(ep.toString());
                 } catch (RuntimeException e) {
-                    socket.monitor.event(SocketEvent.Type.BIND_FAILED, ep.toString(), null, e.getMessage(), null);
+                    socket.monitor().event(SocketEvent.Type.BIND_FAILED, ep.toString(), null, e.getMessage(), null);
                     p.tryFailure(e);
                 }
                 return;
             }
-            BindEndpoint b = new BindEndpoint(socket, ep);
+            BindEndpoint b = new BindEndpoint(socket, hooks, ep);
             b.bind().addListener(f -> {
                 if (f.isSuccess()) {
                     String resolved = (String) f.getNow();
@@ -87,7 +88,7 @@ final class SocketEndpoints {
      * endpoint's peer by (already checked and copied), or null.
      */
     Future<Void> connect(String endpoint, byte[] routingId) {
-        Promise<Void> p = socket.loop.newPromise();
+        Promise<Void> p = socket.loop().newPromise();
         socket.inLoop(() -> {
             if (socket.isClosing()) {
                 p.tryFailure(new SocketClosedException("socket is closed"));
@@ -103,17 +104,17 @@ final class SocketEndpoints {
                 p.tryFailure(e);
                 return;
             }
-            String refusal = socket.transportRefusal(ep);
+            String refusal = hooks.transportRefusal(ep);
             if (refusal != null) {
                 p.tryFailure(new IllegalArgumentException(refusal));
                 return;
             }
             if (ep.transport() == Endpoint.Transport.INPROC) {
-                socket.context.inproc().connect(ep.address(), socket);
+                inproc.connect(ep.address(), socket);
                 p.trySuccess(null);
                 return;
             }
-            ConnectEndpoint c = new ConnectEndpoint(socket, ep, routingId);
+            ConnectEndpoint c = new ConnectEndpoint(socket, hooks, ep, routingId);
             ConnectEndpoint old = connects.put(endpoint, c);
             if (old != null) {
                 old.stop(true);
@@ -126,7 +127,7 @@ final class SocketEndpoints {
 
     /** {@link ZmtpSocket#disconnect}. */
     Future<Void> disconnect(String endpoint) {
-        Promise<Void> p = socket.loop.newPromise();
+        Promise<Void> p = socket.loop().newPromise();
         socket.inLoop(() -> {
             ConnectEndpoint c = connects.remove(endpoint);
             if (c != null) {
@@ -139,14 +140,14 @@ final class SocketEndpoints {
 
     /** {@link ZmtpSocket#unbind}. */
     Future<Void> unbind(String endpoint) {
-        Promise<Void> p = socket.loop.newPromise();
+        Promise<Void> p = socket.loop().newPromise();
         socket.inLoop(() -> {
             BindEndpoint b = binds.remove(endpoint);
             if (b == null) {
                 String name = endpoint.replaceFirst("^inproc://", "");
                 if (inprocNames.remove(name)) {
-                    socket.context.inproc().unbind(name, socket);
-                    socket.monitor.event(SocketEvent.Type.UNBOUND, endpoint, null, null, null);
+                    inproc.unbind(name, socket);
+                    socket.monitor().event(SocketEvent.Type.UNBOUND, endpoint, null, null, null);
                     p.trySuccess(null);
                 } else {
                     p.tryFailure(new IllegalArgumentException("not bound: " + endpoint));
@@ -186,32 +187,6 @@ final class SocketEndpoints {
         return l;
     }
 
-    /** The channels of the socket's connections, made and accepted, still open (tests). On the loop. */
-    List<Channel> openChannels() {
-        return new ArrayList<>(channels);
-    }
-
-    /** A channel (connected or accepted) now exists; tracked until it closes. */
-    void channelOpened(Channel ch) {
-        channels.add(ch);
-        ch.closeFuture().addListener(f -> {
-            channels.remove(ch);
-            socket.closing.maybeFinish();
-        });
-        if (socket.isClosing()) {
-            ch.close();
-        }
-    }
-
-    /** A bound endpoint's server channel is closing; the socket finishes closing after it. */
-    void bindClosing(BindEndpoint b) {
-        closingBinds.add(b);
-        b.closeFuture().addListener(f -> {
-            closingBinds.remove(b);
-            socket.closing.maybeFinish();
-        });
-    }
-
     /** Stops listening and reconnecting, and gives up the inproc names (the socket is closing). */
     void stopAll() {
         for (ConnectEndpoint c : connects.values()) {
@@ -223,36 +198,9 @@ final class SocketEndpoints {
         }
         binds.clear();
         for (String n : inprocNames) {
-            socket.context.inproc().unbind(n, socket);
+            inproc.unbind(n, socket);
         }
         inprocNames.clear();
-        socket.context.inproc().cancelPending(socket);
-    }
-
-    /** Closes every open channel but those of {@code lingering} pipes, which close once flushed. */
-    void closeChannelsExcept(Set<Pipe> lingering) {
-        for (Channel ch : new ArrayList<>(channels)) {
-            boolean hasPipe = false;
-            for (Pipe p : lingering) {
-                if (p instanceof ChannelPipe && ((ChannelPipe) p).context().channel() == ch) {
-                    hasPipe = true;
-                }
-            }
-            if (!hasPipe) {
-                ch.close();
-            }
-        }
-    }
-
-    /** Closes every open channel (the linger ran out). */
-    void closeChannels() {
-        for (Channel ch : new ArrayList<>(channels)) {
-            ch.close();
-        }
-    }
-
-    /** Whether every channel, server channels included, has closed. */
-    boolean allClosed() {
-        return channels.isEmpty() && closingBinds.isEmpty();
+        inproc.cancelPending(socket);
     }
 }

@@ -10,19 +10,22 @@ import java.util.function.Consumer;
 
 /**
  * One socket's events ({@link SocketEvent}, as libzmq's socket monitor): counted in the socket's
- * metrics, logged at DEBUG, and handed to every listener added with {@link ZmtpSocket#monitor}.
+ * metrics, logged at DEBUG (category {@code io.zmtp.socket.SocketMonitor}, one line per event,
+ * naming the socket), and handed to every listener added with {@link ZmtpSocket#monitor}.
  * Events are made on the socket's event loop (endpoints, peers, the close); listeners may be
  * added and removed from any thread.
  */
 final class SocketMonitor {
-    /** The socket's own category: events are logged where users of the socket look for them. */
-    private static final Logger log = LoggerFactory.getLogger(ZmtpSocket.class);
+    private static final Logger log = LoggerFactory.getLogger(SocketMonitor.class);
 
-    private final ZmtpSocket socket;
+    /** The socket's name in the log lines. */
+    private final String socket;
+    private final SocketCounters counters;
     private final CopyOnWriteArrayList<Consumer<SocketEvent>> listeners = new CopyOnWriteArrayList<>();
 
-    SocketMonitor(ZmtpSocket socket) {
+    SocketMonitor(String socket, SocketCounters counters) {
         this.socket = socket;
+        this.counters = counters;
     }
 
     AutoCloseable add(Consumer<SocketEvent> listener) {
@@ -42,7 +45,7 @@ final class SocketMonitor {
     }
 
     private void event(SocketEvent e) {
-        socket.counters.onEvent(e);
+        counters.onEvent(e);
         if (log.isDebugEnabled()) {
             log.debug("{} {}", socket, e);
         }

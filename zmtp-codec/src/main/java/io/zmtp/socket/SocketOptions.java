@@ -62,17 +62,17 @@ public final class SocketOptions {
      */
     public static final HeartbeatPolicy DEFAULT_BOUND_HEARTBEAT =
             HeartbeatPolicy.of(Duration.ofSeconds(30), Duration.ofSeconds(90), Duration.ofSeconds(30));
-    public static final int DEFAULT_MAX_SUBSCRIPTION_SIZE = 4096;
-    public static final int DEFAULT_MAX_SUBSCRIPTIONS = 10_000;
-    public static final long DEFAULT_MAX_SUBSCRIPTION_BYTES = 1 << 20;
-    public static final int DEFAULT_MAX_CONNECTIONS = 4096;
-    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1024;
+    public static final int DEFAULT_MAX_SUBSCRIPTION_SIZE = SocketOptionsBuilder.MAX_SUBSCRIPTION_SIZE;
+    public static final int DEFAULT_MAX_SUBSCRIPTIONS = SocketOptionsBuilder.MAX_SUBSCRIPTIONS;
+    public static final long DEFAULT_MAX_SUBSCRIPTION_BYTES = SocketOptionsBuilder.MAX_SUBSCRIPTION_BYTES;
+    public static final int DEFAULT_MAX_CONNECTIONS = SocketOptionsBuilder.MAX_CONNECTIONS;
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = SocketOptionsBuilder.MAX_CONNECTIONS_PER_ADDRESS;
     /** ZMQ_BACKLOG's default: connections a bound endpoint's kernel queue holds before they are accepted. */
-    public static final int DEFAULT_BACKLOG = 100;
+    public static final int DEFAULT_BACKLOG = SocketOptionsBuilder.BACKLOG;
     /** {@link Builder#routerNotify}: tell the application when a peer connects (ZMQ_NOTIFY_CONNECT). */
-    public static final int NOTIFY_CONNECT = 1;
+    public static final int NOTIFY_CONNECT = SocketOptionsBuilder.NOTIFY_CONNECT;
     /** {@link Builder#routerNotify}: tell the application when a peer disconnects (ZMQ_NOTIFY_DISCONNECT). */
-    public static final int NOTIFY_DISCONNECT = 2;
+    public static final int NOTIFY_DISCONNECT = SocketOptionsBuilder.NOTIFY_DISCONNECT;
 
     public static final SocketOptions DEFAULTS = builder().build();
 

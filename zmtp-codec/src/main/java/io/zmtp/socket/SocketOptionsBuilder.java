@@ -23,6 +23,16 @@ import java.util.Objects;
  * @param <B> the builder type its setters return
  */
 abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
+    // The defaults that SocketOptions publishes as its DEFAULT_ constants (the values live here,
+    // where the setters start from them).
+    static final int MAX_SUBSCRIPTION_SIZE = 4096;
+    static final int MAX_SUBSCRIPTIONS = 10_000;
+    static final long MAX_SUBSCRIPTION_BYTES = 1 << 20;
+    static final int MAX_CONNECTIONS = 4096;
+    static final int MAX_CONNECTIONS_PER_ADDRESS = 1024;
+    static final int BACKLOG = 100;
+    static final int NOTIFY_CONNECT = 1;
+    static final int NOTIFY_DISCONNECT = 2;
 
     /**
      * What the connections' settings become (each checked as it is set); ZmtpOptions need a
@@ -44,11 +54,11 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
     boolean reqRelaxed;
     boolean reqCorrelate;
     boolean xpubVerbose;
-    int maxSubscriptionSize = SocketOptions.DEFAULT_MAX_SUBSCRIPTION_SIZE;
-    int maxSubscriptions = SocketOptions.DEFAULT_MAX_SUBSCRIPTIONS;
-    long maxSubscriptionBytes = SocketOptions.DEFAULT_MAX_SUBSCRIPTION_BYTES;
-    int maxConnections = SocketOptions.DEFAULT_MAX_CONNECTIONS;
-    int maxConnectionsPerAddress = SocketOptions.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+    int maxSubscriptionSize = MAX_SUBSCRIPTION_SIZE;
+    int maxSubscriptions = MAX_SUBSCRIPTIONS;
+    long maxSubscriptionBytes = MAX_SUBSCRIPTION_BYTES;
+    int maxConnections = MAX_CONNECTIONS;
+    int maxConnectionsPerAddress = MAX_CONNECTIONS_PER_ADDRESS;
     TcpKeepAlive tcpKeepAlive = TcpKeepAlive.DEFAULT;
     io.zmtp.transport.TlsSettings tls;
     boolean conflate;
@@ -60,7 +70,7 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
     boolean invertMatching;
     int sendBuffer;
     int receiveBuffer;
-    int backlog = SocketOptions.DEFAULT_BACKLOG;
+    int backlog = BACKLOG;
     int typeOfService;
 
 
@@ -408,7 +418,7 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
      * frame (ZMQ_ROUTER_NOTIFY; 0, the default, tells nothing). Flags may be combined.
      */
     public B routerNotify(int flags) {
-        if ((flags & ~(SocketOptions.NOTIFY_CONNECT | SocketOptions.NOTIFY_DISCONNECT)) != 0) {
+        if ((flags & ~(NOTIFY_CONNECT | NOTIFY_DISCONNECT)) != 0) {
             throw new IllegalArgumentException("routerNotify takes SocketOptions.NOTIFY_CONNECT | SocketOptions.NOTIFY_DISCONNECT, not " + flags);
         }
         this.routerNotify = flags;

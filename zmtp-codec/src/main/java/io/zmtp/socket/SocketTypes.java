@@ -1,6 +1,5 @@
 package io.zmtp.socket;
 
-import io.netty.channel.EventLoop;
 import io.zmtp.wire.SocketType;
 
 /**
@@ -14,20 +13,20 @@ final class SocketTypes {
     private SocketTypes() {
     }
 
-    static ZmtpSocket create(ZmtpContext c, SocketType type, SocketOptions o, EventLoop loop) {
+    static ZmtpSocket create(ZmtpSocket.Setup s, SocketType type) {
         return switch (type) {
-            case PAIR -> new PairSocket(c, o, loop);
-            case PUB -> new PubSocket(c, o, loop);
-            case SUB -> new SubSocket(c, o, loop);
-            case REQ -> new ReqSocket(c, o, loop);
-            case REP -> new RepSocket(c, o, loop);
-            case DEALER -> new DealerSocket(c, o, loop);
-            case ROUTER -> new RouterSocket(c, o, loop);
-            case PULL -> new PullSocket(c, o, loop);
-            case PUSH -> new PushSocket(c, o, loop);
-            case XPUB -> new XPubSocket(c, o, loop);
-            case XSUB -> new XSubSocket(c, o, loop);
-            case STREAM -> new StreamSocket(c, o, loop);
+            case PAIR -> new PairSocket(s);
+            case PUB -> new PubSocket(s);
+            case SUB -> new SubSocket(s);
+            case REQ -> new ReqSocket(s);
+            case REP -> new RepSocket(s);
+            case DEALER -> new DealerSocket(s);
+            case ROUTER -> new RouterSocket(s);
+            case PULL -> new PullSocket(s);
+            case PUSH -> new PushSocket(s);
+            case XPUB -> new XPubSocket(s);
+            case XSUB -> new XSubSocket(s);
+            case STREAM -> new StreamSocket(s);
         };
     }
 }

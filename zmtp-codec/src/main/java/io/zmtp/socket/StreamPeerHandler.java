@@ -21,16 +21,16 @@ import io.zmtp.wire.ZmtpMetadata;
 final class StreamPeerHandler extends ChannelInboundHandlerAdapter {
     private static final PeerFailureLog peerLog = PeerFailureLog.get(StreamPeerHandler.class);
 
-    private final StreamSocket socket;
+    private final SocketCore core;
     private final String endpoint;
-    private final ConnectEndpoint owner;
+    private final PeerHandler.Origin origin;
     private ChannelPipe pipe;
     private boolean started;
 
-    StreamPeerHandler(StreamSocket socket, String endpoint, ConnectEndpoint owner) {
-        this.socket = socket;
+    StreamPeerHandler(SocketCore core, String endpoint, PeerHandler.Origin origin) {
+        this.core = core;
         this.endpoint = endpoint;
-        this.owner = owner;
+        this.origin = origin;
     }
 
     @Override
@@ -52,17 +52,18 @@ final class StreamPeerHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         started = true;
-        if (owner != null) {
-            owner.handshakeSucceeded();
+        if (origin != null) {
+            origin.handshakeSucceeded();
         }
-        if (socket.isClosing()) {
+        if (core.isClosing()) {
             ctx.close();
             return;
         }
-        pipe = new ChannelPipe(socket, ctx, null, ZmtpMetadata.EMPTY, null, endpoint);
-        socket.attach(pipe);
+        pipe = new ChannelPipe(core, ctx, null, ZmtpMetadata.EMPTY, null, endpoint);
+        core.events().attach(pipe);
         // No handshake: the event says the raw connection is a peer now, with the id it got.
-        socket.monitor.peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null, pipe.routingId());
+        core.monitor().peerEvent(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, PeerHandler.remote(ctx), null, null,
+                pipe.routingId());
     }
 
     @Override
@@ -75,7 +76,7 @@ final class StreamPeerHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (pipe == null || !pipe.attached || !(msg instanceof ByteBuf)) {
+        if (pipe == null || !pipe.attached || pipe.refusal() != null || !(msg instanceof ByteBuf)) {
             ReferenceCountUtil.release(msg);
             return;
         }
@@ -85,7 +86,7 @@ final class StreamPeerHandler extends ChannelInboundHandlerAdapter {
             data.release();
             return;
         }
-        socket.received(pipe, ZmtpMessage.newMessage().add(data));
+        core.events().received(pipe, ZmtpMessage.newMessage().add(data));
     }
 
     @Override
@@ -103,8 +104,9 @@ final class StreamPeerHandler extends ChannelInboundHandlerAdapter {
             pipe = null;
             RoutingId id = p.routingId(); // detaching clears it
             p.releaseBacklog();
-            socket.detach(p);
-            socket.monitor.peerEvent(SocketEvent.Type.DISCONNECTED, endpoint, remote(ctx), "connection closed", null, id);
+            core.events().detach(p);
+            core.monitor().peerEvent(SocketEvent.Type.DISCONNECTED, endpoint, PeerHandler.remote(ctx),
+                    p.refusal() != null ? p.refusal() : "connection closed", null, id);
         }
         ctx.fireChannelInactive();
     }
@@ -112,15 +114,11 @@ final class StreamPeerHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof java.io.IOException) {
-            peerLog.debug("{} {}: {}", socket, ctx.channel(), FrameText.escape(cause.toString()));
+            peerLog.debug("{} {}: {}", core, ctx.channel(), FrameText.escape(cause.toString()));
         } else {
-            peerLog.warn("{} {}: unexpected error, closing the connection: {}", socket, ctx.channel(),
+            peerLog.warn("{} {}: unexpected error, closing the connection: {}", core, ctx.channel(),
                     FrameText.escape(cause.toString()));
         }
         ctx.close();
-    }
-
-    private static String remote(ChannelHandlerContext ctx) {
-        return ctx.channel().remoteAddress() == null ? null : ctx.channel().remoteAddress().toString();
     }
 }

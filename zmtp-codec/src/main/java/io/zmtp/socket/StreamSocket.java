@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
-import io.netty.channel.EventLoop;
 import io.zmtp.transport.Endpoint;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.SocketType;
@@ -42,8 +41,8 @@ public final class StreamSocket extends ZmtpSocket {
 
     private final RoutingTable table = new RoutingTable();
 
-    StreamSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.STREAM, options, loop);
+    StreamSocket(Setup setup) {
+        super(setup, SocketType.STREAM);
     }
 
     @Override
@@ -54,10 +53,10 @@ public final class StreamSocket extends ZmtpSocket {
     }
 
     @Override
-    void initConnection(Channel ch, boolean accepted, String endpoint, ConnectEndpoint owner) {
+    void initConnection(Channel ch, boolean accepted, String endpoint, PeerHandler.Origin origin) {
         int max = (int) Math.max(64, Math.min(MAX_READ, options().maxMessageSize()));
         ch.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(64, Math.min(2048, max), max));
-        ch.pipeline().addLast(new StreamPeerHandler(this, endpoint, owner));
+        ch.pipeline().addLast(new StreamPeerHandler(core(), endpoint, origin));
     }
 
     @Override
@@ -118,7 +117,7 @@ public final class StreamSocket extends ZmtpSocket {
 
     @Override
     void received(Pipe pipe, ZmtpMessage msg) {
-        receiving.deliverWithRoutingId(pipe, msg);
+        deliverWithRoutingId(pipe, msg);
     }
 
     /** Whether a connection with this routing id is open. Call on the event loop. */

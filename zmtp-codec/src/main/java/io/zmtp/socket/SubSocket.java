@@ -1,6 +1,5 @@
 package io.zmtp.socket;
 
-import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.zmtp.wire.SocketType;
@@ -18,9 +17,9 @@ public final class SubSocket extends ZmtpSocket {
     /** ZMQ_INVERT_MATCHING: deliver what matches no subscription. */
     private final boolean invertMatching;
 
-    SubSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.SUB, options, loop);
-        this.invertMatching = options.invertMatching();
+    SubSocket(Setup setup) {
+        super(setup, SocketType.SUB);
+        this.invertMatching = setup.options().invertMatching();
     }
 
     /** CONFLATE applies to this type, as in libzmq. */

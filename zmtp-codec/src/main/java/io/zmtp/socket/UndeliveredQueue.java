@@ -6,61 +6,47 @@ import java.util.ArrayDeque;
 
 /**
  * Received messages the application has not been handed yet: those that arrive before it sets a
- * handler ({@link ZmtpSocket#onMessage}), or while it has none. They are handed over in order
- * once a handler is set; until then the socket pauses reading from its peers at the receive limit
- * ({@link ReadPause#UNDELIVERED}), so a socket nobody reads from holds at most that many. With
- * CONFLATE only the newest waits.
- *
- * <p>While nothing waits and a handler is set, the socket hands messages to it directly
- * ({@link ReceivePath#deliver}) and this queue is not touched. On the socket's event loop.
+ * handler ({@link ZmtpSocket#onMessage}), or while it has none. The {@link ReceivePath} hands them
+ * over in order once a handler is set, and until then pauses reading from the peers at the
+ * receive limit ({@link ReadPause#UNDELIVERED}), so a socket nobody reads from holds at most that
+ * many. With CONFLATE only the newest waits. On the socket's event loop.
  */
 final class UndeliveredQueue {
-    private final ZmtpSocket socket;
-    private final ReceivePath receiving;
+    private final SocketCore core;
     private final ArrayDeque<ZmtpMessage> queue = new ArrayDeque<>();
-    /** The application's handler, or null while it has none. */
-    private MessageHandler handler;
 
-    UndeliveredQueue(ZmtpSocket socket, ReceivePath receiving) {
-        this.socket = socket;
-        this.receiving = receiving;
+    UndeliveredQueue(SocketCore core) {
+        this.core = core;
     }
 
-    /** A message arrived while no handler takes messages directly: it waits behind the others. */
-    void add(ZmtpMessage msg) {
-        if (socket.conflating()) {
+    /**
+     * {@code msg} waits behind the others; returns how many wait now, which the receive path holds
+     * to its limit (CONFLATE: 0, as the newest replaces what waited and nothing piles up).
+     */
+    int add(ZmtpMessage msg) {
+        if (core.conflating()) {
             // keep only the last: the new message replaces what the application has not taken
             ZmtpMessage old;
             while ((old = queue.poll()) != null) {
                 old.release();
             }
             queue.add(msg);
-            return;
+            return 0;
         }
         queue.add(msg);
-        socket.counters.undelivered(queue.size());
-        if (queue.size() >= receiving.limit()) {
-            receiving.pause(ReadPause.UNDELIVERED);
-        }
+        core.counters().undelivered(queue.size());
+        return queue.size();
     }
 
-    /**
-     * The application's handler is now {@code h} (null: none): what waited goes to it first, in
-     * order, and messages go to it directly once nothing waits. Messages that arrive meanwhile
-     * (from the handler itself) queue behind.
-     */
-    void handTo(MessageHandler h) {
-        handler = h;
-        receiving.handDirectlyTo(null);
-        ZmtpMessage m;
-        while (handler != null && (m = queue.poll()) != null) {
-            receiving.handOver(handler, m);
-        }
-        socket.counters.undelivered(queue.size());
-        if (queue.isEmpty()) {
-            receiving.resume(ReadPause.UNDELIVERED);
-            receiving.handDirectlyTo(handler);
-        }
+    /** The oldest waiting message, or null. */
+    ZmtpMessage poll() {
+        ZmtpMessage m = queue.poll();
+        core.counters().undelivered(queue.size());
+        return m;
+    }
+
+    boolean isEmpty() {
+        return queue.isEmpty();
     }
 
     /** Releases what waits (the socket is closing). */
@@ -69,6 +55,6 @@ final class UndeliveredQueue {
         while ((m = queue.poll()) != null) {
             m.release();
         }
-        socket.counters.undelivered(0);
+        core.counters().undelivered(0);
     }
 }

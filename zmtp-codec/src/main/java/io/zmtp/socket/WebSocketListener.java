@@ -61,7 +61,7 @@ final class WebSocketListener {
     private final Key key;
     /** The key this listener is found under: the requested address, or the resolved one for port 0. */
     private Key registeredKey;
-    private final Map<String, BindEndpoint> paths = new HashMap<>();
+    private final Map<String, Path> paths = new HashMap<>();
     private final Duration requestTimeout;
     private final TlsSettings tls;
     /** Connections that have not named a path yet, at most {@link #maxUnrouted} (the first binder's maxConnections). */
@@ -77,15 +77,27 @@ final class WebSocketListener {
         this.maxUnrouted = maxUnrouted;
     }
 
+    /**
+     * A bound ws:// or wss:// endpoint, as its listener hands it the connections whose upgrade
+     * request named its path.
+     */
+    interface Path {
+        /** Takes {@code ch} (the upgrade request follows), or closes it at a bound: then false. */
+        boolean webSocketAccepted(Channel ch);
+
+        /** The listener now serves this path. */
+        void listening(WebSocketListener listener);
+    }
+
     /** Binds {@code endpoint}'s path for {@code b}: on a listener of this loop and address, or a new one. */
-    static Future<InetSocketAddress> bind(ZmtpSocket socket, Endpoint endpoint, BindEndpoint b) {
+    static Future<InetSocketAddress> bind(SocketCore socket, Endpoint endpoint, Path b) {
         InetSocketAddress address = endpoint.bindAddress();
         boolean secure = endpoint.transport() == Endpoint.Transport.WSS;
-        Key key = new Key(socket.loop, address, secure);
+        Key key = new Key(socket.loop(), address, secure);
         WebSocketListener l = address.getPort() == 0 ? null : LISTENERS.get(key);
         if (l == null) {
             if (secure && (socket.options().tls() == null || socket.options().tls().serverContext() == null)) {
-                Promise<InetSocketAddress> p = socket.loop.newPromise();
+                Promise<InetSocketAddress> p = socket.loop().newPromise();
                 p.setFailure(new IllegalStateException(
                         "binding " + endpoint + " needs SocketOptions.tls with a server context"));
                 return p;
@@ -99,7 +111,7 @@ final class WebSocketListener {
             }
         }
         WebSocketListener listener = l;
-        Promise<InetSocketAddress> result = socket.loop.newPromise();
+        Promise<InetSocketAddress> result = socket.loop().newPromise();
         listener.bound.addListener(f -> {
             if (!f.isSuccess()) {
                 result.tryFailure(f.cause());
@@ -111,16 +123,16 @@ final class WebSocketListener {
                 return;
             }
             listener.paths.put(endpoint.path(), b);
-            b.webSocketListener(listener);
+            b.listening(listener);
             result.trySuccess((InetSocketAddress) f.getNow());
         });
         return result;
     }
 
-    private void start(ZmtpSocket socket) {
-        bound = socket.loop.newPromise();
-        ServerBootstrap sb = new ServerBootstrap().group(socket.loop, socket.loop)
-                .channel(socket.context.transport().tcpServerChannel())
+    private void start(SocketCore socket) {
+        bound = socket.loop().newPromise();
+        ServerBootstrap sb = new ServerBootstrap().group(socket.loop(), socket.loop())
+                .channel(socket.transport().tcpServerChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
@@ -203,7 +215,7 @@ final class WebSocketListener {
             }
             FullHttpRequest req = (FullHttpRequest) msg;
             String path = new QueryStringDecoder(req.uri()).path();
-            BindEndpoint b = paths.get(path);
+            Path b = paths.get(path);
             if (b == null || !req.decoderResult().isSuccess()) {
                 HttpResponseStatus status = req.decoderResult().isSuccess() ? HttpResponseStatus.NOT_FOUND
                         : HttpResponseStatus.BAD_REQUEST;
@@ -229,7 +241,7 @@ final class WebSocketListener {
     }
 
     /** Unbinds {@code path}; the port is closed with its last path. The future completes when done. */
-    Future<?> remove(String path, BindEndpoint b, EventLoop loop) {
+    Future<?> remove(String path, Path b, EventLoop loop) {
         if (paths.get(path) == b) {
             paths.remove(path);
         }

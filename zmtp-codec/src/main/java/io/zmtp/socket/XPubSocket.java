@@ -1,7 +1,6 @@
 package io.zmtp.socket;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.zmtp.wire.SocketType;
@@ -32,9 +31,9 @@ public final class XPubSocket extends ZmtpSocket {
     /** XPUB_MANUAL: the peer of the last subscription delivered, which subscribe() changes. */
     private Pipe lastSubscriber;
 
-    XPubSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.XPUB, options, loop);
-        this.out = new Distributor(options);
+    XPubSocket(Setup setup) {
+        super(setup, SocketType.XPUB);
+        this.out = new Distributor(setup.options());
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.zmtp.socket;
 
-import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.zmtp.wire.SocketType;
@@ -17,8 +16,8 @@ import io.zmtp.wire.ZmtpSubscription;
 public final class XSubSocket extends ZmtpSocket {
     private final SubscriptionSet subscriptions = new SubscriptionSet();
 
-    XSubSocket(ZmtpContext context, SocketOptions options, EventLoop loop) {
-        super(context, SocketType.XSUB, options, loop);
+    XSubSocket(Setup setup) {
+        super(setup, SocketType.XSUB);
     }
 
     @Override

@@ -47,17 +47,26 @@ public final class ZapAuthenticator implements Authenticator {
     private static final byte[] VERSION = "1.0".getBytes(StandardCharsets.US_ASCII);
     private static final Logger log = LoggerFactory.getLogger(ZapAuthenticator.class);
 
-    private final ZmtpContext context;
+    /**
+     * The DEALER that talks to the handler. The handshakes' own bound and timeout limit what waits
+     * here, so the pipe to the handler has no high-water mark to speak of (libzmq disables it on
+     * the ZAP pipe).
+     */
+    static final SocketOptions DEALER_OPTIONS = SocketOptions.builder().sendHwm(1 << 20)
+            .receiveHwm(1 << 20).linger(Duration.ZERO).build();
+
+    private final InprocRegistry inproc;
     private final ZmtpSocket dealer;
     private final AtomicLong nextId = new AtomicLong(1);
     private final Map<String, CompletableFuture<AuthResult>> waiting = new ConcurrentHashMap<>();
 
-    ZapAuthenticator(ZmtpContext context) {
-        this.context = context;
-        // The handshakes' own bound and timeout limit what waits here, so the pipe to the
-        // handler has no high-water mark to speak of (libzmq disables it on the ZAP pipe).
-        this.dealer = context.socket(SocketType.DEALER, SocketOptions.builder().sendHwm(1 << 20)
-                .receiveHwm(1 << 20).linger(Duration.ZERO).build());
+    /**
+     * @param dealer a new DEALER of the context, whose options {@link #DEALER_OPTIONS} are
+     * @param inproc the context's inproc:// names, where the handler binds
+     */
+    ZapAuthenticator(ZmtpSocket dealer, InprocRegistry inproc) {
+        this.inproc = inproc;
+        this.dealer = dealer;
         dealer.onMessage(MessageHandler.ofFrames(this::reply));
         dealer.connect(ENDPOINT);
     }
@@ -69,7 +78,7 @@ public final class ZapAuthenticator implements Authenticator {
 
     @Override
     public CompletionStage<AuthResult> authenticateAsync(AuthRequest request) {
-        if (!context.inproc().isBound(NAME)) {
+        if (!inproc.isBound(NAME)) {
             if (request.mechanism().equals("PLAIN")) {
                 return CompletableFuture.completedFuture(AuthResult.deny("300",
                         "no ZAP handler is bound at " + ENDPOINT + " (libzmq refuses PLAIN clients then)"));

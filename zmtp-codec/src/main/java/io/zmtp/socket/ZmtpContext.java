@@ -122,7 +122,7 @@ public final class ZmtpContext implements AutoCloseable {
      */
     public synchronized ZapAuthenticator zapAuthenticator() {
         if (zap == null) {
-            zap = new ZapAuthenticator(this);
+            zap = new ZapAuthenticator(socket(SocketType.DEALER, ZapAuthenticator.DEALER_OPTIONS), inproc);
         }
         return zap;
     }
@@ -138,31 +138,31 @@ public final class ZmtpContext implements AutoCloseable {
 
     /** A socket on a given loop of this context (null: the next one). */
     public ZmtpSocket socket(SocketType type, SocketOptions options, EventLoop loop) {
-        return opened(SocketTypes.create(this, type, options, loop == null ? nextLoop() : loop));
+        return opened(SocketTypes.create(new ZmtpSocket.Setup(this, options, loop == null ? nextLoop() : loop), type));
     }
 
     public RouterSocket router(SocketOptions options) {
-        return opened(new RouterSocket(this, options, nextLoop()));
+        return opened(new RouterSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
     }
 
     public DealerSocket dealer(SocketOptions options) {
-        return opened(new DealerSocket(this, options, nextLoop()));
+        return opened(new DealerSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
     }
 
     public ReqSocket req(SocketOptions options) {
-        return opened(new ReqSocket(this, options, nextLoop()));
+        return opened(new ReqSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
     }
 
     public RepSocket rep(SocketOptions options) {
-        return opened(new RepSocket(this, options, nextLoop()));
+        return opened(new RepSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
     }
 
     public PubSocket pub(SocketOptions options) {
-        return opened(new PubSocket(this, options, nextLoop()));
+        return opened(new PubSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
     }
 
     public SubSocket sub(SocketOptions options) {
-        return opened(new SubSocket(this, options, nextLoop()));
+        return opened(new SubSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
     }
 
     /** Counts {@code s} among this context's sockets, which {@link #close()} closes. */

@@ -14,17 +14,19 @@ import java.util.concurrent.locks.LockSupport;
 public final class ZmtpPoller implements AutoCloseable {
     private final List<BlockingSocket> sockets = new ArrayList<>();
     private volatile Thread waiter;
+    /** What a socket runs when a message arrives: wakes this poller if it waits. */
+    private final Runnable wake = this::signal;
 
     /** Adds a socket; returns its index. */
     public int register(BlockingSocket socket) {
         sockets.add(socket);
-        socket.addPoller(this);
+        socket.addPoller(wake);
         return sockets.size() - 1;
     }
 
     public void unregister(BlockingSocket socket) {
         sockets.remove(socket);
-        socket.removePoller(this);
+        socket.removePoller(wake);
     }
 
     /**
@@ -84,7 +86,7 @@ public final class ZmtpPoller implements AutoCloseable {
     @Override
     public void close() {
         for (BlockingSocket s : sockets) {
-            s.removePoller(this);
+            s.removePoller(wake);
         }
         sockets.clear();
     }

@@ -44,37 +44,25 @@ import java.util.function.UnaryOperator;
 public abstract class ZmtpSocket implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ZmtpSocket.class);
 
-    enum State { OPEN, CLOSING, CLOSED }
+    private final ZmtpContext context;
+    /** What this socket's parts share: loop, options, counters, monitor, flushes, state, pipes. */
+    private final SocketCore core;
+    private final SendReceiveState sendReceiveState;
+    private final BlockedSends blocked;
+    private final SendPath sends;
+    private final ReceivePath receiving;
+    private final SocketEndpoints endpoints;
+    private final CloseSequence closing;
 
-    final ZmtpContext context;
-    final EventLoop loop;
-    private final SocketType type;
-    /** Replaced on the loop by the setters of dynamic options; read from any thread. */
-    private volatile SocketOptions options;
-    /** CONFLATE set on a type that {@link #conflates()}. */
-    private final boolean conflating;
-    private final ZmtpOptions zmtpOptions;
-    private final ZmtpOptions acceptedZmtpOptions;
+    /** What a socket is made with: the context that makes it, its options, and the loop it lives on. */
+    record Setup(ZmtpContext context, SocketOptions options, EventLoop loop) {
+    }
 
-    /** Written by the {@link CloseSequence} alone. */
-    State state = State.OPEN;
-    final SocketEndpoints endpoints = new SocketEndpoints(this);
-    final BlockedSends blocked = new BlockedSends(this);
-    final SocketMonitor monitor = new SocketMonitor(this);
-    final CloseSequence closing;
-    final SendPath sends = new SendPath(this);
-    final ReceivePath receiving = new ReceivePath(this);
-    final FlushBatch flushes = new FlushBatch(this);
-
-    private final List<Pipe> pipes = new ArrayList<>();
-    /** Traffic, drops, failures and queue depths (written on the loop, read anywhere). */
-    final SocketCounters counters = new SocketCounters();
-
-    ZmtpSocket(ZmtpContext context, SocketType type, SocketOptions options, EventLoop loop) {
+    ZmtpSocket(Setup setup, SocketType type) {
+        ZmtpContext context = setup.context();
+        SocketOptions options = setup.options();
+        EventLoop loop = setup.loop();
         this.context = context;
-        this.type = type;
-        this.options = options;
-        this.conflating = options.conflate() && conflates();
         // one inbound budget for every connection of the socket, made or accepted
         InboundBudget budget = new InboundBudget(options.maxInboundBuffered());
         // and one bound of handshakes waiting for an authenticator
@@ -84,20 +72,30 @@ public abstract class ZmtpSocket implements AutoCloseable {
             // libzmq: NULL with a ZAP domain asks the context's ZAP handler, when one is bound
             mechanism = AuthenticatingNullMechanism.of(context.zapAuthenticator());
         }
-        this.zmtpOptions = options.zmtpOptions(type, false, budget, waits, mechanism);
-        this.acceptedZmtpOptions = options.zmtpOptions(type, true, budget, waits, mechanism);
-        this.loop = loop;
-        this.closing = new CloseSequence(this);
+        Hooks hooks = new Hooks();
+        this.core = new SocketCore(loop, type, type + "@" + Integer.toHexString(System.identityHashCode(this)),
+                options, options.conflate() && conflates(),
+                options.zmtpOptions(type, false, budget, waits, mechanism),
+                options.zmtpOptions(type, true, budget, waits, mechanism),
+                context.transport());
+        core.events(hooks);
+        this.sendReceiveState = new SendReceiveState(core, hooks);
+        this.blocked = new BlockedSends(core, hooks, sendReceiveState);
+        this.sends = new SendPath(core, hooks, sendReceiveState, blocked);
+        this.receiving = new ReceivePath(core, sendReceiveState);
+        this.endpoints = new SocketEndpoints(core, hooks, context.inproc());
+        this.closing = new CloseSequence(core, endpoints, blocked, sendReceiveState, receiving, hooks,
+                () -> context.socketClosed(this));
     }
 
     // ------------------------------------------------------------------ identity
 
     public final SocketType type() {
-        return type;
+        return core.type();
     }
 
     public final SocketOptions options() {
-        return options;
+        return core.options();
     }
 
     /**
@@ -113,22 +111,17 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * and the type is PUB, SUB, PUSH, PULL or DEALER ({@link SocketOptions.Builder#conflate}).
      */
     public final boolean conflating() {
-        return conflating;
+        return core.conflating();
     }
 
     /** The ZMTP settings of this socket's connections (those it makes, and channels of your own). */
     public final ZmtpOptions zmtpOptions() {
-        return zmtpOptions;
-    }
-
-    /** The ZMTP settings of connections accepted on bound endpoints (their default heartbeats differ). */
-    final ZmtpOptions acceptedZmtpOptions() {
-        return acceptedZmtpOptions;
+        return core.zmtpOptions();
     }
 
     /** The event loop that runs this socket, its connections, handlers and timers. */
     public final EventLoop eventLoop() {
-        return loop;
+        return core.loop();
     }
 
     public final ZmtpContext context() {
@@ -142,17 +135,17 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * reads them.
      */
     public final SocketMetrics metrics() {
-        return counters.snapshot();
+        return core.counters().snapshot();
     }
 
     /** The number of connected peers (after their handshake). Call on the event loop. */
     public final int peerCount() {
-        return pipes.size();
+        return core.pipes().size();
     }
 
     @Override
     public String toString() {
-        return type + "@" + Integer.toHexString(System.identityHashCode(this));
+        return core.toString();
     }
 
     // ------------------------------------------------------------------ endpoints
@@ -182,7 +175,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
      */
     public Future<Void> connect(String endpoint, byte[] routingId) {
         if (routingId != null) {
-            throw new IllegalArgumentException("a connect routing id is for ROUTER sockets, not " + type);
+            throw new IllegalArgumentException("a connect routing id is for ROUTER sockets, not " + type());
         }
         return connect(endpoint);
     }
@@ -207,6 +200,21 @@ public abstract class ZmtpSocket implements AutoCloseable {
         return endpoints.boundEndpoints();
     }
 
+    /** The server channel of a bound endpoint (tests), or null. Call on the event loop. */
+    final Channel serverChannel(String endpoint) {
+        return endpoints.serverChannel(endpoint);
+    }
+
+    /** Connections accepted on bound tcp:// and ipc:// endpoints and still open (tests). On the loop. */
+    final int acceptedConnections() {
+        return endpoints.acceptedConnections();
+    }
+
+    /** The channels of the socket's connections, made and accepted, still open (tests). On the loop. */
+    final List<Channel> openChannels() {
+        return core.channels().list();
+    }
+
     /**
      * Why this type cannot use {@code endpoint}'s transport, or null when it can (all but STREAM
      * use them all). Checked by bind and connect.
@@ -221,17 +229,22 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * the channel's pipeline. The channel must be registered on {@link #eventLoop()}.
      */
     public final ChannelHandler newPeerHandler() {
-        return new PeerHandler(this, "channel", null);
+        return new PeerHandler(core, "channel", null);
     }
 
     /**
      * Sets up one tcp:// or ipc:// connection's pipeline: accepted on a bound endpoint, or made
-     * to a connected one ({@code owner}, else null). A {@link io.zmtp.wire.ZmtpCodec} and a
+     * to a connected one ({@code origin}, else null). A {@link io.zmtp.wire.ZmtpCodec} and a
      * {@link PeerHandler}; STREAM, which speaks no ZMTP, puts its raw handler there instead.
      */
-    void initConnection(Channel ch, boolean accepted, String endpoint, ConnectEndpoint owner) {
-        ch.pipeline().addLast(new io.zmtp.wire.ZmtpCodec(accepted ? acceptedZmtpOptions : zmtpOptions),
-                new PeerHandler(this, endpoint, owner));
+    void initConnection(Channel ch, boolean accepted, String endpoint, PeerHandler.Origin origin) {
+        ch.pipeline().addLast(new io.zmtp.wire.ZmtpCodec(accepted ? core.acceptedZmtpOptions() : core.zmtpOptions()),
+                new PeerHandler(core, endpoint, origin));
+    }
+
+    /** The socket's shared state, for a type that sets up its own connections (STREAM). */
+    final SocketCore core() {
+        return core;
     }
 
     // ------------------------------------------------------------------ receiving
@@ -269,6 +282,30 @@ public abstract class ZmtpSocket implements AutoCloseable {
         receiving.deliver(msg);
     }
 
+    /** Hands a message to the application with its peer's routing id in front (ROUTER, STREAM). */
+    final void deliverWithRoutingId(Pipe pipe, ZmtpMessage msg) {
+        receiving.deliverWithRoutingId(pipe, msg);
+    }
+
+    /** A type's own reason to stop reading from every peer (REP's queue of waiting requests). */
+    final void pauseReading(ReadPause reason) {
+        receiving.pause(reason);
+    }
+
+    final void resumeReading(ReadPause reason) {
+        receiving.resume(reason);
+    }
+
+    /** How many received messages the socket may hold for its application (see {@link ReceivePath#limit}). */
+    final long receiveLimit() {
+        return receiving.limit();
+    }
+
+    /** The socket's counters, which a type adds its drops to. */
+    final SocketCounters counters() {
+        return core.counters();
+    }
+
     // ------------------------------------------------------------------ sending
 
     /**
@@ -281,6 +318,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * with the mandatory option).
      */
     public final Future<Void> send(ZmtpMessage msg) {
+        EventLoop loop = core.loop();
         Promise<Void> p = loop.newPromise();
         if (loop.inEventLoop()) {
             sends.send(msg, p);
@@ -301,7 +339,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * the caller still owns it. Type errors throw (and the caller still owns the message).
      */
     public final boolean trySend(ZmtpMessage msg) {
-        if (!loop.inEventLoop()) {
+        if (!core.loop().inEventLoop()) {
             throw new IllegalStateException("trySend must be called on the socket's event loop");
         }
         return sends.trySend(msg);
@@ -320,6 +358,21 @@ public abstract class ZmtpSocket implements AutoCloseable {
     /** The number of sends waiting at the high-water mark. Call on the event loop. */
     public final int blockedSends() {
         return blocked.size();
+    }
+
+    /** The sends waiting at the high-water mark, where a {@link BlockingSocket} waits for room. */
+    final BlockedSends blocked() {
+        return blocked;
+    }
+
+    /** The type's send/receive state, which a {@link BlockingSocket} keeps on its user's thread. */
+    final SendReceiveState sendReceiveState() {
+        return sendReceiveState;
+    }
+
+    /** The receive path, whose limit and pauses a {@link BlockingSocket}'s inbox follows. */
+    final ReceivePath receiving() {
+        return receiving;
     }
 
     // ------------------------------------------------------------------ type hooks
@@ -383,8 +436,8 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * (one sender at a time: the future says a send is allowed, not reserved).
      */
     public final Future<Void> whenSendAllowed() {
-        Promise<Void> p = loop.newPromise();
-        inLoop(() -> sends.whenAllowed(p));
+        Promise<Void> p = core.loop().newPromise();
+        inLoop(() -> sendReceiveState.whenAllowed(p));
         return p;
     }
 
@@ -395,7 +448,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * types have no subscriptions: the future fails with {@link UnsupportedOperationException}.
      */
     public Future<Void> subscribe(byte[] prefix) {
-        return loop.newFailedFuture(noSubscriptions("subscribe"));
+        return core.loop().newFailedFuture(noSubscriptions("subscribe"));
     }
 
     /** {@link #subscribe(byte[])} with the prefix's UTF-8 bytes. */
@@ -405,7 +458,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     /** Removes one subscription to {@code prefix} (SUB, XSUB; others fail as {@link #subscribe(byte[])}). */
     public Future<Void> unsubscribe(byte[] prefix) {
-        return loop.newFailedFuture(noSubscriptions("unsubscribe"));
+        return core.loop().newFailedFuture(noSubscriptions("unsubscribe"));
     }
 
     /** {@link #unsubscribe(byte[])} with the prefix's UTF-8 bytes. */
@@ -414,28 +467,11 @@ public abstract class ZmtpSocket implements AutoCloseable {
     }
 
     private UnsupportedOperationException noSubscriptions(String what) {
-        return new UnsupportedOperationException("a " + type + " socket cannot " + what + ": only SUB and XSUB "
+        return new UnsupportedOperationException("a " + type() + " socket cannot " + what + ": only SUB and XSUB "
                 + "sockets have subscriptions");
     }
 
     // ------------------------------------------------------------------ pipes
-
-    /** Called on the loop when a peer's handshake completed. */
-    final void attach(Pipe pipe) {
-        if (state != State.OPEN) {
-            pipe.close();
-            return;
-        }
-        pipes.add(pipe);
-        counters.peers(pipes.size());
-        pipe.attached = true;
-        if (!pipeAttached(pipe)) {
-            pipe.attached = false;
-            log.debug("{} ignoring {}", this, pipe);
-            return;
-        }
-        blocked.roomAvailable();
-    }
 
     /**
      * ZMQ_PROBE_ROUTER, for the types that have it (ROUTER, DEALER, REQ: from their
@@ -443,67 +479,44 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * outside the type's own sending rules, so a ROUTER peer learns our routing id.
      */
     final void probeRouter(Pipe pipe) {
-        if (options.probeRouter()) {
+        if (core.options().probeRouter()) {
             pipe.write(ZmtpMessage.of(Unpooled.EMPTY_BUFFER));
-        }
-    }
-
-    /** Called on the loop when a peer's connection closed. */
-    final void detach(Pipe pipe) {
-        boolean was = pipes.remove(pipe);
-        counters.peers(pipes.size());
-        if (pipe.attached) {
-            pipe.attached = false;
-            pipeDetached(pipe);
-        }
-        flushes.forget(pipe);
-        if (was) {
-            closing.maybeFinish();
         }
     }
 
     /** The attached peers (on the loop). */
     final List<Pipe> pipes() {
-        return pipes;
-    }
-
-    /** A pipe that was full has room again. */
-    final void pipeHasRoom(Pipe pipe) {
-        blocked.roomAvailable();
+        return core.pipes();
     }
 
     final boolean isClosing() {
-        return state != State.OPEN;
+        return core.isClosing();
     }
 
     public final boolean isClosed() {
-        return state == State.CLOSED;
+        return core.isClosed();
     }
 
     // ------------------------------------------------------------------ monitor and timers
 
     /** Adds a listener of this socket's events (run on the event loop). */
     public final AutoCloseable monitor(Consumer<SocketEvent> listener) {
-        return monitor.add(listener);
+        return core.monitor().add(listener);
     }
 
     /** Runs {@code task} on this socket's event loop after {@code delay}. */
     public final ScheduledFuture<?> schedule(Runnable task, Duration delay) {
-        return loop.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+        return core.loop().schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** Runs {@code task} on this socket's event loop every {@code period}. */
     public final ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Duration initialDelay, Duration period) {
-        return loop.scheduleAtFixedRate(task, initialDelay.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+        return core.loop().scheduleAtFixedRate(task, initialDelay.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** Runs {@code task} on the event loop: now if called there, else as soon as possible. */
     public final void inLoop(Runnable task) {
-        if (loop.inEventLoop()) {
-            task.run();
-        } else {
-            loop.execute(task);
-        }
+        core.inLoop(task);
     }
 
     // ------------------------------------------------------------------ options that may change
@@ -557,10 +570,10 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     /** Replaces the options on the loop with {@code change} applied (one thread writes them). */
     private Future<Void> changeOptions(UnaryOperator<SocketOptions.Builder> change) {
-        Promise<Void> p = loop.newPromise();
+        Promise<Void> p = core.loop().newPromise();
         inLoop(() -> {
             try {
-                options = change.apply(options.toBuilder()).build();
+                core.options(change.apply(core.options().toBuilder()).build());
                 p.trySuccess(null);
             } catch (RuntimeException e) {
                 p.tryFailure(e);
@@ -574,7 +587,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
     /** Closes with the socket's linger setting. */
     @Override
     public final void close() {
-        close(options.linger());
+        close(core.options().linger());
     }
 
     /**
@@ -592,17 +605,105 @@ public abstract class ZmtpSocket implements AutoCloseable {
         return closing.future();
     }
 
-    /**
-     * The close has begun: what waits for the application or for the type's state goes (the
-     * {@link CloseSequence} fails the waiting sends and lingers the peers around this).
-     */
-    final void dropQueued() {
-        sends.failWaiters();
-        receiving.releaseAll();
-        beforeClose();
+    /** Hook for types that hold messages of their own (REP's queued requests): the socket is closing. */
+    void beforeClose() {
     }
 
-    /** Hook for types that hold messages of their own (REP's queued requests). */
-    void beforeClose() {
+    // ------------------------------------------------------------------ the parts' view of this socket
+
+    /**
+     * This socket as its parts see it: the type's hooks ({@link TypeHooks}), and what its peers'
+     * connections report ({@link PipeEvents}), which lands here, in one place, on the loop.
+     */
+    private final class Hooks implements TypeHooks, PipeEvents {
+        @Override
+        public SendResult route(ZmtpMessage msg) {
+            return ZmtpSocket.this.route(msg);
+        }
+
+        @Override
+        public String sendRefusal() {
+            return ZmtpSocket.this.sendRefusal();
+        }
+
+        @Override
+        public void sendAccepted() {
+            ZmtpSocket.this.sendAccepted();
+        }
+
+        @Override
+        public void sendAbandoned() {
+            ZmtpSocket.this.sendAbandoned();
+        }
+
+        @Override
+        public void messageTaken() {
+            ZmtpSocket.this.messageTaken();
+        }
+
+        @Override
+        public String transportRefusal(Endpoint endpoint) {
+            return ZmtpSocket.this.transportRefusal(endpoint);
+        }
+
+        @Override
+        public void initConnection(Channel ch, boolean accepted, String endpoint, PeerHandler.Origin origin) {
+            ZmtpSocket.this.initConnection(ch, accepted, endpoint, origin);
+        }
+
+        @Override
+        public void beforeClose() {
+            ZmtpSocket.this.beforeClose();
+        }
+
+        /** A peer completed its handshake: it joins the type's strategies, and waiting sends may go. */
+        @Override
+        public void attach(Pipe pipe) {
+            if (core.isClosing()) {
+                pipe.close();
+                return;
+            }
+            List<Pipe> pipes = core.pipes();
+            pipes.add(pipe);
+            core.counters().peers(pipes.size());
+            pipe.attached = true;
+            if (!pipeAttached(pipe)) {
+                pipe.attached = false;
+                log.debug("{} ignoring {}", core, pipe);
+                return;
+            }
+            blocked.roomAvailable();
+        }
+
+        /** A peer went: the type forgets it, and a closing socket may be done. */
+        @Override
+        public void detach(Pipe pipe) {
+            List<Pipe> pipes = core.pipes();
+            boolean was = pipes.remove(pipe);
+            core.counters().peers(pipes.size());
+            if (pipe.attached) {
+                pipe.attached = false;
+                pipeDetached(pipe);
+            }
+            core.flushes().forget(pipe);
+            if (was) {
+                core.partGone();
+            }
+        }
+
+        @Override
+        public void received(Pipe pipe, ZmtpMessage msg) {
+            ZmtpSocket.this.received(pipe, msg);
+        }
+
+        @Override
+        public void subscriptionReceived(Pipe pipe, ZmtpSubscription sub) {
+            ZmtpSocket.this.subscriptionReceived(pipe, sub);
+        }
+
+        @Override
+        public void roomAvailable(Pipe pipe) {
+            blocked.roomAvailable();
+        }
     }
 }

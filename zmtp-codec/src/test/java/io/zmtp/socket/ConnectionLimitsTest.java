@@ -50,7 +50,7 @@ class ConnectionLimitsTest extends ContextTest {
     /** The local ports of the peers {@code rep} kept: its open channels, by their remote port. */
     private static Set<Integer> keptPorts(ZmtpSocket rep) {
         Set<Integer> ports = new HashSet<>();
-        for (Channel ch : onLoop(rep, rep.endpoints::openChannels)) {
+        for (Channel ch : onLoop(rep, rep::openChannels)) {
             ports.add(((InetSocketAddress) ch.remoteAddress()).getPort());
         }
         return ports;
@@ -80,7 +80,7 @@ class ConnectionLimitsTest extends ContextTest {
                 }
             }
             eventually("46 connections refused", () -> events.count(SocketEvent.Type.REFUSED) == 46);
-            assertEquals(4, onLoop(rep, rep.endpoints::acceptedConnections));
+            assertEquals(4, onLoop(rep, rep::acceptedConnections));
             Set<Integer> kept = keptPorts(rep);
             assertEquals(4, kept.size(), "the address keeps its 4 connections");
             for (RawPeer p : flood) {
@@ -97,7 +97,7 @@ class ConnectionLimitsTest extends ContextTest {
         } finally {
             flood.forEach(RawPeer::close);
         }
-        eventually("the flood's connections are released", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 0);
+        eventually("the flood's connections are released", () -> onLoop(rep, rep::acceptedConnections) == 0);
         goodClientRoundTrips(ep, "after");
     }
 
@@ -111,7 +111,7 @@ class ConnectionLimitsTest extends ContextTest {
             for (int i = 0; i < 4; i++) {
                 stalled.add(RawPeer.connect(ep, "127.0.0." + (2 + i))); // connected, never a greeting
                 int n = i + 1;
-                eventually(n + " accepted", () -> onLoop(rep, rep.endpoints::acceptedConnections) == n);
+                eventually(n + " accepted", () -> onLoop(rep, rep::acceptedConnections) == n);
             }
             // Without eviction the good client would wait for a handshake timeout (30 s) to free a slot.
             goodClientRoundTrips(ep, "served at the maximum");
@@ -128,7 +128,7 @@ class ConnectionLimitsTest extends ContextTest {
         } finally {
             stalled.forEach(RawPeer::close);
         }
-        eventually("every connection is released", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 0);
+        eventually("every connection is released", () -> onLoop(rep, rep::acceptedConnections) == 0);
     }
 
     @Test
@@ -156,7 +156,7 @@ class ConnectionLimitsTest extends ContextTest {
         } finally {
             holders.forEach(RawPeer::close);
         }
-        eventually("every connection is released", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 0);
+        eventually("every connection is released", () -> onLoop(rep, rep::acceptedConnections) == 0);
     }
 
     @Test
@@ -164,9 +164,9 @@ class ConnectionLimitsTest extends ContextTest {
         ZmtpSocket rep = echo(SocketOptions.DEFAULTS);
         SocketTesting.Events events = new SocketTesting.Events(rep);
         String ep = get(rep.bind("tcp://127.0.0.1:0"));
-        io.netty.channel.Channel server = onLoop(rep, () -> rep.endpoints.serverChannel(ep));
+        io.netty.channel.Channel server = onLoop(rep, () -> rep.serverChannel(ep));
         try (RawPeer oldest = RawPeer.connect(ep, "127.0.0.2"); RawPeer younger = RawPeer.connect(ep, "127.0.0.3")) {
-            eventually("2 accepted", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 2);
+            eventually("2 accepted", () -> onLoop(rep, rep::acceptedConnections) == 2);
             // What Netty's accept loop reports when accept(2) fails with EMFILE.
             onLoop(rep, () -> {
                 server.pipeline().fireExceptionCaught(new java.io.IOException("accept(..) failed: Too many open files"));
@@ -198,7 +198,7 @@ class ConnectionLimitsTest extends ContextTest {
             events.await(SocketEvent.Type.DISCONNECTED);
             SocketEvent d = events.first(SocketEvent.Type.DISCONNECTED);
             assertTrue(d.reason().contains("PING"), d.reason());
-            eventually("only the good client is left", () -> onLoop(rep, rep.endpoints::acceptedConnections) == 1);
+            eventually("only the good client is left", () -> onLoop(rep, rep::acceptedConnections) == 1);
             // The good client answered every PING meanwhile (our codec answers PINGs), so it stayed.
             req.send("second");
             assertEquals(List.of("second"), req.receiveStrings(SocketTesting.T));
@@ -212,7 +212,7 @@ class ConnectionLimitsTest extends ContextTest {
     void failingAcceptsPauseAcceptingForAWhileAndThenItResumes() {
         ZmtpSocket rep = echo(SocketOptions.DEFAULTS);
         String ep = get(rep.bind("tcp://127.0.0.1:0"));
-        io.netty.channel.Channel server = onLoop(rep, () -> rep.endpoints.serverChannel(ep));
+        io.netty.channel.Channel server = onLoop(rep, () -> rep.serverChannel(ep));
         // What Netty's accept loop does when accept(2) fails with EMFILE, many times over.
         // checked in the same loop task: the pause's own timer (10 ms) cannot run in between
         boolean paused = onLoop(rep, () -> {

@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 /** A pipe that only carries an identity, for the routing table alone. */
 final class IdentityPipe extends Pipe {
     IdentityPipe(ZmtpSocket socket, String identity) {
-        super(socket, io.zmtp.wire.ZmtpMetadata.builder()
+        super(socket.core(), io.zmtp.wire.ZmtpMetadata.builder()
                 .put("Identity", identity.getBytes(StandardCharsets.US_ASCII)).build(),
                 io.zmtp.wire.ZmtpVersion.V3_1, "test");
     }

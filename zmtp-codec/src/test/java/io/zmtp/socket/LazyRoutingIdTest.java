@@ -61,7 +61,7 @@ class LazyRoutingIdTest extends ContextTest {
         dealer.send("hello");
         ZmtpMessage m = router.receive(T);
         assertNotNull(m);
-        assertInstanceOf(RoutingIdFrame.class, m.lazyFirst());
+        assertInstanceOf(RoutingId.Frame.class, m.lazyFirst());
         ByteBuf id = m.frame(0); // made here, on the user's thread
         assertEquals("abc", id.toString(StandardCharsets.US_ASCII));
         assertEquals("hello", m.frameString(1));

@@ -192,7 +192,7 @@ class RoutingTest extends ContextTest {
                 events.seen.toString());
         // A reconnect is scheduled (with its event) on the loop as the connection closes, and the
         // stop is announced before that: wait for the connection that got ERROR to be closed.
-        eventually("the connection that got ERROR is closed", () -> onLoop(dealer, dealer.endpoints::openChannels).isEmpty());
+        eventually("the connection that got ERROR is closed", () -> onLoop(dealer, dealer::openChannels).isEmpty());
         assertFalse(events.has(SocketEvent.Type.RECONNECT_SCHEDULED), events.seen.toString());
         long attempts = events.count(SocketEvent.Type.CONNECTED);
         // A negative window of ten reconnect intervals: no new attempt, scheduled or not.

@@ -44,9 +44,9 @@ class SocketOptionsTest extends ContextTest {
         get(dealer.connect(ep));
         awaitPeers(router, 1);
         awaitPeers(dealer, 1);
-        assertEquals(7, (int) onLoop(router, () -> router.endpoints.serverChannel(ep).config().getOption(ChannelOption.SO_BACKLOG)));
+        assertEquals(7, (int) onLoop(router, () -> router.serverChannel(ep).config().getOption(ChannelOption.SO_BACKLOG)));
         for (ZmtpSocket s : List.of(router, dealer)) {
-            List<Channel> channels = onLoop(s, s.endpoints::openChannels);
+            List<Channel> channels = onLoop(s, s::openChannels);
             assertEquals(1, channels.size());
             Channel ch = channels.get(0);
             assertEquals(0x28, (int) ch.config().getOption(ChannelOption.IP_TOS), s + " IP_TOS");

@@ -357,7 +357,7 @@ class StreamSocketTest extends ContextTest {
             ZmtpSocket s = stream.socket();
             eventually("reading paused at the receive high-water mark", () -> onLoop(s, () -> {
                 for (Pipe p : s.pipes()) {
-                    if (!ReadGate.isPaused(((ChannelPipe) p).context().channel(), ReadGate.SOCKET)) {
+                    if (!ReadGate.isPaused(((ChannelPipe) p).channel(), ReadGate.SOCKET)) {
                         return false;
                     }
                 }
