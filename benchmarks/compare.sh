@@ -43,8 +43,9 @@ fi
 stale=""
 if [ -f "$jar" ]; then
   # -L: a checkout seen through symbolic links (a link is newer than what it points to) is not stale
-  stale="$(find -L "$root/zmtp-codec/src/main" "$root/patterns/src/main" "$root/titanic-sqlite/src/main" \
-    "$root/benchmarks/src/main" "$root/pom.xml" "$root/zmtp-codec/pom.xml" "$root/patterns/pom.xml" \
+  stale="$(find -L "$root/zmtp-codec/src/main" "$root/zmtp-socket/src/main" "$root/patterns/src/main" \
+    "$root/titanic-sqlite/src/main" "$root/benchmarks/src/main" "$root/pom.xml" "$root/zmtp-codec/pom.xml" \
+    "$root/zmtp-socket/pom.xml" "$root/patterns/pom.xml" \
     "$root/titanic-sqlite/pom.xml" "$root/benchmarks/pom.xml" -newer "$jar" -print -quit)"
 fi
 if [ ! -f "$jar" ] || [ -n "$stale" ]; then

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class NewProjectTest {
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-    static final List<String> LIBRARIES = List.of("zmtp-codec", "patterns", "titanic-sqlite", "zmtp-cli", "zmtp-micrometer");
+    static final List<String> LIBRARIES = List.of("zmtp-codec", "zmtp-socket", "patterns", "titanic-sqlite", "zmtp-cli", "zmtp-micrometer");
     static final Pattern VERSION = Pattern.compile("<version>([^<]+)</version>");
 
     @TempDir

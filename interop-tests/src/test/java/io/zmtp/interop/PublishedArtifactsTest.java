@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PublishedArtifactsTest {
     private static final Map<String, String> MODULES = Map.of(
             "zmtp-codec", "io.zmtp.codec",
+            "zmtp-socket", "io.zmtp.socket",
             "patterns", "io.zmtp.patterns",
             "titanic-sqlite", "io.zmtp.patterns.titanic.sqlite",
             "titanic-postgresql", "io.zmtp.patterns.titanic.postgresql",

@@ -186,7 +186,7 @@ class SocketMetricsTest {
 
     @Test
     void theCodecRunsWithoutMicrometerOnTheClassPath() {
-        // Micrometer is optional: the binder lives in zmtp-micrometer, and nothing in zmtp-codec
+        // Micrometer is optional: the binder lives in zmtp-micrometer, and nothing in zmtp-socket
         // refers to it, so every test of this module (this one included) runs without it.
         assertThrows(ClassNotFoundException.class,
                 () -> Class.forName("io.micrometer.core.instrument.MeterRegistry"));

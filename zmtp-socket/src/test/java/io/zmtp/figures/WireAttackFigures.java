@@ -30,11 +30,11 @@ import java.util.concurrent.TimeUnit;
  * the same file measures a build before the fixes and after.
  *
  * <pre>
- * mvn -B -ntp -q -o -pl zmtp-codec -am test-compile
- * java -Xmx4g -cp zmtp-codec/target/classes:zmtp-codec/target/test-classes:$(cat /tmp/cp.txt) \
+ * mvn -B -ntp -q -o -pl zmtp-socket -am test-compile
+ * java -Xmx4g -cp zmtp-socket/target/classes:zmtp-socket/target/test-classes:$(cat /tmp/cp.txt) \
  *     io.zmtp.figures.WireAttackFigures [ping|empty|metadata|partial|log ...]
  * </pre>
- * ({@code /tmp/cp.txt} from {@code mvn -o -q -pl zmtp-codec dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt}.)
+ * ({@code /tmp/cp.txt} from {@code mvn -o -q -pl zmtp-socket dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt}.)
  * Memory is Netty's pooled allocator (bytes in use in its arenas) plus the Java heap in use after
  * a collection; latency is microseconds per round trip of a 16-byte message.
  */
