@@ -26,6 +26,14 @@ final class FrameWriter {
     private FrameCipher cipher;
     private ByteBuf batch;
     private final List<ChannelPromise> waiting = new ArrayList<>(4);
+    /**
+     * Set while the codec reads a handshake: a flush then only notes that one is owed, and
+     * {@link #releaseFlushes} makes it once. A handshake answers what one read brought (the rest
+     * of our greeting, then READY, or a mechanism's command) with several writes; flushed one by
+     * one they cost a system call each, held they leave together.
+     */
+    private boolean held;
+    private boolean flushOwed;
 
     FrameWriter(ChannelHandlerContext ctx) {
         this.ctx = ctx;
@@ -146,10 +154,28 @@ final class FrameWriter {
         }
     }
 
-    /** Hands the current batch to the channel and flushes. */
+    /** Hands the current batch to the channel and flushes (once the read ends, while held). */
     void flush() {
+        if (held) {
+            flushOwed = true;
+            return;
+        }
         emitBatch();
         ctx.flush();
+    }
+
+    /** From now until {@link #releaseFlushes}, flushes wait (the codec reads a handshake). */
+    void holdFlushes() {
+        held = true;
+    }
+
+    /** Makes the flush the held ones owed, if any. */
+    void releaseFlushes() {
+        held = false;
+        if (flushOwed) {
+            flushOwed = false;
+            flush();
+        }
     }
 
     /** Flushes, then runs {@code then} once everything written so far has left (or failed). */
@@ -160,16 +186,21 @@ final class FrameWriter {
         flush();
     }
 
-    /** Drops what is batched but not yet handed over, failing its promises. */
-    void discard(Throwable cause) {
+    /** Drops what is batched but not yet handed over, failing its promises with what {@code cause} makes. */
+    void discard(java.util.function.Supplier<? extends Throwable> cause) {
+        held = false;
+        flushOwed = false;
         if (batch != null) {
             batch.release();
             batch = null;
         }
-        for (ChannelPromise p : waiting) {
-            p.tryFailure(cause);
+        if (!waiting.isEmpty()) {
+            Throwable t = cause.get();
+            for (ChannelPromise p : waiting) {
+                p.tryFailure(t);
+            }
+            waiting.clear();
         }
-        waiting.clear();
     }
 
     private ByteBuf room(int bytes) {

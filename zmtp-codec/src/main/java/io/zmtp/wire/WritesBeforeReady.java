@@ -42,12 +42,12 @@ final class WritesBeforeReady {
     }
 
     /** Fails every held write with {@code cause} and releases it (the connection closed). */
-    void failAll(Throwable cause) {
+    void failAll(java.util.function.Supplier<? extends Throwable> cause) {
         if (queue == null) {
             return;
         }
         PendingWriteQueue q = queue;
         queue = null;
-        q.removeAndFailAll(cause);
+        q.removeAndFailAll(cause.get());
     }
 }

@@ -17,6 +17,7 @@ import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * ZMTP 3.0/3.1 on one Netty channel: greeting, security handshake, framing and the connection
@@ -186,16 +187,21 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             state = State.CLOSED;
             ctx.fireUserEventTriggered(new ConnectionFailed(ConnectionFailed.Kind.HANDSHAKE, reason, true));
         }
-        cleanup(new ClosedChannelException());
+        cleanup(ClosedChannelException::new);
         super.channelInactive(ctx);
     }
 
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
-        cleanup(new ClosedChannelException());
+        cleanup(ClosedChannelException::new);
     }
 
-    private void cleanup(Throwable cause) {
+    /**
+     * The connection is gone: what it holds is released. {@code cause} makes the exception that
+     * fails writes still waiting, only when some wait (most connections close with none, and an
+     * exception fills in its stack trace when made).
+     */
+    private void cleanup(Supplier<? extends Throwable> cause) {
         state = State.CLOSED;
         active = false;
         releaseHeld(cause);
@@ -213,7 +219,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     }
 
     /** Stops the timers and gives back what the connection holds: the closing starts. */
-    private void releaseHeld(Throwable cause) {
+    private void releaseHeld(Supplier<? extends Throwable> cause) {
         handshakeTimer = cancel(handshakeTimer);
         if (handshake != null) {
             handshake.endWait();
@@ -258,6 +264,10 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
             // This connection's turn is over: what it read waits for the next one (the decoder
             // sees no progress and stops calling).
             return;
+        }
+        if (state != State.ACTIVE) {
+            // What the handshake writes in answer to this read leaves in one flush, at its end.
+            writer.holdFlushes();
         }
         if (state == State.GREETING && handshakeTimer == null) {
             // Added to an open channel and given bytes before its start task ran (a handler that
@@ -368,6 +378,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        writer.releaseFlushes();
         if (turn.over() || (budget != null && budget.paused())) {
             // Paused for this connection's turn or for the inbound budget: ByteToMessageDecoder
             // would ask for one more read when no message came out of this one (a turn of
@@ -460,7 +471,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
         } else {
             peerLog.warn("{} closing: {}", ctx.channel(), reason);
         }
-        releaseHeld(new ZmtpProtocolException(reason));
+        releaseHeld(() -> new ZmtpProtocolException(reason));
         if (errorReason != null && (version == null || !version.isZmtp20())) {
             writer.cipher(null);   // ERROR is always a plaintext command (and 2.0 has no commands)
             writer.writeCommand(ZmtpWire.ERROR, ZmtpWire.errorBody(errorReason));

@@ -1,19 +1,21 @@
 package io.zmtp.socket;
 
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ReflectiveChannelFactory;
+import io.netty.channel.ServerChannel;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.zmtp.transport.Endpoint;
 import io.zmtp.transport.IoTransport;
+import io.zmtp.wire.ConnectionFailed;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.PeerFailureLog;
+import io.zmtp.wire.SocketType;
 
 import java.io.File;
 import java.io.IOException;
@@ -23,30 +25,41 @@ import java.net.SocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A bound tcp:// or ipc:// endpoint: a server channel on the socket's event loop whose accepted
  * connections get a {@link io.zmtp.wire.ZmtpCodec} and a {@link PeerHandler} (STREAM: its raw
- * handler, {@link ZmtpSocket#initConnection}).
+ * handler, {@link TypeHooks#initConnection}).
  *
- * <p>Accepted connections are bounded: at most {@link SocketOptions#maxConnections()} at once
- * (handshaking or not), and for tcp:// at most {@link SocketOptions#maxConnectionsPerAddress()}
- * from one remote address. A connection past the address's bound is closed as soon as it is
- * accepted, before any handshake (a REFUSED event; a rate-limited log line). At the endpoint's
- * bound the new connection is let in and an older one makes room (an EVICTED event): the oldest
- * still in its handshake, or, when every one has completed it, the peer heard from longest ago.
- * So connections that never finish a handshake cannot lock good peers out for the length of a
- * handshake timeout, and a good peer, which handshakes in milliseconds, is never the oldest.
+ * <p>Who gets in (docs/limits.md): at most {@link SocketOptions#maxConnections()} connections at
+ * once, of which at most {@link SocketOptions#maxHandshakes()} in their handshake, and of those
+ * at most {@link SocketOptions#maxHandshakesPerAddress()} from one remote address (and, where an
+ * operator sets it, {@link SocketOptions#maxConnectionsPerAddress()} in all from one address). A
+ * connection past an address's bound is closed as soon as it is accepted, before any handshake
+ * (a REFUSED event; a rate-limited log line). At the endpoint's bounds the new connection is let
+ * in and an older one makes room (an EVICTED event): the oldest still in its handshake, or, at
+ * {@code maxConnections} when every one has completed it, the peer heard from longest ago. So
+ * connections that never finish a handshake cannot lock good peers out for the length of a
+ * handshake timeout, a good peer, which handshakes in milliseconds, is never the oldest, and a
+ * host that brings many peers (a worker host, a NAT gateway) is bounded only while they are in
+ * their handshake.
  *
  * <p>When accepting itself fails for lack of file descriptors (EMFILE), the oldest connection
  * still in its handshake is closed, which frees a descriptor on this thread at once, and
  * accepting goes on at the loop's next turn. When there is none to close, or accepting fails
  * otherwise, the endpoint stops accepting for a while, 10 ms doubling to 1 s while failures go
  * on, and logs one rate-limited line, not a stack trace per failure.
+ *
+ * <p>What a connection costs to accept is kept small, since a restarted server meets all its
+ * peers at once: the {@link Acceptor} takes each accepted channel from the server channel's
+ * pipeline itself (no initializer added and removed per connection); over epoll the TCP settings
+ * are set once on the listening socket, which Linux copies to every accepted one; and the handler
+ * of each connection reports the end of its handshake here ({@link PeerHandler.Origin}).
  */
-final class BindEndpoint implements WebSocketListener.Path {
+final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
     private static final PeerFailureLog log = PeerFailureLog.get(BindEndpoint.class);
     static final long ACCEPT_BACKOFF_MIN_MILLIS = 10;
     static final long ACCEPT_BACKOFF_MAX_MILLIS = 1000;
@@ -59,8 +72,12 @@ final class BindEndpoint implements WebSocketListener.Path {
     private String ipcPath;
 
     private int connections;
-    /** Accepted connections still in their ZMTP handshake, oldest first: the first to go at a bound. */
-    private final LinkedHashSet<Channel> handshaking = new LinkedHashSet<>();
+    /**
+     * Accepted connections still in their ZMTP handshake, oldest first, with their remote address:
+     * the first to go at a bound.
+     */
+    private final LinkedHashMap<Channel, InetAddress> handshaking = new LinkedHashMap<>();
+    /** Per remote address: [0] its connections in all, [1] those in their handshake. */
     private final HashMap<InetAddress, int[]> perAddress = new HashMap<>();
     private long acceptBackoffMillis;
     private boolean acceptPaused;
@@ -84,6 +101,11 @@ final class BindEndpoint implements WebSocketListener.Path {
         return connections;
     }
 
+    /** Connections accepted here still in their handshake. Call on the event loop. */
+    int handshakeCount() {
+        return handshaking.size();
+    }
+
     Future<String> bind() {
         Promise<String> p = socket.loop().newPromise();
         IoTransport io = socket.transport();
@@ -91,9 +113,7 @@ final class BindEndpoint implements WebSocketListener.Path {
         if (requested.transport().webSocket()) {
             WebSocketListener.bind(socket, requested, this).addListener(f -> {
                 if (!f.isSuccess()) {
-                    String reason = f.cause().getMessage();
-                    socket.monitor().event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
-                    p.tryFailure(new IOException("cannot bind " + requested + ": " + reason, f.cause()));
+                    failed(p, f.cause());
                     return;
                 }
                 resolved = requested.withPort(((InetSocketAddress) f.getNow()).getPort());
@@ -109,53 +129,58 @@ final class BindEndpoint implements WebSocketListener.Path {
             p.tryFailure(new IllegalStateException(reason));
             return p;
         }
-        ServerBootstrap b = new ServerBootstrap().group(socket.loop(), socket.loop())
-                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .option(ChannelOption.SO_BACKLOG, options.backlog())
-                .handler(new AcceptFailures())
-                .childHandler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        accepted(ch);
-                    }
-                });
-        ChannelFuture f;
-        if (requested.transport().overTcp()) {
-            if (options.receiveBuffer() > 0) {
-                // on the listening socket too, so the window scale of accepted connections fits it
-                b.option(ChannelOption.SO_RCVBUF, options.receiveBuffer());
-            }
-            b.channel(io.tcpServerChannel())
-                    .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.TCP_NODELAY, true);
-            f = b.bind(requested.bindAddress());
-        } else {
-            try {
+        SocketAddress address;
+        ServerChannel ch;
+        try {
+            if (requested.transport().overTcp()) {
+                address = requested.bindAddress();
+                ch = new ReflectiveChannelFactory<>(io.tcpServerChannel()).newChannel();
+                ch.config().setOption(ChannelOption.SO_REUSEADDR, true);
+                if (options.receiveBuffer() > 0) {
+                    // on the listening socket, so the window scale of accepted connections fits it
+                    ch.config().setOption(ChannelOption.SO_RCVBUF, options.receiveBuffer());
+                }
+                io.inheritedTcpSettings(ch, options.tcpKeepAlive(), options.sendBuffer());
+            } else {
                 ipcPath = ipcPath(requested.address());
-            } catch (IOException e) {
-                p.tryFailure(e);
-                return p;
+                address = io.ipcAddress(ipcPath);
+                ch = new ReflectiveChannelFactory<>(io.ipcServerChannel()).newChannel();
             }
-            b.channel(io.ipcServerChannel());
-            f = b.bind(io.ipcAddress(ipcPath));
+        } catch (IOException | RuntimeException e) {
+            failed(p, e);
+            return p;
         }
-        f.addListener((ChannelFuture cf) -> {
-            if (!cf.isSuccess()) {
-                String reason = cf.cause().getMessage();
-                socket.monitor().event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
-                p.tryFailure(new IOException("cannot bind " + requested + ": " + reason, cf.cause()));
+        ch.config().setOption(ChannelOption.SO_BACKLOG, options.backlog());
+        ch.pipeline().addLast(new Acceptor());
+        socket.loop().register(ch).addListener(r -> {
+            if (!r.isSuccess()) {
+                ch.unsafe().closeForcibly();
+                failed(p, r.cause());
                 return;
             }
-            server = cf.channel();
-            if (requested.transport().overTcp()) {
-                resolved = requested.withPort(((InetSocketAddress) server.localAddress()).getPort());
-            } else {
-                resolved = requested.withPath(ipcPath);
-            }
-            socket.monitor().event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
-            p.trySuccess(resolved.toString());
+            ch.bind(address).addListener((ChannelFuture cf) -> {
+                if (!cf.isSuccess()) {
+                    ch.close();
+                    failed(p, cf.cause());
+                    return;
+                }
+                server = ch;
+                if (requested.transport().overTcp()) {
+                    resolved = requested.withPort(((InetSocketAddress) server.localAddress()).getPort());
+                } else {
+                    resolved = requested.withPath(ipcPath);
+                }
+                socket.monitor().event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
+                p.trySuccess(resolved.toString());
+            });
         });
         return p;
+    }
+
+    private void failed(Promise<String> p, Throwable cause) {
+        String reason = cause.getMessage();
+        socket.monitor().event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
+        p.tryFailure(new IOException("cannot bind " + requested + ": " + reason, cause));
     }
 
     @Override
@@ -176,51 +201,62 @@ final class BindEndpoint implements WebSocketListener.Path {
         io.zmtp.wire.ZmtpOptions zo = socket.acceptedZmtpOptions();
         io.zmtp.transport.WebSocketTransport.addUpgradeHandlers(ch.pipeline(), requested.path(), zo);
         socket.channelOpened(ch);
-        hooks.initConnection(ch, true, resolved(), null);
-        watchHandshake(ch);
+        hooks.initConnection(ch, true, resolved(), this);
         socket.monitor().event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
         return true;
     }
 
-    /** A new connection: counted and set up, or closed at once when it passes a bound. */
+    /** A new tcp:// or ipc:// connection, not yet registered: counted, set up and registered, or closed at a bound. */
     private void accepted(Channel ch) {
         if (!admit(ch)) {
             return;
         }
         SocketOptions options = socket.options();
-        socket.channelOpened(ch);
+        ch.config().setOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT);
+        if (requested.transport().overTcp()) {
+            if (!socket.transport().inheritsTcpSettings()) {
+                socket.transport().keepAlive(ch, options.tcpKeepAlive());
+                TcpSocketOptions.apply(ch, options);
+            } else if (options.typeOfService() > 0) {
+                ch.config().setOption(ChannelOption.IP_TOS, options.typeOfService());   // not inherited
+            }
+        }
         if (requested.transport() == Endpoint.Transport.TLS) {
             ch.pipeline().addLast(options.tls().newServerHandler(ch.alloc(), options.handshakeTimeout()),
                     new io.zmtp.transport.TlsPeerIdentity());
         }
-        hooks.initConnection(ch, true, resolved(), null);
-        watchHandshake(ch);
+        hooks.initConnection(ch, true, resolved(), this);
+        socket.loop().register(ch).addListener(f -> {
+            if (!f.isSuccess()) {
+                ch.unsafe().closeForcibly();
+            }
+        });
+        socket.channelOpened(ch);
         socket.monitor().event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
     }
 
-    /** Until its ZMTP handshake completes, the connection is among the first to be evicted. */
-    private void watchHandshake(Channel ch) {
-        if (socket.type() == io.zmtp.wire.SocketType.STREAM || !ch.isOpen()) {
-            return; // raw TCP: no handshake
-        }
-        handshaking.add(ch);
-        ch.pipeline().addLast(new HandshakeWatch());
-    }
-
     /**
-     * Counts a new connection, or closes it at once when it passes its address's bound (then
-     * false). At the endpoint's bound an older connection is evicted to make room.
+     * Counts a new connection, or closes it at once when it passes its address's bounds (then
+     * false). At the endpoint's bounds an older connection is evicted to make room.
      */
     private boolean admit(Channel ch) {
         SocketOptions options = socket.options();
         SocketAddress remote = ch.remoteAddress();
         InetAddress address = remote instanceof InetSocketAddress ? ((InetSocketAddress) remote).getAddress() : null;
+        boolean handshakes = socket.type() != SocketType.STREAM;   // raw TCP: no handshake
         String refusal = null;
-        if (address != null) {
-            int[] n = perAddress.get(address);
-            if (n != null && n[0] >= options.maxConnectionsPerAddress()) {
+        int[] n = address == null ? null : perAddress.get(address);
+        if (n != null) {
+            if (options.maxConnectionsPerAddress() > 0 && n[0] >= options.maxConnectionsPerAddress()) {
                 refusal = "address holds its maximum of " + options.maxConnectionsPerAddress() + " connections";
+            } else if (handshakes && n[1] >= options.maxHandshakesPerAddress()) {
+                refusal = "address has its maximum of " + options.maxHandshakesPerAddress()
+                        + " connections in their handshake";
             }
+        }
+        if (refusal == null && handshakes && handshaking.size() >= options.maxHandshakes()) {
+            evictOldestHandshaking("endpoint has its maximum of " + options.maxHandshakes()
+                    + " connections in their handshake");
         }
         if (refusal == null && connections >= options.maxConnections()) {
             String limit = "endpoint holds its maximum of " + options.maxConnections() + " connections";
@@ -230,34 +266,69 @@ final class BindEndpoint implements WebSocketListener.Path {
         }
         if (refusal != null) {
             ch.config().setOption(ChannelOption.SO_LINGER, 0);   // reset: no TIME_WAIT left behind
-            ch.close();
+            if (ch.isRegistered()) {
+                ch.close();
+            } else {
+                ch.unsafe().closeForcibly();
+            }
             log.warn("{} {} refused a connection from {}: {}", socket, resolved(), remote, refusal);
             socket.monitor().event(SocketEvent.Type.REFUSED, resolved(), String.valueOf(remote), refusal, null);
             return false;
         }
         connections++;
         if (address != null) {
-            perAddress.computeIfAbsent(address, a -> new int[1])[0]++;
+            if (n == null) {
+                n = new int[2];
+                perAddress.put(address, n);
+            }
+            n[0]++;
         }
-        ch.closeFuture().addListener(f -> {
-            handshaking.remove(ch);
-            released(address);
-        });
-        if (requested.transport().overTcp()) {
-            socket.transport().keepAlive(ch, options.tcpKeepAlive());
-            TcpSocketOptions.apply(ch, options);
+        if (handshakes) {
+            handshaking.put(ch, address);
+            if (n != null) {
+                n[1]++;
+            }
         }
+        ch.closeFuture().addListener(f -> released(ch, address));
         return true;
+    }
+
+    /** The connection's handshake completed: it no longer counts among those in their handshake. */
+    @Override
+    public void handshakeSucceeded(Channel ch) {
+        if (handshaking.containsKey(ch)) {
+            InetAddress address = handshaking.remove(ch);
+            handshakeOver(address);
+        }
+    }
+
+    @Override
+    public void connectionFailed(Channel ch, ConnectionFailed f) {
+        // the close that follows releases the connection
+    }
+
+    @Override
+    public byte[] routingId() {
+        return null;
+    }
+
+    private void handshakeOver(InetAddress address) {
+        int[] n = address == null ? null : perAddress.get(address);
+        if (n != null) {
+            n[1]--;
+        }
     }
 
     /** Closes the oldest connection still in its handshake, if any (then true). */
     private boolean evictOldestHandshaking(String why) {
-        java.util.Iterator<Channel> it = handshaking.iterator();
+        Iterator<java.util.Map.Entry<Channel, InetAddress>> it = handshaking.entrySet().iterator();
         if (!it.hasNext()) {
             return false;
         }
-        Channel victim = it.next();
+        java.util.Map.Entry<Channel, InetAddress> oldest = it.next();
         it.remove();
+        handshakeOver(oldest.getValue());
+        Channel victim = oldest.getKey();
         evicted(victim, "closed while still in its handshake to make room: " + why);
         victim.config().setOption(ChannelOption.SO_LINGER, 0); // reset: no TIME_WAIT left behind
         victim.close();
@@ -289,8 +360,12 @@ final class BindEndpoint implements WebSocketListener.Path {
         socket.monitor().event(SocketEvent.Type.EVICTED, resolved(), String.valueOf(victim.remoteAddress()), reason, null);
     }
 
-    private void released(InetAddress address) {
+    private void released(Channel ch, InetAddress address) {
         connections--;
+        if (handshaking.containsKey(ch)) {
+            handshaking.remove(ch);
+            handshakeOver(address);
+        }
         if (address != null) {
             int[] n = perAddress.get(address);
             if (n != null && --n[0] == 0) {
@@ -300,15 +375,22 @@ final class BindEndpoint implements WebSocketListener.Path {
     }
 
     /**
-     * On the server channel, before Netty's acceptor: a failed accept pauses accepting with a
-     * doubling delay and one rate-limited line; the failure goes no further (Netty's own handling
-     * logs a stack trace per failure).
+     * On the server channel: takes each accepted channel (set up and registered here, see
+     * {@link #accepted}); a failed accept pauses accepting with a doubling delay and one
+     * rate-limited line (Netty's own handling logs a stack trace per failure).
      */
-    private final class AcceptFailures extends ChannelInboundHandlerAdapter {
+    private final class Acceptor extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             acceptBackoffMillis = 0;   // an accept worked: the next failure starts from the shortest pause
-            ctx.fireChannelRead(msg);
+            Channel child = (Channel) msg;
+            try {
+                accepted(child);
+            } catch (RuntimeException e) {
+                log.warn("{} {}: setting up an accepted connection failed: {}", socket, resolved(),
+                        FrameText.escape(String.valueOf(e)));
+                child.unsafe().closeForcibly();
+            }
         }
 
         @Override
@@ -346,18 +428,6 @@ final class BindEndpoint implements WebSocketListener.Path {
     static boolean outOfDescriptors(Throwable cause) {
         String m = cause.getMessage();
         return cause instanceof IOException && m != null && m.contains("open files");
-    }
-
-    /** Takes a connection off the handshaking list when its handshake completes, then leaves the pipeline. */
-    private final class HandshakeWatch extends ChannelInboundHandlerAdapter {
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (evt instanceof io.zmtp.wire.HandshakeCompleted) {
-                handshaking.remove(ctx.channel());
-                ctx.pipeline().remove(this);
-            }
-            ctx.fireUserEventTriggered(evt);
-        }
     }
 
     /** ipc://* binds a fresh path; a stale socket file at the path is removed, as libzmq does. */
@@ -417,9 +487,5 @@ final class BindEndpoint implements WebSocketListener.Path {
 
     Channel serverChannel() {
         return server != null || webSocketListener == null ? server : webSocketListener.serverChannel();
-    }
-
-    Future<?> closeFuture() {
-        return closed != null ? closed : server.closeFuture();
     }
 }

@@ -149,13 +149,13 @@ final class ConnectEndpoint implements PeerHandler.Origin {
 
     /** The handshake succeeded: the next disconnect reconnects after the initial interval. */
     @Override
-    public void handshakeSucceeded() {
+    public void handshakeSucceeded(Channel ch) {
         nextDelay = socket.options().reconnectInterval();
     }
 
     /** The codec is closing the connection for a reason of its own. */
     @Override
-    public void connectionFailed(ConnectionFailed f) {
+    public void connectionFailed(Channel ch, ConnectionFailed f) {
         if (f.suppressesReconnect() && !suppressed) {
             suppressed = true;
             socket.monitor().event(SocketEvent.Type.RECONNECT_STOPPED, endpoint.toString(), null, f.reason(), null);

@@ -1,5 +1,6 @@
 package io.zmtp.socket;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
@@ -26,15 +27,16 @@ public final class PeerHandler extends ChannelDuplexHandler {
     private static final PeerFailureLog peerLog = PeerFailureLog.get(PeerHandler.class);
 
     /**
-     * The connected endpoint that made this connection, as the connection's handler reports to it:
-     * the handshake's outcome, which decides when and whether it reconnects.
+     * The endpoint that made or accepted this connection, as the connection's handler reports to
+     * it: the handshake's outcome, which decides when and whether a connected endpoint reconnects
+     * and how many handshakes a bound one has under way.
      */
     interface Origin {
-        /** The handshake succeeded: the next disconnect reconnects after the initial interval. */
-        void handshakeSucceeded();
+        /** The handshake of {@code ch} succeeded (for STREAM, which has none: the connection is up). */
+        void handshakeSucceeded(Channel ch);
 
-        /** The codec is closing the connection for a reason of its own. */
-        void connectionFailed(ConnectionFailed f);
+        /** The codec is closing {@code ch} for a reason of its own. */
+        void connectionFailed(Channel ch, ConnectionFailed f);
 
         /** ROUTER: the routing id given to this connect (ZMQ_CONNECT_ROUTING_ID), or null. */
         byte[] routingId();
@@ -73,7 +75,7 @@ public final class PeerHandler extends ChannelDuplexHandler {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof HandshakeCompleted hc) {
             if (origin != null) {
-                origin.handshakeSucceeded();
+                origin.handshakeSucceeded(ctx.channel());
             }
             if (core.isClosing()) {
                 core.monitor().event(SocketEvent.Type.HANDSHAKE_SUCCEEDED, endpoint, remote(ctx), null, null);
@@ -95,7 +97,7 @@ public final class PeerHandler extends ChannelDuplexHandler {
                 core.monitor().peerEvent(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, remote(ctx), f.reason(), f.kind(), null);
             }
             if (origin != null) {
-                origin.connectionFailed(f);
+                origin.connectionFailed(ctx.channel(), f);
             }
         }
         super.userEventTriggered(ctx, evt);

@@ -38,14 +38,14 @@ import java.util.Objects;
  *   <tr><td>maximum subscription size</td><td>4096 bytes per prefix (libzmq: unlimited)</td></tr>
  *   <tr><td>maximum subscriptions</td><td>10,000 prefixes and 1 MiB of prefixes per peer
  *       (libzmq: unlimited)</td></tr>
- *   <tr><td>maximum connections</td><td>4096 per bound endpoint, 1024 of them from one
- *       address (libzmq: unlimited)</td></tr>
+ *   <tr><td>maximum connections</td><td>65,536 per bound endpoint, 4096 of them in their
+ *       handshake at once and 1024 of those from one address (libzmq: unlimited)</td></tr>
  *   <tr><td>TCP keepalive</td><td>on: first probe after 120 s idle, then every 20 s, 5 probes
  *       (libzmq: the system's default, ZMQ_TCP_KEEPALIVE -1)</td></tr>
  *   <tr><td>CONFLATE, PROBE_ROUTER, ROUTER_NOTIFY, XPUB_MANUAL, XPUB_NODROP, INVERT_MATCHING</td>
  *       <td>off, as in libzmq; no XPUB welcome message</td></tr>
  *   <tr><td>SNDBUF, RCVBUF, TOS</td><td>the system's (libzmq: the same)</td></tr>
- *   <tr><td>listen backlog</td><td>100 (ZMQ_BACKLOG)</td></tr>
+ *   <tr><td>listen backlog</td><td>the system's net.core.somaxconn (ZMQ_BACKLOG; libzmq: 100)</td></tr>
  * </table>
  *
  * <p>docs/socket-options.md compares every setting with libzmq's; a few may change after
@@ -67,7 +67,9 @@ public final class SocketOptions {
     public static final long DEFAULT_MAX_SUBSCRIPTION_BYTES = SocketOptionsBuilder.MAX_SUBSCRIPTION_BYTES;
     public static final int DEFAULT_MAX_CONNECTIONS = SocketOptionsBuilder.MAX_CONNECTIONS;
     public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = SocketOptionsBuilder.MAX_CONNECTIONS_PER_ADDRESS;
-    /** ZMQ_BACKLOG's default: connections a bound endpoint's kernel queue holds before they are accepted. */
+    public static final int DEFAULT_MAX_HANDSHAKES = SocketOptionsBuilder.MAX_HANDSHAKES;
+    public static final int DEFAULT_MAX_HANDSHAKES_PER_ADDRESS = SocketOptionsBuilder.MAX_HANDSHAKES_PER_ADDRESS;
+    /** ZMQ_BACKLOG's default: the system's {@code net.core.somaxconn} (libzmq: 100). */
     public static final int DEFAULT_BACKLOG = SocketOptionsBuilder.BACKLOG;
     /** {@link Builder#routerNotify}: tell the application when a peer connects (ZMQ_NOTIFY_CONNECT). */
     public static final int NOTIFY_CONNECT = SocketOptionsBuilder.NOTIFY_CONNECT;
@@ -102,6 +104,8 @@ public final class SocketOptions {
     private final long maxSubscriptionBytes;
     private final int maxConnections;
     private final int maxConnectionsPerAddress;
+    private final int maxHandshakes;
+    private final int maxHandshakesPerAddress;
     private final TcpKeepAlive tcpKeepAlive;
     private final io.zmtp.transport.TlsSettings tls;
     private final boolean conflate;
@@ -138,6 +142,8 @@ public final class SocketOptions {
         maxSubscriptionBytes = b.maxSubscriptionBytes;
         maxConnections = b.maxConnections;
         maxConnectionsPerAddress = b.maxConnectionsPerAddress;
+        maxHandshakes = b.maxHandshakes;
+        maxHandshakesPerAddress = b.maxHandshakesPerAddress;
         tcpKeepAlive = b.tcpKeepAlive;
         tls = b.tls;
         conflate = b.conflate;
@@ -180,6 +186,8 @@ public final class SocketOptions {
         b.maxSubscriptionBytes = maxSubscriptionBytes;
         b.maxConnections = maxConnections;
         b.maxConnectionsPerAddress = maxConnectionsPerAddress;
+        b.maxHandshakes = maxHandshakes;
+        b.maxHandshakesPerAddress = maxHandshakesPerAddress;
         b.tcpKeepAlive = tcpKeepAlive;
         b.tls = tls;
         b.conflate = conflate;
@@ -265,9 +273,19 @@ public final class SocketOptions {
         return maxConnections;
     }
 
-    /** How many of a bound tcp:// endpoint's connections may come from one remote address. */
+    /** How many of a bound tcp:// endpoint's connections may come from one remote address; 0: no bound. */
     public int maxConnectionsPerAddress() {
         return maxConnectionsPerAddress;
+    }
+
+    /** How many of a bound endpoint's connections may be in their handshake at once. */
+    public int maxHandshakes() {
+        return maxHandshakes;
+    }
+
+    /** How many connections from one remote address may be in their handshake at once, per bound endpoint. */
+    public int maxHandshakesPerAddress() {
+        return maxHandshakesPerAddress;
     }
 
     /** The TLS settings of tls:// and wss:// endpoints; null when none were set. */
@@ -439,7 +457,7 @@ public final class SocketOptions {
         return receiveBuffer;
     }
 
-    /** The listen backlog of bound tcp:// and ipc:// endpoints (ZMQ_BACKLOG, 100). */
+    /** The listen backlog of bound tcp:// and ipc:// endpoints (ZMQ_BACKLOG; the system's somaxconn by default). */
     public int backlog() {
         return backlog;
     }

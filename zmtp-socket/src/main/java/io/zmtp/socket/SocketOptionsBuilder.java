@@ -28,9 +28,11 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
     static final int MAX_SUBSCRIPTION_SIZE = 4096;
     static final int MAX_SUBSCRIPTIONS = 10_000;
     static final long MAX_SUBSCRIPTION_BYTES = 1 << 20;
-    static final int MAX_CONNECTIONS = 4096;
-    static final int MAX_CONNECTIONS_PER_ADDRESS = 1024;
-    static final int BACKLOG = 100;
+    static final int MAX_CONNECTIONS = 65_536;
+    static final int MAX_CONNECTIONS_PER_ADDRESS = 0;
+    static final int MAX_HANDSHAKES = 4096;
+    static final int MAX_HANDSHAKES_PER_ADDRESS = 1024;
+    static final int BACKLOG = io.netty.util.NetUtil.SOMAXCONN;
     static final int NOTIFY_CONNECT = 1;
     static final int NOTIFY_DISCONNECT = 2;
 
@@ -59,6 +61,8 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
     long maxSubscriptionBytes = MAX_SUBSCRIPTION_BYTES;
     int maxConnections = MAX_CONNECTIONS;
     int maxConnectionsPerAddress = MAX_CONNECTIONS_PER_ADDRESS;
+    int maxHandshakes = MAX_HANDSHAKES;
+    int maxHandshakesPerAddress = MAX_HANDSHAKES_PER_ADDRESS;
     TcpKeepAlive tcpKeepAlive = TcpKeepAlive.DEFAULT;
     io.zmtp.transport.TlsSettings tls;
     boolean conflate;
@@ -231,10 +235,10 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
 
     /**
      * How many connections each bound tcp:// or ipc:// endpoint holds at once, those still in
-     * their handshake included (default 4096). At the bound a new connection is let in and an
+     * their handshake included (default 65,536). At the bound a new connection is let in and an
      * older one makes room (an {@link SocketEvent.Type#EVICTED} event): the oldest still in its
      * handshake, else the peer heard from longest ago. Keep it below the process's file
-     * descriptor limit, so this, and not a failing accept, decides who goes.
+     * descriptor limit, so this, and not a failing accept, decides who goes (docs/limits.md).
      */
     public B maxConnections(int count) {
         this.maxConnections = positive(count, "maxConnections");
@@ -242,12 +246,41 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
     }
 
     /**
-     * How many of a bound tcp:// endpoint's connections may come from one remote IP address
-     * (default 1024), so one host cannot take every connection; past it a new connection
-     * from that address is closed at once.
+     * How many of a bound tcp:// endpoint's connections may come from one remote IP address, in
+     * their handshake or past it; 0 (the default) sets no such bound, as a worker host, a NAT
+     * gateway or a node's SNAT brings many peers from one address. Past it a new connection from
+     * that address is closed at once. Connections still in their handshake are bounded per
+     * address by {@link #maxHandshakesPerAddress} whatever this says.
      */
     public B maxConnectionsPerAddress(int count) {
-        this.maxConnectionsPerAddress = positive(count, "maxConnectionsPerAddress");
+        if (count < 0) {
+            throw new IllegalArgumentException("maxConnectionsPerAddress must be 0 (no bound) or more");
+        }
+        this.maxConnectionsPerAddress = count;
+        return self();
+    }
+
+    /**
+     * How many connections of a bound endpoint may be in their handshake at once (default 4096):
+     * connections that never finish one hold a descriptor each until the handshake timeout. At
+     * the bound a new connection is let in and the oldest one still in its handshake is closed to
+     * make room (an {@link SocketEvent.Type#EVICTED} event), so such connections cannot lock good
+     * peers out, and a good peer, which finishes in milliseconds, is never the oldest.
+     */
+    public B maxHandshakes(int count) {
+        this.maxHandshakes = positive(count, "maxHandshakes");
+        return self();
+    }
+
+    /**
+     * How many connections from one remote IP address may be in their handshake at once, per
+     * bound tcp:// endpoint (default 1024), so one host cannot take every handshake; past it a
+     * new connection from that address is closed at once (a {@link SocketEvent.Type#REFUSED}
+     * event), and the peer tries again after its reconnect interval. A completed handshake no
+     * longer counts: a busy address is refused only while it is that busy handshaking.
+     */
+    public B maxHandshakesPerAddress(int count) {
+        this.maxHandshakesPerAddress = positive(count, "maxHandshakesPerAddress");
         return self();
     }
 
@@ -484,7 +517,12 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
         return self();
     }
 
-    /** Connections a bound endpoint's kernel queue holds before they are accepted (ZMQ_BACKLOG, default 100). */
+    /**
+     * Connections a bound endpoint's kernel queue holds before they are accepted (ZMQ_BACKLOG).
+     * The default is the system's largest, {@code net.core.somaxconn} (4096 on recent Linux; libzmq
+     * takes 100), so a restarted server meets its peers' reconnects in the queue, not with
+     * refused SYNs that come back a second later; the kernel lowers any value to that maximum.
+     */
     public B backlog(int connections) {
         this.backlog = positive(connections, "backlog");
         return self();

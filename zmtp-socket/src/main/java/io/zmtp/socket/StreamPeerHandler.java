@@ -53,7 +53,7 @@ final class StreamPeerHandler extends ChannelInboundHandlerAdapter {
         }
         started = true;
         if (origin != null) {
-            origin.handshakeSucceeded();
+            origin.handshakeSucceeded(ctx.channel());
         }
         if (core.isClosing()) {
             ctx.close();

@@ -64,7 +64,7 @@ final class WebSocketListener {
     private final Map<String, Path> paths = new HashMap<>();
     private final Duration requestTimeout;
     private final TlsSettings tls;
-    /** Connections that have not named a path yet, at most {@link #maxUnrouted} (the first binder's maxConnections). */
+    /** Connections that have not named a path yet, at most {@link #maxUnrouted} (the first binder's maxHandshakes). */
     private int unrouted;
     private final int maxUnrouted;
     private Channel server;
@@ -103,7 +103,7 @@ final class WebSocketListener {
                 return p;
             }
             l = new WebSocketListener(key, socket.options().handshakeTimeout(), socket.options().tls(),
-                    socket.options().maxConnections());
+                    socket.options().maxHandshakes());
             l.start(socket);
             if (address.getPort() != 0) {
                 l.registeredKey = key;

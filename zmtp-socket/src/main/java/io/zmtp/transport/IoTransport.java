@@ -102,6 +102,49 @@ public enum IoTransport {
         }
     }
 
+    /**
+     * Whether a listening socket's TCP settings reach the connections it accepts: Linux copies
+     * SO_KEEPALIVE, TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT, SO_SNDBUF and SO_RCVBUF from the
+     * listener to each accepted socket (not IP_TOS), so over epoll they are set once, at bind,
+     * instead of with a system call each per connection. NIO cannot set them on a listener.
+     */
+    public boolean inheritsTcpSettings() {
+        return this == EPOLL;
+    }
+
+    /**
+     * Sets on a listening tcp:// socket what its accepted connections inherit (see
+     * {@link #inheritsTcpSettings()}; nothing under NIO): keepalive with its timings, or none, and
+     * SO_SNDBUF when {@code sendBuffer} is positive.
+     */
+    public void inheritedTcpSettings(ServerChannel server, TcpKeepAlive keepAlive, int sendBuffer) {
+        if (!inheritsTcpSettings()) {
+            return;
+        }
+        io.netty.channel.ChannelConfig c = server.config();
+        if (keepAlive != null) {
+            c.setOption(LISTENER_KEEPALIVE, 1);
+            c.setOption(LISTENER_KEEPIDLE, (int) Math.min(Integer.MAX_VALUE, keepAlive.idle().getSeconds()));
+            c.setOption(LISTENER_KEEPINTVL, (int) Math.min(Integer.MAX_VALUE, keepAlive.interval().getSeconds()));
+            c.setOption(LISTENER_KEEPCNT, keepAlive.count());
+        }
+        if (sendBuffer > 0) {
+            c.setOption(LISTENER_SNDBUF, sendBuffer);
+        }
+    }
+
+    // Linux's numbers (socket(7), tcp(7)): Netty's epoll server channel takes them only as raw options.
+    private static final io.netty.channel.unix.IntegerUnixChannelOption LISTENER_KEEPALIVE =
+            new io.netty.channel.unix.IntegerUnixChannelOption("zmtp.listener.SO_KEEPALIVE", 1, 9);
+    private static final io.netty.channel.unix.IntegerUnixChannelOption LISTENER_SNDBUF =
+            new io.netty.channel.unix.IntegerUnixChannelOption("zmtp.listener.SO_SNDBUF", 1, 7);
+    private static final io.netty.channel.unix.IntegerUnixChannelOption LISTENER_KEEPIDLE =
+            new io.netty.channel.unix.IntegerUnixChannelOption("zmtp.listener.TCP_KEEPIDLE", 6, 4);
+    private static final io.netty.channel.unix.IntegerUnixChannelOption LISTENER_KEEPINTVL =
+            new io.netty.channel.unix.IntegerUnixChannelOption("zmtp.listener.TCP_KEEPINTVL", 6, 5);
+    private static final io.netty.channel.unix.IntegerUnixChannelOption LISTENER_KEEPCNT =
+            new io.netty.channel.unix.IntegerUnixChannelOption("zmtp.listener.TCP_KEEPCNT", 6, 6);
+
     /** The JDK's TCP_KEEP* options (jdk.net), set only where the platform supports them. */
     private static final class NioKeepAlive {
         static void apply(io.netty.channel.ChannelConfig c, int idle, int interval, int count) {

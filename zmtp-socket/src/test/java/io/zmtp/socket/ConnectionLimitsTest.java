@@ -102,6 +102,93 @@ class ConnectionLimitsTest extends ContextTest {
     }
 
     @Test
+    void aBusyAddressIsRefusedOnlyWhileItHoldsItsMaximumOfHandshakes() throws Exception {
+        ZmtpSocket rep = echo(SocketOptions.builder().maxHandshakesPerAddress(4).build());
+        SocketTesting.Events events = new SocketTesting.Events(rep);
+        String ep = get(rep.bind("tcp://127.0.0.1:0"));
+        List<RawPeer> peers = new ArrayList<>();
+        try {
+            // A worker host: many peers from one address, each past its handshake, all let in.
+            for (int i = 0; i < 20; i++) {
+                peers.add(RawPeer.handshaken(ep, "127.0.0.2", "REQ"));
+            }
+            eventually("20 handshaken", () -> events.count(SocketEvent.Type.HANDSHAKE_SUCCEEDED) == 20);
+            assertEquals(20, onLoop(rep, rep::acceptedConnections));
+            // Four that never greet hold the address's handshakes: the next from it is refused at once.
+            List<RawPeer> stalled = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                stalled.add(RawPeer.connect(ep, "127.0.0.2"));
+                int n = 21 + i;
+                eventually(n + " accepted", () -> onLoop(rep, rep::acceptedConnections) == n);
+            }
+            peers.addAll(stalled);
+            assertTrue(closedAtOnce(ep, "127.0.0.2"), "a fifth handshake from the address is refused");
+            events.await(SocketEvent.Type.REFUSED);
+            SocketEvent refused = events.first(SocketEvent.Type.REFUSED);
+            assertNotNull(refused);
+            assertTrue(refused.reason().contains("maximum of 4 connections in their handshake"), refused.reason());
+            goodClientRoundTrips(ep, "another address is served");
+            // Once one of the four goes, the address gets a handshake again.
+            stalled.get(0).close();
+            eventually("the stalled peer is released", () -> onLoop(rep, rep::acceptedConnections) == 24 - 1);
+            peers.add(RawPeer.handshaken(ep, "127.0.0.2", "REQ"));
+            eventually("21 handshaken from the address", () -> events.count(SocketEvent.Type.HANDSHAKE_SUCCEEDED) == 22);
+            assertEquals(1, events.count(SocketEvent.Type.REFUSED));
+        } finally {
+            peers.forEach(RawPeer::close);
+        }
+        eventually("every connection is released", () -> onLoop(rep, rep::acceptedConnections) == 0);
+    }
+
+    @Test
+    void atItsMaximumOfHandshakesTheEndpointClosesTheOldestStillInItsHandshake() throws Exception {
+        ZmtpSocket rep = echo(SocketOptions.builder().maxHandshakes(3).build());
+        SocketTesting.Events events = new SocketTesting.Events(rep);
+        String ep = get(rep.bind("tcp://127.0.0.1:0"));
+        List<RawPeer> peers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 10; i++) {
+                peers.add(RawPeer.handshaken(ep, "127.0.0.2", "REQ")); // past their handshakes: not counted
+            }
+            List<RawPeer> stalled = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                stalled.add(RawPeer.connect(ep, "127.0.0." + (3 + i)));
+                int n = 11 + i;
+                eventually(n + " accepted", () -> onLoop(rep, rep::acceptedConnections) == n);
+            }
+            peers.addAll(stalled);
+            goodClientRoundTrips(ep, "served at the maximum of handshakes");
+            assertTrue(stalled.get(0).closedWithin(5_000), "the oldest stalled connection made room");
+            events.await(SocketEvent.Type.EVICTED);
+            Set<Integer> kept = keptPorts(rep);
+            for (RawPeer p : peers) {
+                if (p != stalled.get(0)) {
+                    assertTrue(kept.contains(p.localPort()), "every other connection stays: " + kept);
+                }
+            }
+            SocketEvent evicted = events.first(SocketEvent.Type.EVICTED);
+            assertNotNull(evicted);
+            assertTrue(evicted.reason().contains("still in its handshake")
+                    && evicted.reason().contains("maximum of 3 connections in their handshake"), evicted.reason());
+            assertEquals(1, events.count(SocketEvent.Type.EVICTED));
+            assertEquals(0, events.count(SocketEvent.Type.REFUSED));
+        } finally {
+            peers.forEach(RawPeer::close);
+        }
+        eventually("every connection is released", () -> onLoop(rep, rep::acceptedConnections) == 0);
+    }
+
+    @Test
+    void theDefaultsLetACrowdInAndBoundOnlyItsHandshakes() {
+        SocketOptions d = SocketOptions.DEFAULTS;
+        assertEquals(65_536, d.maxConnections());
+        assertEquals(0, d.maxConnectionsPerAddress(), "no bound on one address's handshaken peers");
+        assertEquals(4096, d.maxHandshakes());
+        assertEquals(1024, d.maxHandshakesPerAddress());
+        assertEquals(io.netty.util.NetUtil.SOMAXCONN, d.backlog(), "the system's largest listen queue");
+    }
+
+    @Test
     void atTheEndpointsMaximumTheOldestConnectionStillInItsHandshakeMakesRoom() throws Exception {
         ZmtpSocket rep = echo(SocketOptions.builder().maxConnections(4).build());
         SocketTesting.Events events = new SocketTesting.Events(rep);

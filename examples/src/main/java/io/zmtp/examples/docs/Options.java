@@ -48,7 +48,7 @@ public final class Options {
             SocketOptions guarded = SocketOptions.builder()
                     .maxMessageSize(1 << 20)                  // 1 MiB, frames' bytes plus 64 per extra frame
                     .messagesPerTurn(128)                     // a flooding peer delays the others less
-                    .maxConnectionsPerAddress(16)
+                    .maxHandshakesPerAddress(16)              // one host's connections still in their handshake
                     .handshakeTimeout(Duration.ofSeconds(5))
                     .build();
             ZmtpSocket frontend = ctx.socket(SocketType.ROUTER, guarded);
