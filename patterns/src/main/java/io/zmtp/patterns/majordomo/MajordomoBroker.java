@@ -97,7 +97,7 @@ public final class MajordomoBroker extends LoopComponent {
     private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoBroker.class);
 
     /** The bytes a queued request is counted for on top of its body: its node and array headers. */
-    public static final int REQUEST_OVERHEAD = 64;
+    public static final int REQUEST_OVERHEAD = RequestQueue.REQUEST_OVERHEAD;
 
     private final MajordomoBrokerSettings settings;
     private final RouterSocket socket;

@@ -21,7 +21,7 @@ import java.util.Map;
  * <p>A request is queued as one compact heap copy of its body ({@link QueuedRequest}: the body
  * array, the client's version, the time, its links), so a queued request holds no pooled buffer
  * and a flood cannot pin direct memory; it is counted as its body bytes plus
- * {@value MajordomoBroker#REQUEST_OVERHEAD}. {@link #refusal} checks the four limits of
+ * {@value #REQUEST_OVERHEAD}. {@link #refusal} checks the four limits of
  * {@link MajordomoBrokerSettings} before a request is added: the service's request count and
  * bytes, the broker's bytes, the client's request count. Being linked in both lists, a request
  * leaves in O(1) whichever way it goes: to a worker, expired, or dropped with its client.
@@ -32,7 +32,9 @@ import java.util.Map;
  * tasks), so a mass expiry does not hold up the loop. Used on the broker's loop only.
  */
 final class RequestQueue {
-    private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoBroker.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(RequestQueue.class);
+    /** The bytes a queued request is counted for on top of its body: its node and array headers. */
+    static final int REQUEST_OVERHEAD = 64;
 
     /** What the queue tells the broker. */
     @FunctionalInterface
@@ -64,7 +66,7 @@ final class RequestQueue {
 
     /** The bytes a request with {@code body} is counted for. */
     static long sizeOf(ZmtpMessage body) {
-        return MajordomoBroker.REQUEST_OVERHEAD + body.byteSize() + (body.size() == 1 ? 0 : 4L * body.size());
+        return REQUEST_OVERHEAD + body.byteSize() + (body.size() == 1 ? 0 : 4L * body.size());
     }
 
     /** Why a request of {@code size} bytes from {@code client} cannot be queued for {@code s}, or null if it can. */

@@ -60,8 +60,8 @@ final class WorkerTable {
         void idle(BrokerService s);
     }
 
-    private static final Logger log = LoggerFactory.getLogger(MajordomoBroker.class);
-    private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoBroker.class);
+    private static final Logger log = LoggerFactory.getLogger(WorkerTable.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(WorkerTable.class);
 
     private final MajordomoBrokerSettings settings;
     private final LoopClock clock;
