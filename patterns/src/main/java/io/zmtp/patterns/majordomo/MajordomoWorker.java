@@ -7,7 +7,7 @@ import io.zmtp.patterns.kit.EndpointRotation;
 import io.zmtp.patterns.kit.EventReporter;
 import io.zmtp.patterns.kit.Failover;
 import io.zmtp.patterns.kit.Futures;
-import io.zmtp.patterns.kit.HeartbeatLink;
+import io.zmtp.patterns.kit.UpstreamConnection;
 import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.patterns.kit.LoopComponent;
 import io.zmtp.patterns.kit.RequestHandler;
@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * over a DEALER socket, heartbeats, and runs a {@link MajordomoHandler} for each request.
  *
  * <p>Everything protocol-related runs on one event loop: the socket's handler, and the kit's
- * {@link HeartbeatLink}, which every {@link MajordomoWorkerSettings#heartbeat() heartbeat
+ * {@link UpstreamConnection}, which every {@link MajordomoWorkerSettings#heartbeat() heartbeat
  * interval} sends HEARTBEAT (skipped when something else went out in the last half interval) and
  * declares the broker lost after liveness intervals without a message from it. The link is
  * suspended while the socket has no connection (from connect to handshake, and after a drop), so
@@ -98,7 +98,7 @@ public final class MajordomoWorker extends LoopComponent {
     private int session;
     private long lastSent;
     private final LoopClock clock;
-    private final HeartbeatLink link;
+    private final UpstreamConnection link;
     private final EventLoop loop;
     /** DISCONNECTs received in a row with nothing else heard between (several endpoints: a full round waits the reconnect delay). */
     private int disconnectsInRow;
@@ -141,10 +141,10 @@ public final class MajordomoWorker extends LoopComponent {
         this.brokers = new EndpointRotation(new Failover(endpoints, Duration.ZERO), clock);
         this.core = new WorkerCore(clock, WorkerCore.Handling.of(new OnExecutor(Objects.requireNonNull(handler))),
                 new Outlet(), new EventReporter<WorkerEvent>(null, log, "Majordomo worker"), () -> service);
-        this.link = new HeartbeatLink(clock,
+        this.link = new UpstreamConnection(clock,
                 settings.heartbeat(),
                 new Backoff(settings.reconnectDelay(), settings.reconnectDelayMax()),
-                new HeartbeatLink.Connection() {
+                new UpstreamConnection.Sockets() {
                     @Override
                     public void open() {
                         connect();
@@ -160,7 +160,7 @@ public final class MajordomoWorker extends LoopComponent {
                         sendHeartbeat();
                     }
                 },
-                new HeartbeatLink.Listener() {
+                new UpstreamConnection.Listener() {
                     @Override
                     public void lost(Duration silence) {
                         String lost = endpoint();
@@ -225,7 +225,7 @@ public final class MajordomoWorker extends LoopComponent {
 
     // ------------------------------------------------------------------ connection
 
-    /** Opens a new socket and sends READY on it (the link's {@link HeartbeatLink.Connection#open()}). */
+    /** Opens a new socket and sends READY on it (the link's {@link UpstreamConnection.Sockets#open()}). */
     private void connect() {
         if (closed) {
             return;
