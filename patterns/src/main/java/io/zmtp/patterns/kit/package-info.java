@@ -21,8 +21,10 @@
  *       {@link io.zmtp.patterns.kit.ReplyJudge}, and {@link io.zmtp.patterns.kit.Failover} (moved
  *       through by {@link io.zmtp.patterns.kit.EndpointRotation}, which the Majordomo worker uses
  *       too); {@link io.zmtp.patterns.kit.NoReplyException}, {@link io.zmtp.patterns.kit.RequestEvent};
- *       {@link io.zmtp.patterns.kit.RequesterClient} and {@link io.zmtp.patterns.kit.BlockingReply}
- *       for the clients built on it.</li>
+ *       {@link io.zmtp.patterns.kit.RequesterComponent} (the lifecycle of every client built on it,
+ *       the Majordomo clients included: its requests fail if its loop is shut down under it),
+ *       {@link io.zmtp.patterns.kit.RequesterClient} (its calls for clients of messages) and
+ *       {@link io.zmtp.patterns.kit.BlockingReply}.</li>
  *   <li>Workers: {@link io.zmtp.patterns.kit.WorkerCore} (a worker's requests one at a time, with
  *       its queue: every worker of the package, the Majordomo worker included),
  *       {@link io.zmtp.patterns.kit.RequestHandler} (the user code),
