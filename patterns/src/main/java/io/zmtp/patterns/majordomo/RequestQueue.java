@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.zmtp.patterns.kit.LoopClock;
+import io.zmtp.patterns.majordomo.BrokerService.QueuedClient;
+import io.zmtp.patterns.majordomo.BrokerService.QueuedRequest;
 import io.zmtp.socket.RoutingId;
 import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.ZmtpMessage;
@@ -287,73 +289,5 @@ final class RequestQueue {
             p += 4 + n;
         }
         return m;
-    }
-
-    /** A client with requests queued, and its queued requests in order. */
-    static final class QueuedClient {
-        final RoutingId id;
-        QueuedRequest head;
-        QueuedRequest tail;
-        int count;
-
-        QueuedClient(RoutingId id) {
-            this.id = id;
-        }
-
-        void append(QueuedRequest q) {
-            q.cPrev = tail;
-            if (tail == null) {
-                head = q;
-            } else {
-                tail.cNext = q;
-            }
-            tail = q;
-            count++;
-        }
-
-        void unlink(QueuedRequest q) {
-            if (q.cPrev == null) {
-                head = q.cNext;
-            } else {
-                q.cPrev.cNext = q.cNext;
-            }
-            if (q.cNext == null) {
-                tail = q.cPrev;
-            } else {
-                q.cNext.cPrev = q.cPrev;
-            }
-            q.cPrev = null;
-            q.cNext = null;
-            count--;
-        }
-    }
-
-    /**
-     * A queued request: its body as one heap array (see {@link #compact}), in its service's queue
-     * and its client's list at once (intrusive links, so either can drop it in O(1)).
-     */
-    static final class QueuedRequest {
-        final QueuedClient client;
-        final BrokerService service;
-        final MdpVersion version;
-        final long queuedAt;
-        final byte[] body;
-        final int frames;
-        final long size;
-        QueuedRequest sPrev;
-        QueuedRequest sNext;
-        QueuedRequest cPrev;
-        QueuedRequest cNext;
-
-        QueuedRequest(QueuedClient client, BrokerService service, MdpVersion version, long queuedAt, byte[] body,
-                      int frames, long size) {
-            this.client = client;
-            this.service = service;
-            this.version = version;
-            this.queuedAt = queuedAt;
-            this.body = body;
-            this.frames = frames;
-            this.size = size;
-        }
     }
 }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.patterns.kit.PeerLiveness;
+import io.zmtp.patterns.majordomo.BrokerService.Worker;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.RoutingId;
 import io.zmtp.wire.FrameText;
@@ -316,28 +317,5 @@ final class WorkerTable {
         }
         workers.clear();
         liveness.clear();
-    }
-
-    /** A registered worker. */
-    static final class Worker {
-        final RoutingId id;
-        final MdpVersion version;
-        final BrokerService service;
-        final long registeredAt;
-        long lastHeard;
-        /** The request it is serving, or null when idle. */
-        InFlightRequest current;
-
-        Worker(RoutingId id, MdpVersion version, BrokerService service, long now) {
-            this.id = id;
-            this.version = version;
-            this.service = service;
-            this.registeredAt = now;
-            this.lastHeard = now;
-        }
-
-        String hexId() {
-            return ByteBufUtil.hexDump(id.bytes());
-        }
     }
 }
