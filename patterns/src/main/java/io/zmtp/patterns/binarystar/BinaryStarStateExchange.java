@@ -4,8 +4,8 @@ import io.netty.channel.EventLoop;
 import io.zmtp.patterns.kit.EventReporter;
 import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.kit.Heartbeat;
-import io.zmtp.patterns.kit.HeartbeatTicker;
 import io.zmtp.patterns.kit.LoopClock;
+import io.zmtp.patterns.kit.PeerLiveness;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
@@ -31,7 +31,9 @@ import java.util.function.Consumer;
  * <p>A PUB socket bound on the state publisher endpoint publishes this server's state every
  * heartbeat (one frame, ASCII decimal, as the guide's servers do); a SUB socket connected to the
  * peer's publisher takes the peer's state into the FSM, and each state received keeps the peer
- * alive for the heartbeat's expiry (two heartbeats). The owner asks {@link #clientRequest()}
+ * alive for the heartbeat's expiry (two heartbeats): in the FSM, whose vote needs it at any time,
+ * and in the kit's {@link PeerLiveness}, whose beat publishes the state and reports a peer lost
+ * (not on a beat that ran late). The owner asks {@link #clientRequest()}
  * before it serves a client request: the answer is the guide's vote (a passive server whose peer
  * is gone becomes active and serves; otherwise a passive or backup server refuses). Transitions
  * are reported ({@link BinaryStarEvent}) and followed by the owner's callbacks; a fatal pair is
@@ -52,14 +54,14 @@ public final class BinaryStarStateExchange {
     private final ZmtpSocket statePub;
     private final ZmtpSocket stateSub;
     private final BinaryStarFsm fsm;
-    private final HeartbeatTicker ticker;
+    /** The beat, and the peer's liveness as reported ({@link BinaryStarEvent.PeerHeard}, {@link BinaryStarEvent.PeerLost}). */
+    private final PeerLiveness<String> liveness;
     private Runnable onActive = () -> { };
     private Runnable onPassive = () -> { };
     private Consumer<BinaryStarState> onPeerState = s -> { };
     private Runnable onFatal = () -> { };
     private volatile BinaryStarState state;
     private volatile String boundPublisher;
-    private boolean peerAlive; // as last reported
     private boolean closed;
 
     /**
@@ -87,7 +89,17 @@ public final class BinaryStarStateExchange {
         this.stateSub = context.socket(SocketType.SUB, stateOptions, loop);
         this.fsm = new BinaryStarFsm(primary, heartbeat.expiry(), clock::nanoTime);
         this.state = fsm.state();
-        this.ticker = new HeartbeatTicker(clock, heartbeat.interval(), this::tick);
+        this.liveness = new PeerLiveness<>(clock, heartbeat, new PeerLiveness.Owner<>() {
+            @Override
+            public void beat(boolean counted) {
+                publish();
+            }
+
+            @Override
+            public void expired(String peer) {
+                events.report(() -> new BinaryStarEvent.PeerLost(fsm.state(), heartbeat.expiry()));
+            }
+        });
     }
 
     /** Runs {@code callback} on the loop each time this server becomes active (set before start). */
@@ -153,7 +165,7 @@ public final class BinaryStarStateExchange {
         return Futures.of(stateSub.connect(statePeer)).thenRun(() -> inLoop(() -> {
             if (!closed) {
                 fsm.start(); // the peer's silence counts from here
-                ticker.start();
+                liveness.start();
             }
         }));
     }
@@ -161,7 +173,7 @@ public final class BinaryStarStateExchange {
     /** Stops the heartbeat and closes the state sockets (on the loop). */
     public CompletableFuture<Void> close() {
         closed = true;
-        ticker.stop();
+        liveness.stop();
         return Futures.of(stateSub.close(Duration.ZERO))
                 .thenCombine(Futures.of(statePub.close(Duration.ZERO)), (a, b) -> b);
     }
@@ -178,22 +190,18 @@ public final class BinaryStarStateExchange {
             return o;
         }
         if (o.changed()) {
-            peerAlive = false;
+            liveness.remove(statePeer); // taken for gone: heard again, it is reported again
         }
         applied(o);
         return o;
     }
 
-    /** Each heartbeat: publish the state; note a peer that has just counted as gone. */
-    private void tick(boolean silenceCounts) {
+    /** Each heartbeat: publish the state. */
+    private void publish() {
         if (closed) {
             return;
         }
         statePub.send(ZmtpMessage.ofStrings(Integer.toString(fsm.state().code())));
-        if (peerAlive && !fsm.peerAlive() && silenceCounts) {
-            peerAlive = false;
-            events.report(() -> new BinaryStarEvent.PeerLost(fsm.state(), heartbeat.expiry()));
-        }
     }
 
     private void onPeerState(ZmtpMessage msg) {
@@ -219,12 +227,11 @@ public final class BinaryStarStateExchange {
         if (o.fatal()) {
             events.report(() -> new BinaryStarEvent.Fatal(o.from(), peer, o.reason()));
             closed = true;
-            ticker.stop();
+            liveness.stop();
             run(onFatal, "fatal");
             return;
         }
-        if (!peerAlive) {
-            peerAlive = true;
+        if (liveness.heard(statePeer)) {
             events.report(() -> new BinaryStarEvent.PeerHeard(o.from(), peer));
         }
         applied(o);

@@ -6,7 +6,6 @@ import io.zmtp.patterns.kit.Envelope;
 import io.zmtp.patterns.kit.EventReporter;
 import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.kit.LoopComponent;
-import io.zmtp.patterns.kit.HeartbeatTicker;
 import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.patterns.kit.PeerLiveness;
 import io.zmtp.patterns.kit.LoopClock;
@@ -42,11 +41,11 @@ import java.util.function.Consumer;
  * <ul>
  * <li>{@link #connect} adds a server at any time (any thread): the ROUTER connects to it, and
  *     addresses it by its endpoint, which the server announces as its identity.</li>
- * <li>Every ping interval (the guide's 2 s; a {@link HeartbeatTicker} on the settings' clock) the
- *     agent sends {@code PING} to every server it knows, and once more as soon as a connection's
- *     handshake completes. Anything a server sends ({@code PONG}, a reply) keeps it alive for the
- *     server time to live (6 s; a {@link PeerLiveness}); a server silent that long, or whose
- *     connection closed, is dead until it is heard from again.</li>
+ * <li>The servers' liveness is the kit's {@link PeerLiveness}, beating every ping interval (the
+ *     guide's 2 s) on the settings' clock: on each beat the agent sends {@code PING} to every
+ *     server it knows, and once more as soon as a connection's handshake completes. Anything a
+ *     server sends ({@code PONG}, a reply) keeps it alive for the server time to live (6 s); a
+ *     server silent that long, or whose connection closed, is dead until it is heard from again.</li>
  * <li>A request ({@code [server, sequence, body...]}) goes to the first live server (live servers
  *     in the order they came alive). When that server dies before it answers, the request goes to
  *     the next live one; with none alive, it waits for one. A request with no reply within the
@@ -63,7 +62,7 @@ public final class FreelanceClient extends LoopComponent {
     private final Settings settings;
     private final ZmtpSocket socket;
     private final EventReporter<FreelanceEvent> events;
-    private final HeartbeatTicker ticker;
+    /** The servers by when they were last heard from; beats every ping interval. */
     private final PeerLiveness<Server> liveness;
     // On the loop.
     private final Map<String, Server> servers = new HashMap<>();
@@ -71,6 +70,8 @@ public final class FreelanceClient extends LoopComponent {
     private final LinkedHashSet<Server> live = new LinkedHashSet<>();
     private final LinkedHashMap<Long, Call> pending = new LinkedHashMap<>();
     private long sequence;
+    /** The servers the current beat found silent for their time to live. */
+    private final List<Server> silent = new ArrayList<>(0);
 
     public FreelanceClient(ZmtpContext context, Settings settings, Consumer<? super FreelanceEvent> listener) {
         super(context.group().next(), settings.clock());
@@ -78,8 +79,20 @@ public final class FreelanceClient extends LoopComponent {
         this.events = new EventReporter<>(listener, log, "Freelance client");
         this.socket = context.socket(SocketType.ROUTER, settings.socketOptions.toBuilder().linger(Duration.ZERO)
                 .build(), eventLoop());
-        this.ticker = new HeartbeatTicker(clock(), settings.pingInterval, this::tick);
-        this.liveness = new PeerLiveness<>(clock(), settings.serverTtl);
+        // Every server silent for its time to live is expired in the one task of the beat (no batches:
+        // a client knows few servers), then the beat has them all die before it pings.
+        this.liveness = new PeerLiveness<>(clock(), settings.pingInterval, settings.serverTtl, Integer.MAX_VALUE,
+                new PeerLiveness.Owner<>() {
+                    @Override
+                    public void beat(boolean counted) {
+                        tick();
+                    }
+
+                    @Override
+                    public void expired(Server s) {
+                        silent.add(s);
+                    }
+                });
     }
 
     public FreelanceClient(ZmtpContext context, Settings settings) {
@@ -94,7 +107,7 @@ public final class FreelanceClient extends LoopComponent {
     protected CompletionStage<Void> onStart() {
         socket.onMessage(this::onMessage);
         socket.monitor(this::onSocketEvent);
-        ticker.start();
+        liveness.start();
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (String e : settings.endpoints) {
             all.add(doConnect(e));
@@ -104,7 +117,7 @@ public final class FreelanceClient extends LoopComponent {
 
     @Override
     protected CompletionStage<Void> onClose() {
-        ticker.stop();
+        liveness.stop();
         for (Call c : new ArrayList<>(pending.values())) {
             finish(c);
             c.future.completeExceptionally(new SocketClosedException("client closed"));
@@ -232,12 +245,11 @@ public final class FreelanceClient extends LoopComponent {
 
     /** The first live server whose time to live has not run out (those that ran out die now). */
     private Server firstLive() {
-        long now = clock().nanoTime();
         List<Server> dead = new ArrayList<>(0);
         Server first = null;
         for (Iterator<Server> it = live.iterator(); it.hasNext(); ) {
             Server s = it.next();
-            if (now - s.expires < 0) {
+            if (liveness.isAlive(s)) {
                 first = s;
                 break;
             }
@@ -251,10 +263,11 @@ public final class FreelanceClient extends LoopComponent {
         return first;
     }
 
-    private void tick(boolean silenceCounts) {
-        if (silenceCounts) {
-            List<Server> dead = new ArrayList<>(0);
-            liveness.expire(Integer.MAX_VALUE, dead::add);
+    /** The beat: the servers it found silent die (all of them gone from the live list first), then every server is pinged. */
+    private void tick() {
+        if (!silent.isEmpty()) {
+            List<Server> dead = new ArrayList<>(silent);
+            silent.clear();
             for (Server s : dead) {
                 live.remove(s);
             }
@@ -282,7 +295,6 @@ public final class FreelanceClient extends LoopComponent {
     }
 
     private void heard(Server s) {
-        s.expires = clock().nanoTime() + settings.serverTtl.toNanos();
         liveness.heard(s);
         if (live.add(s)) {
             events.report(() -> new FreelanceEvent.ServerAlive(s.endpoint));
@@ -370,7 +382,6 @@ public final class FreelanceClient extends LoopComponent {
     private static final class Server {
         final String endpoint;
         final byte[] id;
-        long expires;
 
         Server(String endpoint) {
             this.endpoint = endpoint;

@@ -19,9 +19,24 @@ import io.netty.util.concurrent.EventExecutor;
  */
 public interface PatternClock {
 
-    /** The real clock: each event loop's ticker and scheduler. */
+    /** The real clock: each event loop's ticker and scheduler; always the same instance. */
     static PatternClock system() {
-        return SystemClock.INSTANCE;
+        // A local enum: one instance for ever, and no name outside this method, so the interface
+        // needs no public constant and SystemClock (a LoopClock) does not refer back to it.
+        enum Real implements PatternClock {
+            CLOCK;
+
+            @Override
+            public LoopClock on(EventExecutor loop) {
+                return new SystemClock(loop);
+            }
+
+            @Override
+            public String toString() {
+                return "system clock";
+            }
+        }
+        return Real.CLOCK;
     }
 
     /** This clock as seen from {@code loop}: the timers it sets run on {@code loop}. */

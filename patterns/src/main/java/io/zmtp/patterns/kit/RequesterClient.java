@@ -5,51 +5,30 @@ import io.zmtp.socket.SocketClosedException;
 import io.zmtp.wire.ZmtpMessage;
 
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
- * A client component whose requests all go through one {@link RetryingRequester} (the Lazy
- * Pirate client, the Binary Star client): its lifecycle is the requester's, and it offers the
- * same three calls, asynchronous, blocking, and blocking over strings.
+ * A client component whose requests all go through one {@link RetryingRequester} and are
+ * messages (the Lazy Pirate client, the Binary Star client): the requester's lifecycle
+ * ({@link RequesterComponent}), and the same three calls, asynchronous, blocking, and blocking
+ * over strings.
  */
-public abstract class RequesterClient extends LoopComponent {
-    private RetryingRequester<ZmtpMessage> requester;
+public abstract class RequesterClient extends RequesterComponent<ZmtpMessage> {
 
     protected RequesterClient(EventLoop loop, PatternClock clock) {
         super(loop, clock);
-    }
-
-    /** The requester every request goes through: set once, from the subclass's constructor. */
-    protected final void requester(RetryingRequester<ZmtpMessage> requester) {
-        if (this.requester != null) {
-            throw new IllegalStateException("the requester is set already");
-        }
-        this.requester = Objects.requireNonNull(requester);
-    }
-
-    /** Opens the first socket and starts connecting (in the background). */
-    @Override
-    protected CompletionStage<Void> onStart() {
-        return Futures.of(requester.start());
-    }
-
-    @Override
-    protected CompletionStage<Void> onClose() {
-        return Futures.of(requester.close());
     }
 
     /**
      * Queues a request (ownership passes to the client) and returns its reply's future. The
      * future completes with the reply, which the caller then owns and must release, or fails
      * with {@link NoReplyException} after the last try, or with {@link SocketClosedException}
-     * if the client closes first. Cancelling the future abandons the request. Stages that depend
-     * on the future run on the client's event loop unless added with an async method; they must
-     * not block.
+     * if the client closes first (or its event loop was shut down). Cancelling the future
+     * abandons the request. Stages that depend on the future run on the client's event loop
+     * unless added with an async method; they must not block.
      */
     public CompletableFuture<ZmtpMessage> requestAsync(ZmtpMessage request) {
-        return requester.submit(request);
+        return submit(request, null, null);
     }
 
     /**

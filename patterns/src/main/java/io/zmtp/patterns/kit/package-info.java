@@ -10,18 +10,21 @@
  *       {@link io.zmtp.patterns.kit.ComponentSettings} (the settings builder every component's
  *       extends), {@link io.zmtp.patterns.kit.EventReporter} (events to the listener and the debug
  *       log), {@link io.zmtp.patterns.kit.Futures}.</li>
- *   <li>Heartbeats: {@link io.zmtp.patterns.kit.Heartbeat} (interval and liveness),
- *       {@link io.zmtp.patterns.kit.HeartbeatTicker} (a tick every interval, late ticks
- *       discounted), {@link io.zmtp.patterns.kit.PeerLiveness} (a queue's or broker's peers by
- *       last heard), {@link io.zmtp.patterns.kit.HeartbeatLink} (a worker's link to its queue or
- *       broker, with {@link io.zmtp.patterns.kit.Backoff}).</li>
+ *   <li>Heartbeats: {@link io.zmtp.patterns.kit.PeerLiveness}, the one heartbeat of the pattern
+ *       level (a beat every interval, late beats discounted; the peers by last heard, expired on
+ *       the beat; heartbeats due per peer), with its settings {@link io.zmtp.patterns.kit.Heartbeat}
+ *       (interval and liveness); {@link io.zmtp.patterns.kit.UpstreamConnection} (a worker's
+ *       connection to its queue or broker, replaced after a {@link io.zmtp.patterns.kit.Backoff}
+ *       when the peer is lost).</li>
  *   <li>Retries: {@link io.zmtp.patterns.kit.RetryingRequester} (the client side of reliable
  *       request-reply) with its {@link io.zmtp.patterns.kit.RetryPolicy}, the owner's
  *       {@link io.zmtp.patterns.kit.ReplyJudge}, and {@link io.zmtp.patterns.kit.Failover} (moved
  *       through by {@link io.zmtp.patterns.kit.EndpointRotation}, which the Majordomo worker uses
  *       too); {@link io.zmtp.patterns.kit.NoReplyException}, {@link io.zmtp.patterns.kit.RequestEvent};
- *       {@link io.zmtp.patterns.kit.RequesterClient} and {@link io.zmtp.patterns.kit.BlockingReply}
- *       for the clients built on it.</li>
+ *       {@link io.zmtp.patterns.kit.RequesterComponent} (the lifecycle of every client built on it,
+ *       the Majordomo clients included: its requests fail if its loop is shut down under it),
+ *       {@link io.zmtp.patterns.kit.RequesterClient} (its calls for clients of messages) and
+ *       {@link io.zmtp.patterns.kit.BlockingReply}.</li>
  *   <li>Workers: {@link io.zmtp.patterns.kit.WorkerCore} (a worker's requests one at a time, with
  *       its queue: every worker of the package, the Majordomo worker included),
  *       {@link io.zmtp.patterns.kit.RequestHandler} (the user code),

@@ -1,8 +1,8 @@
 package io.zmtp.patterns.majordomo;
 
 import io.zmtp.patterns.kit.EventReporter;
-import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.RequesterComponent;
 import io.zmtp.patterns.kit.Failover;
 import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.patterns.kit.RequestEvent;
@@ -10,7 +10,6 @@ import io.zmtp.patterns.kit.RetryingRequester;
 import io.zmtp.patterns.kit.ReplyJudge.Verdict;
 
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.FutureListener;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
 import io.zmtp.socket.SocketClosedException;
 import io.zmtp.socket.SocketOptions;
@@ -26,12 +25,10 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -81,30 +78,24 @@ import java.util.function.Consumer;
  * answered twice.
  *
  * <h2>Lifecycle</h2>
- * A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the socket
+ * The kit's clients' ({@link RequesterComponent}), a {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the socket
  * and starts connecting (the stage completes when the connect is under way: a ZeroMQ connect
  * works before the broker binds); requests made before it fail. {@link #closeAsync()} closes the
  * socket and fails every outstanding request with a {@link MajordomoException} (its cause a
  * {@link SocketClosedException}). So does the shutdown of the client's event loop (its context
  * closed before the client): no request future is left waiting.
  */
-public final class MajordomoAsyncClient extends LoopComponent {
+public final class MajordomoAsyncClient extends RequesterComponent<MajordomoReply> {
     private static final Logger log = LoggerFactory.getLogger(MajordomoAsyncClient.class);
     private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoAsyncClient.class);
 
     private final String endpoint;
     private final MajordomoClientSettings settings;
     private final MdpVersion version;
-    private final EventLoop loop;
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
-    private final RetryingRequester<MajordomoReply> requester;
     private final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
     private final AtomicInteger outstanding = new AtomicInteger();
-    /** The requester's futures not yet complete (any thread): failed here if the loop dies first. */
-    private final Set<CompletableFuture<MajordomoReply>> unanswered = ConcurrentHashMap.newKeySet();
-    /** Fails every unanswered request when the loop terminates under the client. */
-    private final FutureListener<Object> loopGone = f -> loopTerminated();
     private volatile boolean closed;
 
     public MajordomoAsyncClient(ZmtpContext ctx, String brokerEndpoint) {
@@ -125,40 +116,26 @@ public final class MajordomoAsyncClient extends LoopComponent {
         this.endpoint = String.join(",", brokerEndpoints);
         this.settings = settings;
         this.version = settings.version();
-        this.loop = eventLoop();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
         SocketOptions options = settings.socketOptions().toBuilder().linger(Duration.ZERO).build();
-        this.requester = new RetryingRequester<>(clock(),
+        EventLoop loop = eventLoop();
+        requester(new RetryingRequester<>(clock(),
                 settings.policy().withMaxWaiting(1).withResendOnDisconnect(true).withWindow(Integer.MAX_VALUE), new Failover(brokerEndpoints, settings.failoverSettle()),
                 () -> ctx.socket(SocketType.DEALER, options, loop), this::judge,
-                new EventReporter<>(this::requestEvent, log, "Majordomo client", RequestEvent::isNotable));
-    }
-
-    /** Opens the socket and connects (in the background, as ZeroMQ does). */
-    @Override
-    protected CompletionStage<Void> onStart() {
-        loop.terminationFuture().addListener(loopGone);
-        return Futures.of(requester.start());
+                new EventReporter<>(this::requestEvent, log, "Majordomo client", RequestEvent::isNotable)));
     }
 
     /** Closes the socket; every outstanding request fails. */
     @Override
     protected CompletionStage<Void> onClose() {
         closed = true;
-        loop.terminationFuture().removeListener(loopGone);
-        return Futures.of(requester.close());
+        return super.onClose();
     }
 
-    /**
-     * The loop terminated before the client closed (its context was closed): the requester's
-     * timers and socket are gone with it, so every unanswered request fails here.
-     */
-    private void loopTerminated() {
-        closed = true;
-        for (CompletableFuture<MajordomoReply> f : unanswered) {
-            f.completeExceptionally(new SocketClosedException("client closed: its event loop was shut down"));
-        }
+    /** Whether the client closed, or its event loop was shut down under it (every unanswered request failed then). */
+    private boolean closed() {
+        return closed || isLoopTerminated();
     }
 
     public MdpVersion version() {
@@ -177,7 +154,7 @@ public final class MajordomoAsyncClient extends LoopComponent {
     }
 
     public void send(String service, Frames body) {
-        submit(service, received::add, body)
+        submitRequest(service, received::add, body)
                 .whenComplete((r, e) -> received.add(e == null ? r : e));
     }
 
@@ -215,7 +192,7 @@ public final class MajordomoAsyncClient extends LoopComponent {
      * future completes with the FINAL one. Both run on the client's event loop.
      */
     public CompletableFuture<MajordomoReply> request(String service, Consumer<MajordomoReply> partials, Frames body) {
-        return submit(service, partials, body);
+        return submitRequest(service, partials, body);
     }
 
     /** The number of requests sent and not yet answered with a final reply (or failed). */
@@ -227,10 +204,11 @@ public final class MajordomoAsyncClient extends LoopComponent {
      * Hands the request to the requester, keyed by its service; the returned future completes
      * after the outstanding count went down, failures as {@link MajordomoException}.
      */
-    private CompletableFuture<MajordomoReply> submit(String service, Consumer<MajordomoReply> partials, Frames body) {
+    private CompletableFuture<MajordomoReply> submitRequest(String service, Consumer<MajordomoReply> partials,
+            Frames body) {
         Objects.requireNonNull(service);
         CompletableFuture<MajordomoReply> result = new CompletableFuture<>();
-        if (closed) {
+        if (closed()) {
             result.completeExceptionally(new MajordomoException("client closed"));
             return result;
         }
@@ -239,10 +217,8 @@ public final class MajordomoAsyncClient extends LoopComponent {
             tracer.trace("I: send request to '" + service + "' service:", m);
         }
         outstanding.incrementAndGet();
-        CompletableFuture<MajordomoReply> reply = requester.submit(m, service, partials);
-        unanswered.add(reply);
+        CompletableFuture<MajordomoReply> reply = submit(m, service, partials);
         reply.whenComplete((r, e) -> {
-            unanswered.remove(reply);
             outstanding.decrementAndGet();
             if (e == null) {
                 result.complete(r);
@@ -250,9 +226,6 @@ public final class MajordomoAsyncClient extends LoopComponent {
                 result.completeExceptionally(failure(service, e));
             }
         });
-        if (closed) { // the loop may have died while this request was being added
-            reply.completeExceptionally(new SocketClosedException("client closed"));
-        }
         result.whenComplete((r, e) -> {
             if (result.isCancelled()) {
                 reply.cancel(false);
@@ -267,8 +240,8 @@ public final class MajordomoAsyncClient extends LoopComponent {
             return new MajordomoException("no reply from service '" + service + "' at " + endpoint
                     + " after " + n.tries() + " attempts");
         }
-        if (cause instanceof SocketClosedException || closed) {
-            return new MajordomoException(closed || cause.getMessage() == null ? "client closed" : cause.getMessage(), cause);
+        if (cause instanceof SocketClosedException || closed()) {
+            return new MajordomoException(closed() || cause.getMessage() == null ? "client closed" : cause.getMessage(), cause);
         }
         if (cause instanceof RejectedExecutionException) {
             return new MajordomoException(cause.getMessage());

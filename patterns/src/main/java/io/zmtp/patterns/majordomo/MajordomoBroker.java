@@ -3,13 +3,13 @@ package io.zmtp.patterns.majordomo;
 import io.netty.buffer.ByteBufUtil;
 import io.zmtp.patterns.kit.EventReporter;
 import io.zmtp.patterns.kit.Futures;
-import io.zmtp.patterns.kit.HeartbeatTicker;
 import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.PeerLiveness;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
-import io.zmtp.patterns.majordomo.RequestQueue.QueuedClient;
-import io.zmtp.patterns.majordomo.RequestQueue.QueuedRequest;
-import io.zmtp.patterns.majordomo.WorkerTable.Worker;
+import io.zmtp.patterns.majordomo.BrokerService.QueuedClient;
+import io.zmtp.patterns.majordomo.BrokerService.QueuedRequest;
+import io.zmtp.patterns.majordomo.BrokerService.Worker;
 import io.zmtp.socket.RouterSocket;
 import io.zmtp.socket.RoutingId;
 import io.zmtp.socket.SocketEvent;
@@ -48,8 +48,10 @@ import java.util.concurrent.CompletionStage;
  *   <li>{@link InFlightRequest}: the request a worker serves, and its replies reframed in the
  *       client's version (joined into one REPLY for an MDP/0.1 client of a worker that streams).</li>
  *   <li>{@link ServiceTable}: the services known, within their limit; {@link MmiService}: 8/MMI.</li>
- *   <li>This class: the socket and lifecycle, client requests, dispatch to idle workers, the
- *       heartbeat ticker, and the checks when a peer's connection closes.</li>
+ *   <li>The kit's {@link PeerLiveness}: the workers' liveness, the HEARTBEATs they are due, and
+ *       the beat.</li>
+ *   <li>This class: the socket and lifecycle, client requests, dispatch to idle workers, and the
+ *       checks when a peer's connection closes.</li>
  * </ul>
  *
  * <h2>How a request flows</h2>
@@ -70,7 +72,7 @@ import java.util.concurrent.CompletionStage;
  * </ol>
  *
  * <h2>Heartbeats</h2>
- * Every heartbeat interval the ticker forgets workers silent for the heartbeat expiry (busy or
+ * Every heartbeat interval the workers' liveness forgets workers silent for the heartbeat expiry (busy or
  * idle: 7/MDP and 18/MDP require heartbeats both ways at all times, and a worker that died
  * mid-request must not stay registered; {@link MajordomoWorker} heartbeats while its handler
  * runs, and a worker built like the guide's single-threaded mdwrkapi must answer within the
@@ -87,7 +89,7 @@ import java.util.concurrent.CompletionStage;
  * <h2>Lifecycle</h2>
  * A {@link LoopComponent}: the constructor binds nothing; {@link #start()} binds the settings'
  * {@link MajordomoBrokerSettings#endpoints() endpoints} in order (all on the one socket), starts
- * the heartbeat ticker, and completes when all are bound (or fails with the first bind error);
+ * the heartbeat, and completes when all are bound (or fails with the first bind error);
  * {@link #endpoints()} then gives the endpoints bound, with the port chosen for port 0.
  * {@link #closeAsync()} sends DISCONNECT to every worker, drops what is queued and closes the
  * socket with its linger.
@@ -97,7 +99,7 @@ public final class MajordomoBroker extends LoopComponent {
     private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoBroker.class);
 
     /** The bytes a queued request is counted for on top of its body: its node and array headers. */
-    public static final int REQUEST_OVERHEAD = 64;
+    public static final int REQUEST_OVERHEAD = RequestQueue.REQUEST_OVERHEAD;
 
     private final MajordomoBrokerSettings settings;
     private final RouterSocket socket;
@@ -107,8 +109,11 @@ public final class MajordomoBroker extends LoopComponent {
     private final ServiceTable services;
     private final RequestQueue queue;
     private final WorkerTable workers;
-    /** Every heartbeat interval: expiry of silent workers and of requests without a worker. */
-    private final HeartbeatTicker ticker;
+    /**
+     * The workers' liveness: every heartbeat interval it expires silent workers, and this broker
+     * then the requests without a worker; a worker's HEARTBEAT an interval after it was last sent to.
+     */
+    private final PeerLiveness<Worker> liveness;
     /** Checks every peer when a connection closed without naming its peer. */
     private final PeerSweep sweep;
     private boolean closed;
@@ -140,7 +145,25 @@ public final class MajordomoBroker extends LoopComponent {
         this.services = new ServiceTable(settings.maxServices());
         this.queue = new RequestQueue(settings, clock, services, (client, service) ->
                 event(MajordomoEvent.Type.REQUEST_EXPIRED, ByteBufUtil.hexDump(client.bytes()), service.name, null));
-        this.workers = new WorkerTable(settings, clock, services, queue, new WorkerTable.Owner() {
+        this.liveness = new PeerLiveness<>(clock, settings.heartbeat(), new PeerLiveness.Owner<>() {
+            @Override
+            public void beat(boolean counted) {
+                if (!closed) {
+                    queue.expire();
+                }
+            }
+
+            @Override
+            public void expired(Worker w) {
+                workers.expired(w);
+            }
+
+            @Override
+            public void due(Worker w) {
+                workers.heartbeat(w);
+            }
+        });
+        this.workers = new WorkerTable(settings, clock, services, queue, liveness, new WorkerTable.Owner() {
             @Override
             public void send(ZmtpMessage m, String what) {
                 MajordomoBroker.this.send(m, what);
@@ -156,7 +179,6 @@ public final class MajordomoBroker extends LoopComponent {
                 dispatch(s);
             }
         });
-        this.ticker = new HeartbeatTicker(clock, settings.heartbeat().interval(), this::tick);
         this.sweep = new PeerSweep(eventLoop(), () -> {
             List<Object> peers = new ArrayList<>(queue.clients());
             peers.addAll(workers.all());
@@ -165,7 +187,7 @@ public final class MajordomoBroker extends LoopComponent {
     }
 
     /**
-     * Binds the settings' endpoints in order and starts the heartbeat ticker; completes when all
+     * Binds the settings' endpoints in order and starts the heartbeat; completes when all
      * are bound ({@link #endpoints()}).
      */
     @Override
@@ -182,7 +204,7 @@ public final class MajordomoBroker extends LoopComponent {
         });
         // If the socket closes under the broker (its context closed first), let go of what it holds.
         socket.closeFuture().addListener(f -> releaseAll());
-        ticker.start();
+        liveness.start();
         CompletionStage<Void> all = CompletableFuture.completedFuture(null);
         List<String> bound = new ArrayList<>();
         for (String e : settings.endpoints()) {
@@ -391,22 +413,6 @@ public final class MajordomoBroker extends LoopComponent {
         event(MajordomoEvent.Type.CLIENT_GONE, hex, null, n + " queued request(s) dropped");
     }
 
-    // ------------------------------------------------------------------ timer
-
-    /**
-     * Every heartbeat interval: forget workers silent for the expiry (not on a tick that ran late,
-     * when the loop itself stalled and has not read what they sent), expire requests.
-     */
-    private void tick(boolean silenceCounts) {
-        if (closed) {
-            return;
-        }
-        if (silenceCounts) {
-            workers.expireSilent();
-        }
-        queue.expire();
-    }
-
     // ------------------------------------------------------------------ sending
 
     private void send(ZmtpMessage m, String what) {
@@ -515,7 +521,7 @@ public final class MajordomoBroker extends LoopComponent {
     /** Forgets every worker and drops every queued request (on the loop). */
     private void releaseAll() {
         closed = true;
-        ticker.stop();
+        liveness.stop();
         workers.clear();
         queue.clear();
         services.clear();

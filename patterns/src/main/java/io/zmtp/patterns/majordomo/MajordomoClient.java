@@ -1,10 +1,9 @@
 package io.zmtp.patterns.majordomo;
 
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.FutureListener;
 import io.zmtp.patterns.kit.EventReporter;
-import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.RequesterComponent;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
 import io.zmtp.patterns.kit.Failover;
 import io.zmtp.patterns.kit.NoReplyException;
@@ -37,8 +36,8 @@ import java.util.function.Consumer;
  * The synchronous Majordomo client (the guide's mdcliapi): one request at a time, waiting for
  * its reply, with a timeout and retries. A blocking facade over the kit's
  * {@link RetryingRequester}, which owns the socket, the try's timer and the retries on the
- * client's event loop (on the settings' clock); the calling thread only waits for what the loop
- * hands it.
+ * client's event loop (on the settings' clock), with the lifecycle of the kit's clients
+ * ({@link RequesterComponent}); the calling thread only waits for what the loop hands it.
  *
  * <p>Under MDP/0.1 it uses a REQ socket (which adds and strips the empty frame), under MDP/0.2 a
  * DEALER. When no reply (and, in 0.2, no PARTIAL: a PARTIAL starts the timeout again) comes within
@@ -58,20 +57,16 @@ import java.util.function.Consumer;
  * progress fails. If the client's event loop is shut down first (its context closed), a request
  * in progress fails at once instead of waiting out its timeouts.
  */
-public final class MajordomoClient extends LoopComponent {
+public final class MajordomoClient extends RequesterComponent<MajordomoReply> {
     private static final Logger log = LoggerFactory.getLogger(MajordomoClient.class);
     private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoClient.class);
 
     private final String endpoint;
     private final MajordomoClientSettings settings;
     private final MdpVersion version;
-    private final EventLoop loop;
     private final long timeoutNanos;
     private final MessageTracer tracer;
     private final EventReporter<MajordomoEvent> events;
-    private final RetryingRequester<MajordomoReply> requester;
-    /** Fails the request in progress when the loop terminates under the client. */
-    private final FutureListener<Object> loopGone = f -> loopTerminated();
     private final AtomicBoolean inUse = new AtomicBoolean();
     /** The request in progress (set by the caller's thread before it is submitted). */
     private volatile Call current;
@@ -95,41 +90,28 @@ public final class MajordomoClient extends LoopComponent {
         this.endpoint = String.join(",", brokerEndpoints);
         this.settings = settings;
         this.version = settings.version();
-        this.loop = eventLoop();
         this.timeoutNanos = settings.timeout().toNanos();
         this.tracer = settings.tracer();
         this.events = new EventReporter<>(settings.listener(), log, "Majordomo client");
         SocketOptions options = settings.socketOptions().toBuilder().linger(Duration.ZERO).build();
         SocketType type = version == MdpVersion.V0_1 ? SocketType.REQ : SocketType.DEALER;
-        this.requester = new RetryingRequester<>(clock(),
+        EventLoop loop = eventLoop();
+        requester(new RetryingRequester<>(clock(),
                 settings.policy().withMaxWaiting(1), new Failover(brokerEndpoints, settings.failoverSettle()),
                 () -> ctx.socket(type, options, loop), this::judge,
-                new EventReporter<>(this::requestEvent, log, "Majordomo client", RequestEvent::isNotable));
-    }
-
-    /** Opens the socket and connects (in the background, as ZeroMQ does). */
-    @Override
-    protected CompletionStage<Void> onStart() {
-        loop.terminationFuture().addListener(loopGone);
-        return Futures.of(requester.start());
+                new EventReporter<>(this::requestEvent, log, "Majordomo client", RequestEvent::isNotable)));
     }
 
     /** Closes the socket; a request in progress fails. */
     @Override
     protected CompletionStage<Void> onClose() {
         closed = true;
-        loop.terminationFuture().removeListener(loopGone);
-        return Futures.of(requester.close());
+        return super.onClose();
     }
 
-    /** The loop terminated before the client closed: the request in progress can get no answer. */
-    private void loopTerminated() {
-        closed = true;
-        Call call = current;
-        if (call != null) {
-            call.outcomes.add(new MajordomoException("client closed: its event loop was shut down",
-                    new SocketClosedException("event loop shut down")));
-        }
+    /** Whether the client closed, or its event loop was shut down under it. */
+    private boolean closed() {
+        return closed || isLoopTerminated();
     }
 
     public MdpVersion version() {
@@ -154,7 +136,7 @@ public final class MajordomoClient extends LoopComponent {
      */
     public MajordomoReply request(String service, Consumer<MajordomoReply> partials, Frames body) {
         Objects.requireNonNull(service);
-        if (closed) {
+        if (closed()) {
             throw new MajordomoException("client closed");
         }
         if (!inUse.compareAndSet(false, true)) {
@@ -169,7 +151,7 @@ public final class MajordomoClient extends LoopComponent {
             }
             CompletableFuture<MajordomoReply> reply;
             try {
-                reply = requester.submit(m);
+                reply = submit(m, null, null);
             } catch (RuntimeException e) {
                 throw new MajordomoException("client closed");
             }
@@ -207,8 +189,11 @@ public final class MajordomoClient extends LoopComponent {
             return new MajordomoException("no reply from service '" + service + "' at " + endpoint
                     + " after " + settings.retries() + " attempts");
         }
-        if (cause instanceof SocketClosedException || closed) {
-            return new MajordomoException(closed || cause.getMessage() == null ? "client closed" : cause.getMessage(), cause);
+        if (cause instanceof SocketClosedException && isLoopTerminated()) {
+            return new MajordomoException(cause.getMessage(), cause); // the request can get no answer
+        }
+        if (cause instanceof SocketClosedException || closed()) {
+            return new MajordomoException(closed() || cause.getMessage() == null ? "client closed" : cause.getMessage(), cause);
         }
         return new MajordomoException(String.valueOf(cause));
     }

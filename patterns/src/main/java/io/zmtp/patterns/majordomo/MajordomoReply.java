@@ -43,7 +43,7 @@ public final class MajordomoReply {
     }
 
     /**
-     * Whether this is the broker's refusal of the request ({@link MdpProtocol#REFUSED} and a
+     * Whether this is the broker's refusal of the request ({@link MmiService#MMI_REFUSED} and a
      * reason as the body) rather than a worker's reply.
      */
     public boolean isRefused() {
@@ -55,7 +55,7 @@ public final class MajordomoReply {
         return isRefused() ? body.frameString(1) : null;
     }
 
-    private static final byte[] REFUSED_BYTES = MdpProtocol.REFUSED.getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] REFUSED_BYTES = MmiService.MMI_REFUSED.getBytes(StandardCharsets.US_ASCII);
 
     @Override
     public String toString() {

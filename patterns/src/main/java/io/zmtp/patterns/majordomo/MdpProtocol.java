@@ -46,9 +46,10 @@ public final class MdpProtocol {
      * defines no error command, so the answer is an ordinary final reply (FINAL in 0.2, REPLY in
      * 0.1) for the service the client asked for, which every client accepts (the guide's clients
      * check the service frame), marked in the body in the style of 8/MMI's reserved
-     * {@code mmi.} names. {@link MajordomoReply#isRefused()} recognises it.
+     * {@code mmi.} names ({@link MmiService#MMI_REFUSED}). {@link MajordomoReply#isRefused()}
+     * recognises it.
      */
-    public static final String REFUSED = "mmi.refused";
+    public static final String REFUSED = MmiService.MMI_REFUSED;
 
     private static final byte[][] CODES = new byte[16][];
 

@@ -22,6 +22,11 @@ public final class MmiService {
     public static final String MMI_FOUND = "200";
     public static final String MMI_NOT_FOUND = "404";
     public static final String MMI_NOT_IMPLEMENTED = "501";
+    /**
+     * Not an 8/MMI service: the first body frame of the broker's answer to a request it refused
+     * ({@link MdpProtocol#REFUSED}), named in the namespace no worker may register.
+     */
+    public static final String MMI_REFUSED = "mmi.refused";
 
     private MmiService() {
     }

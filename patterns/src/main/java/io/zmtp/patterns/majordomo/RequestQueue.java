@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.zmtp.patterns.kit.LoopClock;
+import io.zmtp.patterns.majordomo.BrokerService.QueuedClient;
+import io.zmtp.patterns.majordomo.BrokerService.QueuedRequest;
 import io.zmtp.socket.RoutingId;
 import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.ZmtpMessage;
@@ -21,7 +23,7 @@ import java.util.Map;
  * <p>A request is queued as one compact heap copy of its body ({@link QueuedRequest}: the body
  * array, the client's version, the time, its links), so a queued request holds no pooled buffer
  * and a flood cannot pin direct memory; it is counted as its body bytes plus
- * {@value MajordomoBroker#REQUEST_OVERHEAD}. {@link #refusal} checks the four limits of
+ * {@value #REQUEST_OVERHEAD}. {@link #refusal} checks the four limits of
  * {@link MajordomoBrokerSettings} before a request is added: the service's request count and
  * bytes, the broker's bytes, the client's request count. Being linked in both lists, a request
  * leaves in O(1) whichever way it goes: to a worker, expired, or dropped with its client.
@@ -32,7 +34,9 @@ import java.util.Map;
  * tasks), so a mass expiry does not hold up the loop. Used on the broker's loop only.
  */
 final class RequestQueue {
-    private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoBroker.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(RequestQueue.class);
+    /** The bytes a queued request is counted for on top of its body: its node and array headers. */
+    static final int REQUEST_OVERHEAD = 64;
 
     /** What the queue tells the broker. */
     @FunctionalInterface
@@ -64,7 +68,7 @@ final class RequestQueue {
 
     /** The bytes a request with {@code body} is counted for. */
     static long sizeOf(ZmtpMessage body) {
-        return MajordomoBroker.REQUEST_OVERHEAD + body.byteSize() + (body.size() == 1 ? 0 : 4L * body.size());
+        return REQUEST_OVERHEAD + body.byteSize() + (body.size() == 1 ? 0 : 4L * body.size());
     }
 
     /** Why a request of {@code size} bytes from {@code client} cannot be queued for {@code s}, or null if it can. */
@@ -285,73 +289,5 @@ final class RequestQueue {
             p += 4 + n;
         }
         return m;
-    }
-
-    /** A client with requests queued, and its queued requests in order. */
-    static final class QueuedClient {
-        final RoutingId id;
-        QueuedRequest head;
-        QueuedRequest tail;
-        int count;
-
-        QueuedClient(RoutingId id) {
-            this.id = id;
-        }
-
-        void append(QueuedRequest q) {
-            q.cPrev = tail;
-            if (tail == null) {
-                head = q;
-            } else {
-                tail.cNext = q;
-            }
-            tail = q;
-            count++;
-        }
-
-        void unlink(QueuedRequest q) {
-            if (q.cPrev == null) {
-                head = q.cNext;
-            } else {
-                q.cPrev.cNext = q.cNext;
-            }
-            if (q.cNext == null) {
-                tail = q.cPrev;
-            } else {
-                q.cNext.cPrev = q.cPrev;
-            }
-            q.cPrev = null;
-            q.cNext = null;
-            count--;
-        }
-    }
-
-    /**
-     * A queued request: its body as one heap array (see {@link #compact}), in its service's queue
-     * and its client's list at once (intrusive links, so either can drop it in O(1)).
-     */
-    static final class QueuedRequest {
-        final QueuedClient client;
-        final BrokerService service;
-        final MdpVersion version;
-        final long queuedAt;
-        final byte[] body;
-        final int frames;
-        final long size;
-        QueuedRequest sPrev;
-        QueuedRequest sNext;
-        QueuedRequest cPrev;
-        QueuedRequest cNext;
-
-        QueuedRequest(QueuedClient client, BrokerService service, MdpVersion version, long queuedAt, byte[] body,
-                      int frames, long size) {
-            this.client = client;
-            this.service = service;
-            this.version = version;
-            this.queuedAt = queuedAt;
-            this.body = body;
-            this.frames = frames;
-            this.size = size;
-        }
     }
 }

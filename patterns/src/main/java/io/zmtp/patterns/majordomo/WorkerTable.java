@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.zmtp.patterns.kit.LoopClock;
 import io.zmtp.patterns.kit.PeerLiveness;
+import io.zmtp.patterns.majordomo.BrokerService.Worker;
 import io.zmtp.patterns.majordomo.MdpVersion.WorkerCommand;
 import io.zmtp.socket.RoutingId;
 import io.zmtp.wire.FrameText;
@@ -12,18 +13,15 @@ import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The broker's workers: what they say (every worker command), the table of registered workers
- * (found by routing id, the idle ones in their service's least-recently-used order), and the
- * broker's two heartbeat duties towards them.
+ * The broker's workers: what they say (every worker command), and the table of registered workers
+ * (found by routing id, the idle ones in their service's least-recently-used order).
  *
  * <p>A worker registers with READY. A valid but unexpected command (a second READY; a reply, a
  * HEARTBEAT or a REQUEST before READY; a reply with no request in progress or to another client;
@@ -34,18 +32,12 @@ import java.util.Map;
  * mid-request (it left, expired, or was disconnected) loses that request: the client's retry brings
  * it back.
  *
- * <ul>
- *   <li>Liveness: every worker is kept in the kit's {@link PeerLiveness} by when it was last heard
- *       from, so the silent ones are at its head and {@link #expireSilent} looks at nothing else
- *       (the broker calls it on each tick that counts silence, and forgets what it hands back).</li>
- *   <li>HEARTBEAT: MDP wants one an interval after anything was last sent to a worker (so the
- *       first one an interval after READY). A second {@link PeerLiveness}, with the interval as its
- *       expiry, orders the workers by when they were last sent to: its expired workers are the
- *       ones due. One timer, set for the worker sent to longest ago, sends to every due worker and
- *       sets itself for the next.</li>
- * </ul>
- * Every operation is O(1) but the heartbeat round (per worker due) and {@link #sendAway}. Used on
- * the broker's loop only.
+ * <p>The workers' liveness is the broker's {@link PeerLiveness}: the table tells it what each
+ * worker said ({@code heard}) and what was sent to it ({@code sent}; MDP wants a HEARTBEAT an
+ * interval after anything was last sent to a worker, so the first one an interval after READY);
+ * it hands back the workers silent for the expiry ({@link #expired}) and those due a HEARTBEAT
+ * ({@link #heartbeat}). Every operation is O(1) but {@link #sendAway}. Used on the broker's loop
+ * only.
  */
 final class WorkerTable {
     /** What the table needs of the broker. */
@@ -60,35 +52,26 @@ final class WorkerTable {
         void idle(BrokerService s);
     }
 
-    private static final Logger log = LoggerFactory.getLogger(MajordomoBroker.class);
-    private static final PeerFailureLog peerLog = PeerFailureLog.get(MajordomoBroker.class);
+    private static final Logger log = LoggerFactory.getLogger(WorkerTable.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(WorkerTable.class);
 
     private final MajordomoBrokerSettings settings;
     private final LoopClock clock;
     private final ServiceTable services;
     private final RequestQueue queue;
     private final Owner owner;
-    private final Duration interval;
-    private final long intervalNanos;
     private final Map<RoutingId, Worker> workers = new HashMap<>();
-    /** The workers by when they were last heard from (longest silent first). */
+    /** The workers by when they were last heard from and last sent to (the broker's, which beats). */
     private final PeerLiveness<Worker> liveness;
-    /** The workers by when they were last sent to: due for a HEARTBEAT an interval after. */
-    private final PeerLiveness<Worker> heartbeatDue;
-    /** The next HEARTBEAT round: due when the worker sent to longest ago has had nothing for an interval. */
-    private LoopClock.Timer heartbeatTimer;
 
     WorkerTable(MajordomoBrokerSettings settings, LoopClock clock, ServiceTable services, RequestQueue queue,
-            Owner owner) {
+            PeerLiveness<Worker> liveness, Owner owner) {
         this.settings = settings;
         this.clock = clock;
         this.services = services;
         this.queue = queue;
+        this.liveness = liveness;
         this.owner = owner;
-        this.interval = settings.heartbeat().interval();
-        this.intervalNanos = interval.toNanos();
-        this.liveness = new PeerLiveness<>(clock, settings.heartbeat().expiry());
-        this.heartbeatDue = new PeerLiveness<>(clock, interval);
     }
 
     // ------------------------------------------------------------------ what workers say
@@ -197,12 +180,9 @@ final class WorkerTable {
         Worker w = new Worker(id, version, s, now);
         workers.put(id, w);
         liveness.heard(w);
-        heartbeatDue.heard(w);
+        liveness.sent(w); // the first HEARTBEAT an interval after READY
         s.workers++;
         queue.adopted(s);
-        if (heartbeatTimer == null) {
-            heartbeatTimer = clock.schedule(this::heartbeat, interval);
-        }
         if (log.isDebugEnabled()) {
             log.debug("worker {} ready for {} ({})", w.hexId(), FrameText.escape(s.name), version);
         }
@@ -241,18 +221,17 @@ final class WorkerTable {
         owner.event(MajordomoEvent.Type.WORKER_LEFT, w.hexId(), w.service.name, "connection closed");
     }
 
-    /**
-     * Forgets every worker silent for the heartbeat expiry, in batches of
-     * {@link PeerLiveness#DEFAULT_BATCH} per loop task. Call only on a tick that counts silence
-     * (not on one that ran late, when the loop stalled and has not read what they sent).
-     */
-    void expireSilent() {
-        liveness.expireInBatches(PeerLiveness.DEFAULT_BATCH, w -> {
-            peerLog.warn("Majordomo broker: worker {} ({}) expired, silent for {} ms", w.hexId(),
-                    FrameText.escape(w.service.name), (clock.nanoTime() - w.lastHeard) / 1_000_000);
-            forget(w);
-            owner.event(MajordomoEvent.Type.WORKER_EXPIRED, w.hexId(), w.service.name, null);
-        }, () -> { });
+    /** The worker was silent for the heartbeat expiry (the liveness forgot it already): forgotten. */
+    void expired(Worker w) {
+        peerLog.warn("Majordomo broker: worker {} ({}) expired, silent for {} ms", w.hexId(),
+                FrameText.escape(w.service.name), (clock.nanoTime() - w.lastHeard) / 1_000_000);
+        forget(w);
+        owner.event(MajordomoEvent.Type.WORKER_EXPIRED, w.hexId(), w.service.name, null);
+    }
+
+    /** Nothing went to the worker for an interval: a HEARTBEAT. */
+    void heartbeat(Worker w) {
+        owner.send(MdpProtocol.toWorker(w.id, w.version, WorkerCommand.HEARTBEAT), "I: sending HEARTBEAT to worker");
     }
 
     /**
@@ -298,8 +277,7 @@ final class WorkerTable {
 
     /** Something went to the worker: its next HEARTBEAT is an interval from now. */
     void sentTo(Worker w) {
-        w.lastSent = clock.nanoTime();
-        heartbeatDue.heard(w);
+        liveness.sent(w);
     }
 
     /** Takes the worker of {@code s} idle longest, or null. */
@@ -316,7 +294,6 @@ final class WorkerTable {
             return;
         }
         liveness.remove(w);
-        heartbeatDue.remove(w);
         BrokerService s = w.service;
         s.idle.remove(w.id);
         s.workers--;
@@ -330,12 +307,8 @@ final class WorkerTable {
         }
     }
 
-    /** Forgets every worker (the broker closed), releasing what they were serving; stops the heartbeat. */
+    /** Forgets every worker (the broker closed), releasing what they were serving. */
     void clear() {
-        if (heartbeatTimer != null) {
-            heartbeatTimer.cancel();
-            heartbeatTimer = null;
-        }
         for (Worker w : workers.values()) {
             if (w.current != null) {
                 w.current.release();
@@ -344,53 +317,5 @@ final class WorkerTable {
         }
         workers.clear();
         liveness.clear();
-        heartbeatDue.clear();
-    }
-
-    /**
-     * Sends HEARTBEAT to every worker nothing was sent to for an interval, then sets the timer for
-     * the next one due: a worker's first HEARTBEAT comes one interval after its READY, the next
-     * ones an interval after whatever was last sent to it.
-     */
-    private void heartbeat() {
-        heartbeatTimer = null;
-        long now = clock.nanoTime();
-        List<Worker> due = new ArrayList<>();
-        heartbeatDue.expire(Integer.MAX_VALUE, due::add);
-        for (Worker d : due) {
-            d.lastSent = now;
-            heartbeatDue.heard(d);
-            owner.send(MdpProtocol.toWorker(d.id, d.version, WorkerCommand.HEARTBEAT), "I: sending HEARTBEAT to worker");
-        }
-        Iterator<Worker> first = heartbeatDue.peers().iterator();
-        if (first.hasNext()) {
-            Worker w = first.next();
-            heartbeatTimer = clock.schedule(this::heartbeat, Duration.ofNanos(w.lastSent + intervalNanos - now));
-        }
-    }
-
-    /** A registered worker. */
-    static final class Worker {
-        final RoutingId id;
-        final MdpVersion version;
-        final BrokerService service;
-        final long registeredAt;
-        long lastHeard;
-        long lastSent;
-        /** The request it is serving, or null when idle. */
-        InFlightRequest current;
-
-        Worker(RoutingId id, MdpVersion version, BrokerService service, long now) {
-            this.id = id;
-            this.version = version;
-            this.service = service;
-            this.registeredAt = now;
-            this.lastHeard = now;
-            this.lastSent = now;
-        }
-
-        String hexId() {
-            return ByteBufUtil.hexDump(id.bytes());
-        }
     }
 }

@@ -5,7 +5,6 @@ import io.zmtp.patterns.simplepirate.LruQueue;
 import io.zmtp.patterns.simplepirate.QueueEvent;
 import io.zmtp.patterns.simplepirate.QueueSettings;
 import io.zmtp.patterns.kit.Heartbeat;
-import io.zmtp.patterns.kit.HeartbeatTicker;
 import io.zmtp.patterns.kit.PeerLiveness;
 import io.zmtp.socket.RoutingId;
 import io.zmtp.socket.ZmtpContext;
@@ -24,11 +23,11 @@ import java.util.function.Consumer;
  * <p>Clients (Lazy Pirate) connect to the frontend ROUTER, {@link ParanoidPirateWorker}s (DEALER)
  * to the backend ROUTER; both run on one event loop with the queue's timer, so nothing is locked.
  * Each request goes to the worker that has been ready longest, behind its address
- * ({@link LruQueue}); the worker's reply goes back to the client and makes it ready again. Every
- * heartbeat interval ({@link HeartbeatTicker}) the queue sends HEARTBEAT to each worker it knows
- * (busy ones too: their user code may take longer than the heartbeat) and forgets the workers it
- * has not heard from for liveness x interval ({@link PeerLiveness}, in bounded batches); a
- * request such a worker held is lost, and its client retries.
+ * ({@link LruQueue}); the worker's reply goes back to the client and makes it ready again. The
+ * workers' liveness is the kit's {@link PeerLiveness}: every heartbeat interval the queue forgets
+ * the workers it has not heard from for liveness x interval (in bounded batches), then sends
+ * HEARTBEAT to each worker it knows (busy ones too: their user code may take longer than the
+ * heartbeat); a request a forgotten worker held is lost, and its client retries.
  *
  * <p>Anything a worker sends counts as a sign of life. As the guide's queue, it also takes a
  * HEARTBEAT or a reply from a worker it does not know (after the queue restarted, say) as that
@@ -43,13 +42,23 @@ public final class ParanoidPirateQueue extends LruQueue {
 
     // On the event loop.
     private final PeerLiveness<RoutingId> alive;
-    private final HeartbeatTicker ticker;
 
     public ParanoidPirateQueue(ZmtpContext context, Settings settings, Consumer<? super QueueEvent> listener) {
         super(context, settings, listener, log, "Paranoid Pirate queue");
         this.settings = settings;
-        this.alive = new PeerLiveness<>(clock(), settings.heartbeat.expiry());
-        this.ticker = new HeartbeatTicker(clock(), settings.heartbeat.interval(), this::onHeartbeatTick);
+        this.alive = new PeerLiveness<>(clock(), settings.heartbeat.interval(), settings.heartbeat.expiry(),
+                settings.expiryBatch, new PeerLiveness.Owner<>() {
+                    @Override
+                    public void beat(boolean counted) {
+                        heartbeatAll();
+                    }
+
+                    @Override
+                    public void expired(RoutingId id) {
+                        boolean busy = !notReady(id);
+                        report(() -> new QueueEvent.WorkerExpired(id, busy));
+                    }
+                });
     }
 
     public Settings settings() {
@@ -69,12 +78,12 @@ public final class ParanoidPirateQueue extends LruQueue {
 
     @Override
     protected void started() {
-        ticker.start();
+        alive.start();
     }
 
     @Override
     protected void stopping() {
-        ticker.stop();
+        alive.stop();
         alive.clear();
     }
 
@@ -139,20 +148,6 @@ public final class ParanoidPirateQueue extends LruQueue {
     @Override
     protected void workerGone(RoutingId worker) {
         alive.remove(worker);
-    }
-
-    private void onHeartbeatTick(boolean silenceCounts) {
-        if (isClosing()) {
-            return;
-        }
-        if (silenceCounts) {
-            alive.expireInBatches(settings.expiryBatch, id -> {
-                boolean busy = !notReady(id);
-                report(() -> new QueueEvent.WorkerExpired(id, busy));
-            }, this::heartbeatAll);
-        } else {
-            heartbeatAll();
-        }
     }
 
     private void heartbeatAll() {

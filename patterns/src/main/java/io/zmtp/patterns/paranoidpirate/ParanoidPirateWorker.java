@@ -10,7 +10,7 @@ import io.zmtp.patterns.kit.WorkerEvent;
 import io.zmtp.patterns.kit.WorkerSettings;
 import io.zmtp.patterns.kit.Backoff;
 import io.zmtp.patterns.kit.Heartbeat;
-import io.zmtp.patterns.kit.HeartbeatLink;
+import io.zmtp.patterns.kit.UpstreamConnection;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.ZmtpSocket;
@@ -31,10 +31,10 @@ import java.util.function.Consumer;
  * {@link ParanoidPirateQueue}'s backend, which says READY, answers requests with its
  * {@link RequestHandler}, and heartbeats.
  *
- * <p>The link to the queue is a {@link HeartbeatLink}: every heartbeat interval it sends
- * HEARTBEAT, and counts down the queue's liveness if it heard nothing since the last interval
- * (anything from the queue resets it). At zero the queue is taken for dead: the socket is closed
- * at once (linger 0), and after a delay a new one (with a new identity, unless one was set)
+ * <p>The link to the queue is an {@link UpstreamConnection}: every heartbeat interval it sends
+ * HEARTBEAT, and takes the queue for dead when it heard nothing from it for liveness intervals
+ * (the kit's {@link io.zmtp.patterns.kit.PeerLiveness}; anything from the queue renews it). Then
+ * the socket is closed at once (linger 0), and after a delay a new one (with a new identity, unless one was set)
  * connects and says READY again. The delay starts at the reconnect interval (1 s) and doubles
  * after each failure up to its maximum (32 s); anything heard from the queue resets it.
  *
@@ -62,7 +62,7 @@ public final class ParanoidPirateWorker extends LoopComponent {
     private final Settings settings;
     private final EventReporter<WorkerEvent> events;
     private final WorkerCore core;
-    private final HeartbeatLink link;
+    private final UpstreamConnection link;
 
     // On the event loop.
     private ZmtpSocket socket;
@@ -111,8 +111,8 @@ public final class ParanoidPirateWorker extends LoopComponent {
                 thaw();
             }
         }, events, () -> identity);
-        this.link = new HeartbeatLink(clock(), settings.heartbeat,
-                new Backoff(settings.reconnectInterval, settings.reconnectIntervalMax), new HeartbeatLink.Connection() {
+        this.link = new UpstreamConnection(clock(), settings.heartbeat,
+                new Backoff(settings.reconnectInterval, settings.reconnectIntervalMax), new UpstreamConnection.Sockets() {
                     @Override
                     public void open() {
                         connect();
@@ -139,7 +139,7 @@ public final class ParanoidPirateWorker extends LoopComponent {
                             hb.release(); // not connected (or full): a stale heartbeat is worth nothing later
                         }
                     }
-                }, new HeartbeatLink.Listener() {
+                }, new UpstreamConnection.Listener() {
                     @Override
                     public void lost(Duration silence) {
                         events.report(() -> new WorkerEvent.HeartbeatLost(identity, silence));

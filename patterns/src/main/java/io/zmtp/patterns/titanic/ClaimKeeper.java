@@ -28,7 +28,7 @@ import java.util.concurrent.Executor;
 final class ClaimKeeper {
     /** Requests claimed per store call. */
     static final int BATCH = 1_000;
-    private static final Logger log = LoggerFactory.getLogger(TitanicServer.class);
+    private static final Logger log = LoggerFactory.getLogger(ClaimKeeper.class);
 
     private final TitanicStore store;
     private final LoopClock clock;

@@ -14,13 +14,15 @@ import java.util.concurrent.Executor;
  * unknown uuid.
  */
 final class TitanicCloseService extends TspService {
-    private static final Logger log = LoggerFactory.getLogger(TitanicServer.class);
+    /** Its name with the broker (9/TSP). */
+    static final String NAME = "titanic.close";
+    private static final Logger log = LoggerFactory.getLogger(TitanicCloseService.class);
 
     private final TitanicDispatcher dispatcher;
 
     TitanicCloseService(TitanicStore store, TitanicDispatcher dispatcher, Executor serverLoop,
             EventReporter<TitanicEvent> events) {
-        super(TitanicServer.CLOSE, store, serverLoop, events);
+        super(NAME, store, serverLoop, events);
         this.dispatcher = dispatcher;
     }
 

@@ -47,7 +47,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * what they change back to it.
  */
 final class TitanicDispatcher {
-    private static final Logger log = LoggerFactory.getLogger(TitanicServer.class);
+    private static final Logger log = LoggerFactory.getLogger(TitanicDispatcher.class);
 
     private final TitanicSettings settings;
     private final TitanicStore store;

@@ -14,10 +14,12 @@ import java.util.concurrent.Executor;
  * as asked (the store keeps the reply until {@code titanic.close}).
  */
 final class TitanicReplyService extends TspService {
-    private static final Logger log = LoggerFactory.getLogger(TitanicServer.class);
+    /** Its name with the broker (9/TSP). */
+    static final String NAME = "titanic.reply";
+    private static final Logger log = LoggerFactory.getLogger(TitanicReplyService.class);
 
     TitanicReplyService(TitanicStore store, Executor serverLoop, EventReporter<TitanicEvent> events) {
-        super(TitanicServer.REPLY, store, serverLoop, events);
+        super(NAME, store, serverLoop, events);
     }
 
     @Override

@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code 200 | uuid}; a full store answers 500, as does a store that failed.
  */
 final class TitanicRequestService extends TspService {
-    private static final Logger log = LoggerFactory.getLogger(TitanicServer.class);
+    /** Its name with the broker (9/TSP). */
+    static final String NAME = "titanic.request";
+    private static final Logger log = LoggerFactory.getLogger(TitanicRequestService.class);
 
     private final TitanicSettings settings;
     private final TitanicDispatcher dispatcher;
@@ -26,7 +28,7 @@ final class TitanicRequestService extends TspService {
 
     TitanicRequestService(TitanicSettings settings, TitanicStore store, TitanicDispatcher dispatcher,
             Executor serverLoop, EventReporter<TitanicEvent> events, AtomicLong stored) {
-        super(TitanicServer.REQUEST, store, serverLoop, events);
+        super(NAME, store, serverLoop, events);
         this.settings = settings;
         this.dispatcher = dispatcher;
         this.stored = stored;

@@ -52,9 +52,12 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TitanicServer extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(TitanicServer.class);
 
-    public static final String REQUEST = "titanic.request";
-    public static final String REPLY = "titanic.reply";
-    public static final String CLOSE = "titanic.close";
+    /** The service that stores a request: {@code titanic.request}. */
+    public static final String REQUEST = TitanicRequestService.NAME;
+    /** The service that answers a request's reply: {@code titanic.reply}. */
+    public static final String REPLY = TitanicReplyService.NAME;
+    /** The service that forgets a request: {@code titanic.close}. */
+    public static final String CLOSE = TitanicCloseService.NAME;
 
     private final ZmtpContext ctx;
     private final TitanicSettings settings;

@@ -20,7 +20,7 @@ import java.util.concurrent.Executor;
  * answers when the store's future completes.
  */
 abstract class TspService implements MajordomoHandler {
-    private static final PeerFailureLog peerLog = PeerFailureLog.get(TitanicServer.class);
+    private static final PeerFailureLog peerLog = PeerFailureLog.get(TspService.class);
 
     /** The service name ({@code titanic.request}, ...). */
     final String name;

@@ -37,7 +37,7 @@ import java.sql.Statement;
  * </ul>
  */
 final class TitanicDatabase {
-    private static final Logger LOG = LoggerFactory.getLogger(SqliteTitanicStore.class);
+    private static final Logger LOG = LoggerFactory.getLogger(TitanicDatabase.class);
     /** The schema this code writes, kept in SQLite's {@code user_version}. */
     static final int SCHEMA_VERSION = 1;
     static final String LOCK_FILE = "titanic.lock";

@@ -9,22 +9,22 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The worker's link on the manual clock: countdown, loss, backoff, reset, stall guard, suspend. */
-class HeartbeatLinkTest {
+/** A worker's connection to its upstream peer on the manual clock: loss, backoff, reset, stall guard, suspend. */
+class UpstreamConnectionTest {
     static final Duration I = Duration.ofMillis(100);
     final KitLoop k = new KitLoop();
     final ManualClock clock = new ManualClock();
     final List<String> log = new CopyOnWriteArrayList<>();
-    HeartbeatLink link;
+    UpstreamConnection link;
 
     @AfterEach
     void stop() {
         k.close();
     }
 
-    HeartbeatLink start(int liveness, Duration backoffInitial, Duration backoffMax) {
-        link = new HeartbeatLink(clock.on(k.loop), Heartbeat.of(I, liveness), new Backoff(backoffInitial, backoffMax),
-                new HeartbeatLink.Connection() {
+    UpstreamConnection start(int liveness, Duration backoffInitial, Duration backoffMax) {
+        link = new UpstreamConnection(clock.on(k.loop), Heartbeat.of(I, liveness), new Backoff(backoffInitial, backoffMax),
+                new UpstreamConnection.Sockets() {
                     @Override
                     public void open() {
                         log.add("open");
@@ -44,7 +44,7 @@ class HeartbeatLinkTest {
                     public void announce() {
                         log.add("ready");
                     }
-                }, new HeartbeatLink.Listener() {
+                }, new UpstreamConnection.Listener() {
                     @Override
                     public void lost(Duration silence) {
                         log.add("lost " + silence.toMillis());
@@ -157,5 +157,17 @@ class HeartbeatLinkTest {
         assertEquals(List.of("open", "close", "open"), log, "the old phase's tick is gone");
         clock.advance(Duration.ofMillis(50));
         assertEquals(List.of("open", "close", "open", "hb"), log, "one interval after the new connection");
+    }
+
+    /** A worker that counts from the connect resets the count at the handshake (the Majordomo worker with several brokers). */
+    @Test
+    void resumeGivesThePeerItsFullLivenessFromNowAlsoWhenNotSuspended() {
+        start(2, Duration.ofMillis(1000), Duration.ofMillis(1000));
+        clock.advance(Duration.ofMillis(150));
+        k.run(link::resume);
+        clock.advance(Duration.ofMillis(150));
+        assertEquals(List.of("open", "hb", "hb", "hb"), log, "200 ms after the connect, but only 150 after the resume");
+        clock.advance(Duration.ofMillis(100));
+        assertEquals(List.of("open", "hb", "hb", "hb", "lost 200", "close", "reconnect in 1000"), log);
     }
 }

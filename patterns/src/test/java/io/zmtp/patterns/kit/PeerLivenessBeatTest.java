@@ -9,8 +9,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The heartbeat ticker on the manual clock: a late tick does not count silence, and a stall is one tick. */
-class HeartbeatTickerTest {
+/** The beat of a {@link PeerLiveness} on the manual clock: a late beat does not count silence, and a stall is one beat. */
+class PeerLivenessBeatTest {
     static final Duration I = Duration.ofMillis(100);
     final KitLoop k = new KitLoop();
 
@@ -23,7 +23,7 @@ class HeartbeatTickerTest {
     void aTickThatRunsLateDoesNotCountSilenceButTheNextOneDoes() {
         ManualClock clock = new ManualClock();
         List<Boolean> ticks = new CopyOnWriteArrayList<>();
-        HeartbeatTicker ticker = new HeartbeatTicker(clock.on(k.loop), I, ticks::add);
+        PeerLiveness<String> ticker = new PeerLiveness<>(clock.on(k.loop), I, I.multipliedBy(3), 1, ticks::add);
         k.run(ticker::start);
 
         clock.advance(I);                          // on time
@@ -44,7 +44,7 @@ class HeartbeatTickerTest {
     void onTimeTicksComeEveryInterval() {
         ManualClock clock = new ManualClock();
         List<Boolean> ticks = new CopyOnWriteArrayList<>();
-        HeartbeatTicker ticker = new HeartbeatTicker(clock.on(k.loop), I, ticks::add);
+        PeerLiveness<String> ticker = new PeerLiveness<>(clock.on(k.loop), I, I.multipliedBy(3), 1, ticks::add);
         k.run(ticker::start);
         clock.advance(I.multipliedBy(10).minusMillis(1));
         assertEquals(9, ticks.size());

@@ -5,35 +5,36 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * A worker's link to its one upstream peer (a queue or broker): heartbeats it, counts down its
- * liveness, and replaces the connection with backoff when the peer falls silent.
- *
- * <p>Every heartbeat interval the link sends a heartbeat through {@link Connection#heartbeat()},
- * and takes one from the peer's liveness if nothing was {@link #heard()} since the previous tick.
- * At zero the peer is dead: the connection is closed ({@link Connection#close()}) and, after the
- * {@link Backoff} delay, a new one is opened ({@link Connection#open()}); ticks stop meanwhile and
- * start again with the new connection. Anything heard restores the liveness and resets the
- * backoff. A late tick (the loop stalled) does not count ({@link HeartbeatTicker}). The owner may
- * also {@link #reconnect} at once (the peer said DISCONNECT), and {@link #suspend}/{@link #resume}
- * the heartbeat (a worker frozen on purpose neither sends nor counts).
+ * A worker's connection to its one upstream peer (a queue or a broker), replaced when the peer is
+ * lost: at once when the owner asks ({@link #reopen}: the peer said DISCONNECT), or after a
+ * {@link Backoff} delay when the peer fell silent ({@link #reconnect}). The peer's silence is
+ * watched by a {@link PeerLiveness} of one peer, which also beats the worker's heartbeats
+ * ({@link Sockets#heartbeat()}); this class decides when that watch counts and what a lost peer
+ * costs: the connection is closed ({@link Sockets#close()}) and, after the delay, a new one opened
+ * ({@link Sockets#open()}), with no beats in between. Anything heard resets the backoff.
  *
  * <p>The guide's backoff is for a peer that accepts the connection but does not answer. A peer
  * that refuses connections (it is down), or a proxy in front of it that accepts and closes them,
  * is not silent: the owner's socket reconnects by itself, a few hundred milliseconds apart. So the
- * owner tells the link what its socket's monitor says: {@link #connecting()} when it opens a
+ * owner tells the connection what its socket's monitor says: {@link #connecting()} when it opens a
  * connection, {@link #connectionUp()} on each completed handshake, {@link #connectionLost()} when
- * the connection drops. Until the handshake nothing is
- * counted and no heartbeat is sent; on each handshake the worker announces itself
- * ({@link Connection#announce()}: READY), since the peer on a new connection does not know it,
- * and the peer's silence counts from then, with its full liveness. A worker is so back in service
- * as soon as its peer accepts again.
+ * the connection drops. Until the handshake the peer is not watched and no heartbeat is sent; on
+ * each handshake the worker announces itself ({@link Sockets#announce()}: READY), since the peer on
+ * a new connection does not know it, and the peer's silence counts from then, with its full
+ * liveness. A worker is so back in service as soon as its peer accepts again. The owner may also
+ * {@link #suspend}/{@link #resume} the watch (a worker frozen on purpose neither sends nor counts).
+ *
+ * <p>A message heard keeps the peer alive for the expiry from the next beat, as the guide's worker
+ * restores its liveness on a message and counts it down per beat after: the beat after a message
+ * never counts against the peer, however close to it the message came (at the end of a stall,
+ * say, right after a beat that ran late).
  *
  * <p>Used on the component's loop only.
  */
-public final class HeartbeatLink {
+public final class UpstreamConnection {
 
-    /** The owner's connection to the peer. */
-    public interface Connection {
+    /** The owner's sockets to the peer. */
+    public interface Sockets {
         /** Opens a new connection (a new socket); the worker announces itself once it is up. */
         void open();
 
@@ -51,7 +52,7 @@ public final class HeartbeatLink {
         void heartbeat();
     }
 
-    /** What the link tells its owner (for events). */
+    /** What the connection tells its owner (for events). */
     public interface Listener {
         /** The peer was silent for {@code silence}: the connection is being closed. */
         default void lost(Duration silence) {
@@ -62,15 +63,18 @@ public final class HeartbeatLink {
         }
     }
 
+    /** The one peer of the liveness: the other end of the current connection. */
+    private static final Object PEER = "upstream";
+
     private final LoopClock clock;
     private final Heartbeat heartbeat;
     private final Backoff backoff;
-    private final Connection connection;
+    private final Sockets sockets;
     private final Listener listener;
-    private final HeartbeatTicker ticker;
+    private final PeerLiveness<Object> liveness;
 
-    private int liveness;
-    private boolean heard;
+    /** Something was heard since the last beat: the next beat renews the peer's expiry from then. */
+    private boolean heardSinceBeat;
     private boolean connected;
     /** The connection's handshake has not completed since it was opened or dropped: nothing counts. */
     private boolean down;
@@ -78,14 +82,25 @@ public final class HeartbeatLink {
     private boolean stopped;
     private LoopClock.Timer reconnectTimer;
 
-    public HeartbeatLink(LoopClock clock, Heartbeat heartbeat, Backoff backoff, Connection connection,
+    public UpstreamConnection(LoopClock clock, Heartbeat heartbeat, Backoff backoff, Sockets sockets,
             Listener listener) {
         this.clock = Objects.requireNonNull(clock);
         this.heartbeat = Objects.requireNonNull(heartbeat);
         this.backoff = Objects.requireNonNull(backoff);
-        this.connection = Objects.requireNonNull(connection);
+        this.sockets = Objects.requireNonNull(sockets);
         this.listener = listener == null ? new Listener() { } : listener;
-        this.ticker = new HeartbeatTicker(clock, heartbeat.interval(), this::onTick);
+        this.liveness = new PeerLiveness<>(clock, heartbeat, new PeerLiveness.Owner<>() {
+            @Override
+            public void beat(boolean counted) {
+                onBeat();
+            }
+
+            @Override
+            public void expired(Object peer) {
+                UpstreamConnection.this.listener.lost(UpstreamConnection.this.heartbeat.expiry());
+                reconnect();
+            }
+        });
     }
 
     /** Opens the first connection and starts heartbeating. */
@@ -93,21 +108,18 @@ public final class HeartbeatLink {
         open();
     }
 
-    /** The peer sent something: it is alive (liveness restored, backoff reset). */
+    /** The peer sent something: it is alive (its full liveness from the next beat, the backoff reset). */
     public void heard() {
-        liveness = heartbeat.liveness();
-        heard = true;
         backoff.reset();
+        if (watching()) {
+            liveness.heard(PEER);
+            heardSinceBeat = true;
+        }
     }
 
     /** Whether a connection is open (false while waiting to reconnect, or after stop). */
     public boolean isConnected() {
         return connected;
-    }
-
-    /** The peer's remaining liveness (intervals of silence it is still given). */
-    public int liveness() {
-        return liveness;
     }
 
     /**
@@ -121,13 +133,12 @@ public final class HeartbeatLink {
             return;
         }
         down = false;
-        liveness = heartbeat.liveness();
-        heard = false;
-        connection.announce();
+        watch();
+        sockets.announce();
     }
 
     /**
-     * The connection just opened ({@link Connection#open()}) is not up yet: nothing counts until
+     * The connection just opened ({@link Sockets#open()}) is not up yet: nothing counts until
      * its handshake ({@link #connectionUp()}). For an owner that reports its handshakes.
      */
     public void connecting() {
@@ -135,6 +146,7 @@ public final class HeartbeatLink {
             return;
         }
         down = true;
+        watch();
     }
 
     /**
@@ -142,10 +154,7 @@ public final class HeartbeatLink {
      * count, and no heartbeat goes, until {@link #connectionUp()}.
      */
     public void connectionLost() {
-        if (stopped || !connected) {
-            return;
-        }
-        down = true;
+        connecting();
     }
 
     /** Whether the current connection's handshake has completed (and it has not dropped since). */
@@ -156,13 +165,14 @@ public final class HeartbeatLink {
     /** Stops sending and counting (a frozen worker); the connection stays. */
     public void suspend() {
         suspended = true;
+        watch();
     }
 
-    /** Sends and counts again, the peer given its full liveness. */
+    /** Sends and counts again, the peer given its full liveness from now (also when it was not suspended). */
     public void resume() {
         suspended = false;
-        liveness = heartbeat.liveness();
-        heard = false;
+        liveness.remove(PEER);
+        watch();
     }
 
     /** Closes the connection now and opens a new one after the backoff delay. */
@@ -171,8 +181,9 @@ public final class HeartbeatLink {
             return;
         }
         connected = false;
-        ticker.stop(); // no ticks while there is no connection
-        connection.close();
+        liveness.stop(); // no beats while there is no connection
+        watch();
+        sockets.close();
         Duration delay = backoff.next();
         listener.reconnecting(delay);
         reconnectTimer = clock.schedule(() -> {
@@ -191,42 +202,58 @@ public final class HeartbeatLink {
         if (stopped || !connected) {
             return;
         }
-        ticker.stop();
-        connection.close();
+        liveness.stop();
+        sockets.close();
         open();
     }
 
     /** Stops heartbeating and reconnecting; the owner closes its connection itself. */
     public void stop() {
         stopped = true;
-        ticker.stop();
+        connected = false;
+        liveness.stop();
+        liveness.clear();
         if (reconnectTimer != null) {
             reconnectTimer.cancel();
             reconnectTimer = null;
         }
-        connected = false;
     }
 
     private void open() {
-        liveness = heartbeat.liveness();
-        heard = false;
         connected = true;
         down = false; // counted from now, unless the owner says the connection is not up yet (connecting)
-        ticker.start(); // the first tick an interval after the new connection
-        connection.open();
+        liveness.start(); // the first beat an interval after the new connection
+        liveness.remove(PEER);
+        watch();
+        sockets.open();
     }
 
-    private void onTick(boolean silenceCounts) {
-        if (stopped || suspended || !connected || down) {
+    /** Whether the peer's silence counts and heartbeats go now. */
+    private boolean watching() {
+        return connected && !down && !suspended && !stopped;
+    }
+
+    /**
+     * Watches the peer from now, with its full liveness, if it should be watched and is not yet;
+     * stops watching it if it should not be.
+     */
+    private void watch() {
+        if (!watching()) {
+            liveness.remove(PEER);
+        } else if (!liveness.contains(PEER)) {
+            liveness.heard(PEER);
+            heardSinceBeat = false;
+        }
+    }
+
+    private void onBeat() {
+        if (!watching()) {
             return;
         }
-        if (heard) {
-            heard = false;
-        } else if (silenceCounts && --liveness <= 0) {
-            listener.lost(heartbeat.expiry());
-            reconnect();
-            return;
+        if (heardSinceBeat) {
+            heardSinceBeat = false;
+            liveness.heard(PEER);
         }
-        connection.heartbeat();
+        sockets.heartbeat();
     }
 }
