@@ -93,6 +93,7 @@ typedef struct {
     uint8_t state;
     uint8_t greeted;   /* the server's greeting was read */
     uint8_t in_more;   /* inside a multi-frame message */
+    uint8_t was_ready; /* has been handshaken once */
     uint16_t rxlen;
     uint16_t txlen, txoff;
     uint32_t echoed;   /* echo: the last round whose echo came back */
@@ -117,6 +118,7 @@ static long ready_count;           /* peers in P_READY */
 static long started_count;         /* peers asked to be connected (not closed by us) */
 static long failures[F_KINDS];
 static long retries;
+static long handshakes_total;      /* every READY received, re-handshakes of retried peers too */
 static uint32_t current_round;
 static long echoes_in_round;
 static long messages_total;
@@ -666,9 +668,11 @@ static void on_command(long i, const uint8_t *body, size_t size) {
             check_ready(i, body, size);
             p->state = P_READY;
             ready_count++;
-            if (ready_at && ready_at_count < opt.n) {
+            handshakes_total++;
+            if (ready_at && !p->was_ready) {
                 ready_at[ready_at_count++] = (double) (now_ns() - storm_t0) * 1e-9;
             }
+            p->was_ready = 1;
             on_ready(i);
             return;
         }
@@ -961,7 +965,7 @@ typedef struct {
     double seconds;      /* until all were handshaken, or until given up */
     int complete;
     long missing;
-    double *ready_at;    /* per completion: seconds since the start (storm), or NULL */
+    long handshakes;     /* handshakes completed meanwhile, those of retried peers included */
 } connect_result_t;
 
 /*
@@ -971,6 +975,7 @@ typedef struct {
  */
 static connect_result_t connect_all(long n, long batch, int storm) {
     connect_result_t r = {0};
+    long handshakes0 = handshakes_total;
     uint64_t t0 = now_ns(), deadline = t0 + (uint64_t) opt.deadline_s * 1000000000u;
     long next = 0, most = ready_count;
     uint64_t progress = t0;
@@ -999,6 +1004,7 @@ static connect_result_t connect_all(long n, long batch, int storm) {
         }
     }
     r.seconds = (double) (now_ns() - t0) * 1e-9;
+    r.handshakes = handshakes_total - handshakes0;
     r.complete = ready_count == n;
     r.missing = n - ready_count;
     if (!r.complete) {
@@ -1039,18 +1045,20 @@ static double close_all(long base_fds) {
 
 /* ---------- modes ---------- */
 
-static void jconnect(const char *phase, const connect_result_t *c, const phase_result_t *r, long handshakes) {
+static void jconnect(const char *phase, const connect_result_t *c, const phase_result_t *r) {
     jbegin(phase);
-    jraw(",\"complete\":%s,\"handshaken\":%ld,\"missing\":%ld,\"connect_s\":%.4f", c->complete ? "true" : "false",
-         opt.n - c->missing, c->missing, c->seconds);
+    jraw(",\"complete\":%s,\"handshaken\":%ld,\"missing\":%ld,\"handshakes\":%ld,\"connect_s\":%.4f",
+         c->complete ? "true" : "false", opt.n - c->missing, c->missing, c->handshakes, c->seconds);
     jfailures();
     jharness(r->harness_s, r->wall_s);
     jserver(&r->server);
+    /* per handshake completed in the phase, re-handshakes of retried peers included */
     jraw(",\"derived\":{");
-    if (r->server.ok && handshakes > 0) {
-        jraw("\"server_cpu_ms_per_handshake\":%.5f,", r->server.cpu_s * 1e3 / (double) handshakes);
+    if (r->server.ok && c->handshakes > 0) {
+        jraw("\"server_cpu_ms_per_handshake\":%.5f,", r->server.cpu_s * 1e3 / (double) c->handshakes);
     }
-    jraw("\"harness_cpu_ms_per_handshake\":%.5f}", handshakes > 0 ? r->harness_s * 1e3 / (double) handshakes : 0);
+    jraw("\"harness_cpu_ms_per_handshake\":%.5f}",
+         c->handshakes > 0 ? r->harness_s * 1e3 / (double) c->handshakes : 0);
 }
 
 /* One echo round: every peer sends one message; returns its seconds, or a negative on failure. */
@@ -1135,7 +1143,7 @@ static int run_echo(void) {
     connect_result_t c = connect_all(opt.n, opt.batch, 0);
     phase_result_t r = phase_end(&ph);
     long rss_handshaken = r.server.ok ? r.server.rss_kib : -1;
-    jconnect("connect", &c, &r, c.complete ? opt.n : 0);
+    jconnect("connect", &c, &r);
     jend();
     if (!c.complete) {
         return 1;
@@ -1182,7 +1190,7 @@ static int run_storm(void) {
     storm_t0 = now_ns();
     connect_result_t c = connect_all(opt.n, opt.n, 1);
     phase_result_t r = phase_end(&ph);
-    jconnect("storm", &c, &r, opt.n - c.missing);
+    jconnect("storm", &c, &r);
     jraw(",\"all_handshaken_s\":");
     if (c.complete) {
         jraw("%.4f", c.seconds);
@@ -1231,7 +1239,7 @@ static int run_handshake(void) {
         phase_start(&ph);
         double waited = close_all(opt.server_pid > 0 ? base_fds : -1);
         phase_result_t closing = phase_end(&ph);
-        jconnect("cycle", &c, &r, c.complete ? opt.n : 0);
+        jconnect("cycle", &c, &r);
         jraw(",\"cycle\":%d,\"close\":{\"server_closed_s\":%.4f,\"settle_ms\":%d", cycle, waited, opt.settle_ms);
         if (closing.server.ok) {
             jraw(",\"server_cpu_s\":%.4f,\"server_cpu_ms_per_connection\":%.5f", closing.server.cpu_s,
@@ -1256,7 +1264,7 @@ static int run_fanout(void) {
     connect_result_t c = connect_all(opt.n, opt.batch, 0);
     phase_result_t r = phase_end(&ph);
     long rss_connected = r.server.ok ? r.server.rss_kib : -1;
-    jconnect("connect", &c, &r, c.complete ? opt.n : 0);
+    jconnect("connect", &c, &r);
     jend();
     if (!c.complete) {
         return 1;
