@@ -153,14 +153,22 @@ start_server() {
   echo "== $impl $kind server pid $server_pid port $server_port: ${cmd[*]}" >>"$log"
 }
 
+# Events of our server's log lines matching $1, counting the similar lines it suppressed.
+count_logged() {
+  grep -F "$1" "$out/server.err" | awk '{ n++; if (match($0, /\([0-9]+ similar lines suppressed\)/)) n += substr($0, RSTART + 1) + 0 }
+    END { print n + 0 }'
+}
+
 stop_server() {
   if [ -n "$server_pid" ]; then
     kill "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
     # what the server said (its warnings: refused or evicted connections) goes to the run's log
     {
-      echo "   server: $(wc -l <"$out/server.err") lines on stderr, $(grep -c 'closed to make room' "$out/server.err" \
-        || true) evictions, $(grep -c 'refused a connection' "$out/server.err" || true) refusals; the first:"
+      # our server logs an eviction or a refusal per line, "(N similar lines suppressed)" after some
+      echo "   server: $(wc -l <"$out/server.err") lines on stderr;" \
+        "$(count_logged 'closed to make room') connections evicted," \
+        "$(count_logged 'refused a connection') refused; the first lines:"
       head -20 "$out/server.err" | cut -c1-400 | sed 's/^/   server: /'
     } >>"$log" || true
   fi
