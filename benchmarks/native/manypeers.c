@@ -200,6 +200,7 @@ typedef struct {
     long fds;
     int count;
     int sched; /* every thread had schedstat */
+    long tcpext[2]; /* TCPEXT_NAMES: the kernel's listen-queue overflows and drops */
     thread_stat_t threads[512];
 } snap_t;
 
@@ -264,8 +265,48 @@ static long read_fds(int pid) {
     return count_dir(path);
 }
 
+/*
+ * The kernel's TcpExt counters of /proc/net/netstat named in names (for the whole machine, not
+ * only this run: other programs' connections count too), into values; -1 where unreadable.
+ */
+static void read_tcpext(const char *const *names, long *values, int count) {
+    static char buf[16384];
+    for (int k = 0; k < count; k++) {
+        values[k] = -1;
+    }
+    if (read_file("/proc/net/netstat", buf, sizeof buf) < 0) {
+        return;
+    }
+    char *header = strstr(buf, "TcpExt:");
+    char *data = header ? strstr(header + 7, "TcpExt:") : NULL;
+    if (!data) {
+        return;
+    }
+    char *h_end = strchr(header, '\n'), *d_end = strchr(data, '\n');
+    if (h_end) {
+        *h_end = 0;
+    }
+    if (d_end) {
+        *d_end = 0;
+    }
+    char *hs, *ds;
+    char *h = strtok_r(header, " ", &hs), *d = strtok_r(data, " ", &ds);
+    while (h && d) {
+        for (int k = 0; k < count; k++) {
+            if (strcmp(h, names[k]) == 0) {
+                values[k] = atol(d);
+            }
+        }
+        h = strtok_r(NULL, " ", &hs);
+        d = strtok_r(NULL, " ", &ds);
+    }
+}
+
+static const char *const TCPEXT_NAMES[2] = {"ListenOverflows", "ListenDrops"};
+
 static void snapshot(snap_t *s) {
     memset(s, 0, sizeof *s);
+    read_tcpext(TCPEXT_NAMES, s->tcpext, 2);
     int pid = opt.server_pid;
     if (pid <= 0) {
         return;
@@ -503,6 +544,7 @@ static void phase_start(phase_t *p) {
 typedef struct {
     double wall_s, harness_s;
     server_delta_t server;
+    long listen_overflows, listen_drops; /* machine-wide deltas, -1 if unknown */
 } phase_result_t;
 
 static phase_result_t phase_end(phase_t *p) {
@@ -515,6 +557,8 @@ static phase_result_t phase_end(phase_t *p) {
     }
     snapshot(end);
     r.server = server_delta(p->snap, end);
+    r.listen_overflows = p->snap->tcpext[0] >= 0 && end->tcpext[0] >= 0 ? end->tcpext[0] - p->snap->tcpext[0] : -1;
+    r.listen_drops = p->snap->tcpext[1] >= 0 && end->tcpext[1] >= 0 ? end->tcpext[1] - p->snap->tcpext[1] : -1;
     free(end);
     return r;
 }
@@ -1050,6 +1094,8 @@ static void jconnect(const char *phase, const connect_result_t *c, const phase_r
     jraw(",\"complete\":%s,\"handshaken\":%ld,\"missing\":%ld,\"handshakes\":%ld,\"connect_s\":%.4f",
          c->complete ? "true" : "false", opt.n - c->missing, c->missing, c->handshakes, c->seconds);
     jfailures();
+    /* SYNs or handshake ACKs the kernel dropped because a listen queue was full (the whole machine's) */
+    jraw(",\"kernel\":{\"listen_overflows\":%ld,\"listen_drops\":%ld}", r->listen_overflows, r->listen_drops);
     jharness(r->harness_s, r->wall_s);
     jserver(&r->server);
     /* per handshake completed in the phase, re-handshakes of retried peers included */
