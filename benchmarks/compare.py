@@ -5,7 +5,11 @@ Usage: compare.py RESULTS_DIR
 
 RESULTS_DIR holds jmh-*.json (JMH's -rf json output: zmtp-netty and JeroMQ), native.jsonl (one
 JSON line per libzmq program run, see benchmarks/native/bench.h) and meta.json (the run's profile,
-machine and versions). Standard library only.
+machine and versions); with compare.sh --many, also manypeers.jsonl (benchmarks/manypeers.sh's
+lines: one per phase of benchmarks/native/manypeers.c, for each implementation), whose rows are
+printed after the others. A directory holding only manypeers.jsonl or results.jsonl (such as
+benchmarks/target/manypeers/) prints the many-peers rows alone, from each scenario's latest run.
+Standard library only.
 """
 import glob
 import json
@@ -143,6 +147,157 @@ def fmt_ratio(r):
     return "n/a" if r is None else "%.2f" % r
 
 
+# ---------------------------------------------------------------- many peers (benchmarks/manypeers.sh)
+
+MANY_IMPLS = ("zmtp-netty", "jeromq", "libzmq")
+
+
+def load_manypeers(directory):
+    """Lines of manypeers.jsonl (or results.jsonl): for each (mode, n, impl), those of its latest run."""
+    lines = []
+    for name in ("manypeers.jsonl", "results.jsonl"):
+        path = os.path.join(directory, name)
+        if os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    line = line.strip()
+                    if line.startswith("{"):
+                        try:
+                            lines.append(json.loads(line))
+                        except ValueError:
+                            pass  # a line cut short by an interrupted run
+            break
+    latest = {}
+    for r in lines:
+        if r.get("bench") == "manypeers":
+            latest[(r["mode"], r["n"], r["impl"])] = r.get("run")
+    meta = [r for r in lines if r.get("bench") == "manypeers-meta"]
+    return [r for r in lines if r.get("bench") == "manypeers"
+            and latest.get((r["mode"], r["n"], r["impl"])) == r.get("run")], meta
+
+
+def many_phase(lines, mode, n, impl, phase):
+    found = [r for r in lines if r["mode"] == mode and r["n"] == n and r["impl"] == impl and r["phase"] == phase]
+    return found
+
+
+def not_connected(lines, mode, n, impl):
+    """'k of N up' when the scenario's peers never were all connected, else None."""
+    for r in lines:
+        if r["mode"] == mode and r["n"] == n and r["impl"] == impl and r.get("complete") is False \
+                and "handshaken" in r:
+            return "%d of %d up" % (r["handshaken"], n)
+    return None
+
+
+def echo_figure(what):
+    def figure(lines, n, impl):
+        m = many_phase(lines, "echo", n, impl, "measured")
+        if m and m[0].get("complete"):
+            if what == "round":
+                return m[0]["round_ms"]["mean"], None
+            return m[0].get("derived", {}).get("server_cpu_ms_per_1000_echoes"), None
+        return None, not_connected(lines, "echo", n, impl) or ("failed" if m else None)
+    return figure
+
+
+def handshake_figure(warm):
+    def figure(lines, n, impl):
+        cycles = sorted(many_phase(lines, "handshake", n, impl, "cycle"), key=lambda r: r["cycle"])
+        if not cycles:
+            return None, None
+        if not all(c.get("complete") for c in cycles):
+            return None, not_connected(lines, "handshake", n, impl)
+        values = [c.get("derived", {}).get("server_cpu_ms_per_handshake") for c in cycles]
+        if warm:
+            values = values[1:][-3:]  # the last three cycles after the first
+        else:
+            values = values[:1]
+        values = [v for v in values if v is not None]
+        return (sum(values) / len(values), None) if values else (None, None)
+    return figure
+
+
+def storm_figure(lines, n, impl):
+    m = many_phase(lines, "storm", n, impl, "storm")
+    if not m:
+        return None, None
+    if m[0].get("all_handshaken_s") is None:
+        return None, "%d missing" % m[0]["missing"]
+    return m[0]["all_handshaken_s"], None
+
+
+def memory_figure(lines, n, impl):
+    m = many_phase(lines, "echo", n, impl, "memory")
+    if m and "kib_per_connection" in m[0]:
+        return m[0]["kib_per_connection"], None
+    return None, not_connected(lines, "echo", n, impl)
+
+
+def fanout_figure(lines, n, impl):
+    m = many_phase(lines, "fanout", n, impl, "window")
+    if m:
+        return m[0].get("derived", {}).get("server_cpu_us_per_delivered"), None
+    return None, not_connected(lines, "fanout", n, impl)
+
+
+# (label, unit, figure, target): every figure is a cost (lower is better), so the ratios are
+# peer / zmtp-netty. A target is a ratio vs libzmq (>= x), or an absolute bound on ours ("<= x").
+MANY_ROWS = [
+    ("echo round time, mean", "ms", echo_figure("round"), 1.0),
+    ("echo: server CPU per 1,000 echoes, warm", "ms", echo_figure("cpu"), 2.0),
+    ("handshake: server CPU, fresh process", "ms", handshake_figure(False), 0.5),
+    ("handshake: server CPU, warm", "ms", handshake_figure(True), 1.0),
+    ("connect storm: all handshaken", "s", storm_figure, "<= 2"),
+    ("memory per idle connection", "KiB", memory_figure, 1.0),
+    ("PUB fan-out: publisher CPU per delivered message", "us", fanout_figure, 2.0),
+]
+
+
+def fmt_cost(value, note):
+    if value is None:
+        return note or "n/a"
+    return "{:,.3g}".format(value) if value < 1000 else "{:,.0f}".format(value)
+
+
+def many_rows(lines):
+    """The table's rows for the many-peers figures: N = 1,000 and 10,000, and any other N measured."""
+    ns = sorted({1000, 10000} | {r["n"] for r in lines})
+    rows = []
+    for n in ns:
+        for label, unit, figure, target in MANY_ROWS:
+            got = {impl: figure(lines, n, impl) for impl in MANY_IMPLS}
+            if all(v is None and note is None for v, note in got.values()):
+                continue
+            ours = got["zmtp-netty"][0]
+            vs = {impl: (got[impl][0] / ours if ours and got[impl][0] else None) for impl in ("jeromq", "libzmq")}
+            if isinstance(target, str):
+                bound = float(target.split()[1])
+                shown_target = "%s %s" % (target, unit)
+                met = "n/a" if ours is None and got["zmtp-netty"][1] is None else (
+                    "yes" if ours is not None and ours <= bound else "NO")
+            else:
+                shown_target = ">= %.2f" % target
+                met = "n/a" if vs["libzmq"] is None else ("yes" if vs["libzmq"] >= target else "NO")
+                if ours is None and got["zmtp-netty"][1] is not None:
+                    met = "NO"
+            rows.append(["%s peers: %s" % ("{:,}".format(n), label), unit, fmt_cost(*got["zmtp-netty"]),
+                         fmt_cost(*got["jeromq"]), fmt_cost(*got["libzmq"]), fmt_ratio(vs["jeromq"]),
+                         fmt_ratio(vs["libzmq"]), shown_target, met])
+    return rows
+
+
+def harness_check(lines):
+    """One line per echo and fan-out scenario: how busy the harness was against the server's CPU."""
+    out = []
+    for r in lines:
+        if (r["mode"], r["phase"]) in (("echo", "measured"), ("fanout", "window")) and r.get("server"):
+            out.append("%s N=%d %s: harness %.0f%% busy, its CPU %.2fx the server's" % (
+                r["mode"], r["n"], r["impl"], 100 * r["harness"]["busy"],
+                r["harness"]["cpu_s"] / r["server"]["cpu_s"] if r["server"]["cpu_s"] else float("nan")))
+    return out
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -154,6 +309,11 @@ def main():
     if os.path.exists(meta_path):
         with open(meta_path) as f:
             meta = json.load(f)
+
+    many, many_meta = load_manypeers(directory)
+    if many and not jmh and not native:
+        print_many_only(many, many_meta)
+        return
 
     header = ["workload", "unit", "zmtp-netty", "JeroMQ", "libzmq", "vs JeroMQ", "vs libzmq", "target", "met"]
     table = []
@@ -190,7 +350,23 @@ def main():
           " have no such client, so their columns repeat their blocking clients' figures.")
     print("Ratios: > 1 means zmtp-netty is better. Throughput: zmtp-netty / peer; latency: peer / zmtp-netty."
           " Target: the issue's goal for the ratio vs libzmq.")
+    if many:
+        print("Many peers (benchmarks/manypeers.sh): costs and times, lower is better, so the ratios are"
+              " peer / zmtp-netty; 'k of N up': the server never held all N connections.")
+        table.extend(many_rows(many))
     print()
+    print_table(header, table)
+    if many:
+        print()
+        print("Many-peers harness check (the client must not be what limits a figure):")
+        for line in harness_check(many):
+            print("  " + line)
+    if missing:
+        print()
+        print("missing results (see the logs in %s): %s" % (directory, "; ".join(missing)))
+
+
+def print_table(header, table):
     widths = [max(len(str(row[i])) for row in [header] + table) for i in range(len(header))]
     right = {2, 3, 4, 5, 6}
 
@@ -203,9 +379,23 @@ def main():
                          for i, w in enumerate(widths)) + "|")
     for row in table:
         print(line(row))
-    if missing:
-        print()
-        print("missing results (see the logs in %s): %s" % (directory, "; ".join(missing)))
+
+
+def print_many_only(many, meta):
+    m = meta[-1] if meta else {}
+    print("Many peers: zmtp-netty vs JeroMQ %s and libzmq %s, each scenario's latest run (last: %s, %s)" % (
+        m.get("jeromq", "?"), m.get("libzmq", "?"), m.get("run", "?"), m.get("date", "?")))
+    print("machine: %s; %s processors; load average at start: %s; %s; somaxconn %s" % (
+        m.get("cpu", "?"), m.get("nproc", "?"), m.get("load", "?"), m.get("java", "?"), m.get("somaxconn", "?")))
+    print("Costs and times, lower is better, so the ratios are peer / zmtp-netty (> 1: zmtp-netty better)."
+          " Target: the issue's goal (a ratio vs libzmq, or a bound). 'k of N up': never all N connected.")
+    print()
+    print_table(["workload", "unit", "zmtp-netty", "JeroMQ", "libzmq", "vs JeroMQ", "vs libzmq", "target", "met"],
+                many_rows(many))
+    print()
+    print("Harness check (the client must not be what limits a figure):")
+    for line in harness_check(many):
+        print("  " + line)
 
 
 if __name__ == "__main__":

@@ -3,12 +3,14 @@
 # (zmtp-netty and JeroMQ, as its impl parameter) and then the libzmq C programs, back to back;
 # then prints one table (also saved as benchmarks/target/compare/table.txt).
 #
-#   benchmarks/compare.sh [--short|--full]
+#   benchmarks/compare.sh [--short|--full] [--many]
 #
 #   --short  (default) 1 fork, 2 warm-up + 3 measured iterations of 1 s: a few minutes on 2
 #            cores; for development, noisy.
 #   --full   2 forks, 5 warm-up + 5 measured iterations of 2 s (libzmq: 5 warm-up + 10 measured):
-#            about half an hour; the honest one, on a quiet machine.
+#            about half an hour; the honest one, on a quiet machine. Includes --many.
+#   --many   also the many-peers scenarios (benchmarks/manypeers.sh with its defaults: 1,000 and
+#            10,000 connections; about 10 minutes more), printed as rows of the same table.
 #
 # Installs libzmq3-dev and gcc where missing (scripts/install-test-deps.sh), builds the
 # benchmarks jar when sources changed and the C programs. Raw results and logs are kept in
@@ -18,12 +20,16 @@ set -euo pipefail
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
 profile=short
-case "${1:-}" in
-  ""|--short) profile=short ;;
-  --full) profile=full ;;
-  -h|--help) usage; exit 0 ;;
-  *) usage >&2; exit 2 ;;
-esac
+many=""
+for arg in "$@"; do
+  case "$arg" in
+    --short) profile=short ;;
+    --full) profile=full; many=yes ;;
+    --many) many=yes ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jar="$root/benchmarks/target/benchmarks.jar"
@@ -143,6 +149,16 @@ step "DEALER/ROUTER pipelined: zmtp-netty and JeroMQ"
 jmh pipelined '\.PipelinedRequestBenchmark\.'
 step "DEALER/ROUTER pipelined: libzmq"
 native pipelined
+
+if [ -n "$many" ]; then
+  step "many peers (benchmarks/manypeers.sh): zmtp-netty, libzmq and JeroMQ"
+  many_run="compare-$(date +%Y%m%d-%H%M%S)"
+  if ! "$root/benchmarks/manypeers.sh" --run-id "$many_run" >"$out/manypeers.log" 2>&1; then
+    echo "  the many-peers run failed: see $out/manypeers.log" >&2
+  fi
+  grep -F "\"run\":\"$many_run\"" "$root/benchmarks/target/manypeers/results.jsonl" >"$out/manypeers.jsonl" || true
+  grep -F "\"run\": \"$many_run\"" "$root/benchmarks/target/manypeers/results.jsonl" >>"$out/manypeers.jsonl" || true
+fi
 
 step "done"
 echo
