@@ -28,11 +28,15 @@ final class HandshakeDriver implements HandshakeSession {
     private final ZmtpOptions options;
     private final ZmtpVersion version;
     private final boolean peerAsServer;
+    /** READY left with the greeting already (plain NULL, see ZmtpCodec's start). */
+    private final boolean readySent;
     private MechanismHandshake handshake;
     /** The answer the handshake waits for, or null. */
     private Wait wait;
 
-    HandshakeDriver(Connection connection, FrameWriter writer, ZmtpVersion version, boolean peerAsServer) {
+    HandshakeDriver(Connection connection, FrameWriter writer, ZmtpVersion version, boolean peerAsServer,
+                    boolean readySent) {
+        this.readySent = readySent;
         this.connection = connection;
         this.ctx = connection.context();
         this.writer = writer;
@@ -207,6 +211,14 @@ final class HandshakeDriver implements HandshakeSession {
         ZmtpMetadata metadata = ZmtpMetadata.decode(data, options.maxMetadataProperties());
         checkPeer(metadata);
         return metadata;
+    }
+
+    @Override
+    public void sendMetadata(String name) {
+        if (readySent && ZmtpWire.READY.equals(name)) {
+            return;   // it went out with our greeting
+        }
+        HandshakeSession.super.sendMetadata(name);
     }
 
     @Override

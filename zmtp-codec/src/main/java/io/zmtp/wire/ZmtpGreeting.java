@@ -21,6 +21,8 @@ final class ZmtpGreeting {
     private final ChannelHandlerContext ctx;
     private final FrameWriter writer;
     private Stage stage = Stage.SIGNATURE;
+    /** The rest of our greeting (after the signature and major version) is out. */
+    private boolean restSent;
     private ZmtpVersion version;
     private boolean peerAsServer;
     /** A ZMTP 2.0 peer's socket type (the fallback), else null. */
@@ -32,13 +34,27 @@ final class ZmtpGreeting {
         this.writer = writer;
     }
 
-    /** Sends the first part of our greeting: the signature and our major version. */
-    void sendStart() {
-        ByteBuf start = ctx.alloc().buffer(ZmtpWire.GREETING_FIRST_PART);
+    /**
+     * Sends the first part of our greeting, the signature and our major version, or with
+     * {@code whole} all of it at once. A peer that may speak ZMTP 2.0 needs the first part alone,
+     * to answer it in 2.0's terms (23/ZMTP's detection of older peers); a socket that refuses
+     * older peers has nothing to detect, and the whole greeting saves a write and a round trip.
+     */
+    void sendStart(boolean whole) {
+        ByteBuf start = ctx.alloc().buffer(whole ? ZmtpWire.GREETING_SIZE : ZmtpWire.GREETING_FIRST_PART);
         ZmtpWire.writeGreetingStart(start);
+        if (whole) {
+            writeRest(start);
+            restSent = true;
+        }
         writer.writeRaw(start);
         start.release();
         writer.flush();
+    }
+
+    private void writeRest(ByteBuf out) {
+        ZmtpWire.writeGreetingRest(out, options.version().minor(), options.mechanism().name(),
+                options.mechanism().asServer());
     }
 
     /**
@@ -113,13 +129,15 @@ final class ZmtpGreeting {
             onLegacyPeer(major);
             return true;
         }
-        // Our greeting's second part goes out once the peer is known to speak 3.x.
-        ByteBuf rest = ctx.alloc().buffer(ZmtpWire.GREETING_SIZE - ZmtpWire.GREETING_FIRST_PART);
-        ZmtpWire.writeGreetingRest(rest, options.version().minor(), options.mechanism().name(),
-                options.mechanism().asServer());
-        writer.writeRaw(rest);
-        rest.release();
-        writer.flush();
+        if (!restSent) {
+            // Our greeting's second part goes out once the peer is known to speak 3.x.
+            ByteBuf rest = ctx.alloc().buffer(ZmtpWire.GREETING_SIZE - ZmtpWire.GREETING_FIRST_PART);
+            writeRest(rest);
+            writer.writeRaw(rest);
+            rest.release();
+            writer.flush();
+            restSent = true;
+        }
         stage = Stage.REST;
         return true;
     }

@@ -68,6 +68,7 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
     private final TypeHooks hooks;
     private final Endpoint requested;
     private Endpoint resolved;
+    private String resolvedName;
     private Channel server;
     private String ipcPath;
 
@@ -92,8 +93,16 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
         this.requested = requested;
     }
 
+    /** The endpoint as bound (port 0 replaced by the port chosen), as events and pipes name it. */
     String resolved() {
-        return resolved == null ? requested.toString() : resolved.toString();
+        String r = resolvedName;
+        if (r == null) {
+            r = resolved == null ? requested.toString() : resolved.toString();
+            if (resolved != null) {
+                resolvedName = r;   // made once: each accepted connection names it
+            }
+        }
+        return r;
     }
 
     /** Connections accepted here and still open. Call on the event loop. */

@@ -18,6 +18,7 @@ final class FairQueue {
     private int reasons;
 
     void attach(Pipe p) {
+        p.fairQueueIndex = pipes.size();
         pipes.add(p);
         size = pipes.size();
         if (reasons != 0) {
@@ -25,8 +26,18 @@ final class FairQueue {
         }
     }
 
+    /** Stops reading from {@code p}, in constant time (the last peer takes its place). */
     void detach(Pipe p) {
-        pipes.remove(p);
+        int i = p.fairQueueIndex;
+        if (i < 0 || i >= pipes.size() || pipes.get(i) != p) {
+            return;
+        }
+        Pipe last = pipes.remove(pipes.size() - 1);
+        if (last != p) {
+            pipes.set(i, last);
+            last.fairQueueIndex = i;
+        }
+        p.fairQueueIndex = -1;
         size = pipes.size();
     }
 

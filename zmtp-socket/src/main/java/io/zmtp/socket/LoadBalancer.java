@@ -12,18 +12,25 @@ final class LoadBalancer {
     private int next;
 
     void attach(Pipe p) {
+        p.loadBalancerIndex = pipes.size();
         pipes.add(p);
     }
 
+    /**
+     * {@code p} leaves, in constant time: the last peer takes its place, and so its turn comes
+     * round once more or once less in this round (libzmq's load balancer swaps the same way).
+     */
     void detach(Pipe p) {
-        int i = pipes.indexOf(p);
-        if (i < 0) {
+        int i = p.loadBalancerIndex;
+        if (i < 0 || i >= pipes.size() || pipes.get(i) != p) {
             return;
         }
-        pipes.remove(i);
-        if (next > i) {
-            next--;
+        Pipe last = pipes.remove(pipes.size() - 1);
+        if (last != p) {
+            pipes.set(i, last);
+            last.loadBalancerIndex = i;
         }
+        p.loadBalancerIndex = -1;
         if (next >= pipes.size()) {
             next = 0;
         }

@@ -33,6 +33,14 @@ public abstract class Pipe {
     /** Whether the pipe waits in the socket's flush list. */
     boolean dirty;
     /*
+     * Where the pipe stands in each list of pipes that holds it, so it leaves each in constant
+     * time (a socket with thousands of peers otherwise scans them all per peer that leaves, as
+     * libzmq's array items avoid too): the socket's peers, the fair queue, the load balancer.
+     */
+    int peerIndex = -1;
+    int fairQueueIndex = -1;
+    int loadBalancerIndex = -1;
+    /*
      * Per-type state of the socket about this peer lives in typed fields, each owned by one
      * strategy: the routing id above (ROUTER's RoutingTable), the subscriber below (PUB and
      * XPUB's Distributor). A type with state of its own about each peer adds a field here.

@@ -37,7 +37,7 @@ final class SocketCore {
     private final SocketMonitor monitor;
     private final FlushBatch flushes;
     private final OpenChannels channels;
-    private final List<Pipe> pipes = new ArrayList<>();
+    private final ArrayList<Pipe> pipes = new ArrayList<>();
     private PipeEvents events;
     /** Written on the loop by the close; read from any thread. */
     private volatile State state = State.OPEN;
@@ -129,9 +129,37 @@ final class SocketCore {
         return channels;
     }
 
-    /** The peers after their handshakes, in the order they came (a live list: the loop's only). */
+    /**
+     * The peers after their handshakes (a live, read-only view: the loop's only). Their order
+     * carries no meaning: a peer that leaves takes the last one's place, so that thousands of
+     * peers leaving at once cost no scan of those that stay.
+     */
     List<Pipe> pipes() {
-        return pipes;
+        return pipesView;
+    }
+
+    private final List<Pipe> pipesView = java.util.Collections.unmodifiableList(pipes);
+
+    /** {@code pipe} joins the socket's peers; the number of peers after. */
+    int addPipe(Pipe pipe) {
+        pipe.peerIndex = pipes.size();
+        pipes.add(pipe);
+        return pipes.size();
+    }
+
+    /** {@code pipe} leaves the socket's peers (false if it was not among them), in constant time. */
+    boolean removePipe(Pipe pipe) {
+        int i = pipe.peerIndex;
+        if (i < 0 || i >= pipes.size() || pipes.get(i) != pipe) {
+            return false;
+        }
+        Pipe last = pipes.remove(pipes.size() - 1);
+        if (last != pipe) {
+            pipes.set(i, last);
+            last.peerIndex = i;
+        }
+        pipe.peerIndex = -1;
+        return true;
     }
 
     /** Runs {@code task} on the loop: now if called there, else as soon as possible. */

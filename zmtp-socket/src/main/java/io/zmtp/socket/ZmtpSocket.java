@@ -663,9 +663,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
                 pipe.close();
                 return;
             }
-            List<Pipe> pipes = core.pipes();
-            pipes.add(pipe);
-            core.counters().peers(pipes.size());
+            core.counters().peers(core.addPipe(pipe));
             pipe.attached = true;
             if (!pipeAttached(pipe)) {
                 pipe.attached = false;
@@ -678,9 +676,8 @@ public abstract class ZmtpSocket implements AutoCloseable {
         /** A peer went: the type forgets it, and a closing socket may be done. */
         @Override
         public void detach(Pipe pipe) {
-            List<Pipe> pipes = core.pipes();
-            boolean was = pipes.remove(pipe);
-            core.counters().peers(pipes.size());
+            boolean was = core.removePipe(pipe);
+            core.counters().peers(core.pipes().size());
             if (pipe.attached) {
                 pipe.attached = false;
                 pipeDetached(pipe);

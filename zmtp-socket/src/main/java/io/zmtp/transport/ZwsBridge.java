@@ -78,6 +78,13 @@ public final class ZwsBridge extends ChannelDuplexHandler {
     private boolean failed;
     /** Frames that arrived before the codec could be given the peer's greeting. */
     private List<WebSocketFrame> held;
+    /**
+     * What the codec wrote before the WebSocket handshake chose the subprotocol (a codec that
+     * starts with the connection sends its greeting, and READY with it under plain NULL, at
+     * once): cut into ZWS frames once the subprotocol says how, never sent before the upgrade.
+     */
+    private List<ByteBuf> early;
+    private List<ChannelPromise> earlyPromises;
 
     public ZwsBridge(ZmtpOptions options) {
         this.options = options;
@@ -126,6 +133,16 @@ public final class ZwsBridge extends ChannelDuplexHandler {
             return;
         }
         upgraded = true;
+        if (early != null) {
+            List<ByteBuf> bufs = early;
+            List<ChannelPromise> promises = earlyPromises;
+            early = null;
+            earlyPromises = null;
+            for (int i = 0; i < bufs.size(); i++) {
+                outbound.write(ctx, bufs.get(i), promises.get(i));
+            }
+            ctx.flush();
+        }
         if (!outbound.codecStarted()) {
             // The codec has not started yet: one added to an already open connection starts (sends
             // its greeting, starts its handshake timer) from a task queued when it was added, and
@@ -222,6 +239,14 @@ public final class ZwsBridge extends ChannelDuplexHandler {
     }
 
     private void releaseAll() {
+        if (early != null) {
+            for (int i = 0; i < early.size(); i++) {
+                early.get(i).release();
+                earlyPromises.get(i).tryFailure(new java.nio.channels.ClosedChannelException());
+            }
+            early = null;
+            earlyPromises = null;
+        }
         if (held != null) {
             for (WebSocketFrame f : held) {
                 f.release();
@@ -257,7 +282,14 @@ public final class ZwsBridge extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof ByteBuf) {
+        if (msg instanceof ByteBuf && !upgraded && !failed) {
+            if (early == null) {
+                early = new ArrayList<>(2);
+                earlyPromises = new ArrayList<>(2);
+            }
+            early.add((ByteBuf) msg);
+            earlyPromises.add(promise);
+        } else if (msg instanceof ByteBuf) {
             outbound.write(ctx, (ByteBuf) msg, promise);
         } else {
             ctx.write(msg, promise);
