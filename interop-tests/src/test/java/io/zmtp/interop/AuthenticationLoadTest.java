@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import static io.zmtp.interop.Frames.eventually;
+import static io.zmtp.interop.ByteMessages.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -118,7 +118,7 @@ class AuthenticationLoadTest {
         try (ZmtpContext ctx = ZmtpContext.create(1)) {
             ZmtpSocket router = ctx.socket(SocketType.ROUTER, SocketOptions.builder()
                     .mechanism(PlainMechanism.server(auth))
-                    .maxConnections(20_000).maxConnectionsPerAddress(20_000).backlog(4096)
+                    .maxConnections(20_000).maxHandshakes(20_000).maxHandshakesPerAddress(20_000).backlog(4096)
                     .authenticationTimeout(Duration.ofMinutes(5)).build());
             router.monitor(e -> {
                 if (e.type() == SocketEvent.Type.HANDSHAKE_FAILED) {

@@ -20,9 +20,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import static io.zmtp.interop.Frames.assertMessage;
-import static io.zmtp.interop.Frames.msg;
-import static io.zmtp.interop.Frames.subscription;
+import static io.zmtp.interop.ByteMessages.assertMessage;
+import static io.zmtp.interop.ByteMessages.msg;
+import static io.zmtp.interop.ByteMessages.subscription;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -109,7 +109,7 @@ class CatCommandInteropTest {
         router.input("dealer-late\thello\t0x00ff\n").endInput();
         SocketEnd.Libzmq late = libzmq(SocketType.DEALER, "dealer-late");
         late.connect(ep);
-        assertMessage(List.of(Frames.b("hello"), new byte[] {0, (byte) 0xff}), late.recv(), "the line waited for it");
+        assertMessage(List.of(ByteMessages.b("hello"), new byte[] {0, (byte) 0xff}), late.recv(), "the line waited for it");
         assertEquals(0, router.exitCode(), "the input is sent: the run ends");
     }
 
@@ -120,7 +120,7 @@ class CatCommandInteropTest {
         String ep = pair.bind("tcp", null);
         CatProcess cat = cat("-t", "PAIR", "-c", ep, "-n", "1").input("0x41\tcafé\n");
         assertMessage(msg("0x41", "café"), pair.recv(), "sent as typed");
-        pair.send(List.of(Frames.b("日本"), Frames.b("a\nb"), Frames.b("0x41")));
+        pair.send(List.of(ByteMessages.b("日本"), ByteMessages.b("a\nb"), ByteMessages.b("0x41")));
         assertEquals("日本\t0x610a62\t0x30783431", cat.line());
         assertEquals(0, cat.exitCode());
     }
@@ -144,7 +144,7 @@ class CatCommandInteropTest {
         SocketEnd.Libzmq pull = libzmq(SocketType.PULL, null);
         String ep = pull.bind("tcp", null);
         CatProcess push = cat("-t", "PUSH", "-c", ep, "--hex").input("00ff\t\t6869\n").endInput();
-        assertMessage(List.of(new byte[] {0, (byte) 0xff}, new byte[0], Frames.b("hi")), pull.recv(), "hex frames");
+        assertMessage(List.of(new byte[] {0, (byte) 0xff}, new byte[0], ByteMessages.b("hi")), pull.recv(), "hex frames");
         assertEquals(0, push.exitCode());
     }
 
@@ -194,9 +194,9 @@ class CatCommandInteropTest {
 
         /** Waits until everything the ended process wrote on stderr is in {@link #errSeen}. */
         void awaitStderrEnd() throws InterruptedException {
-            errPump.join(Frames.T);
+            errPump.join(ByteMessages.T);
             if (errPump.isAlive()) {
-                throw new AssertionError("stderr of cat still open " + Frames.T + " ms after it ended: " + errSeen);
+                throw new AssertionError("stderr of cat still open " + ByteMessages.T + " ms after it ended: " + errSeen);
             }
         }
 
@@ -212,16 +212,16 @@ class CatCommandInteropTest {
         }
 
         String line() throws InterruptedException {
-            String l = out.poll(Frames.T, TimeUnit.MILLISECONDS);
+            String l = out.poll(ByteMessages.T, TimeUnit.MILLISECONDS);
             if (l == null) {
-                throw new AssertionError("no output line within " + Frames.T + " ms; stderr: " + errSeen);
+                throw new AssertionError("no output line within " + ByteMessages.T + " ms; stderr: " + errSeen);
             }
             return l;
         }
 
         String bound() throws InterruptedException {
             while (true) {
-                String l = err.poll(Frames.T, TimeUnit.MILLISECONDS);
+                String l = err.poll(ByteMessages.T, TimeUnit.MILLISECONDS);
                 if (l == null) {
                     throw new AssertionError("no 'bound' line; stderr: " + errSeen);
                 }
@@ -232,7 +232,7 @@ class CatCommandInteropTest {
         }
 
         int exitCode() throws InterruptedException {
-            if (!process.waitFor(Frames.T, TimeUnit.MILLISECONDS)) {
+            if (!process.waitFor(ByteMessages.T, TimeUnit.MILLISECONDS)) {
                 throw new AssertionError("cat did not exit; stderr: " + errSeen);
             }
             awaitStderrEnd(); // a leak report may be among its last lines
@@ -246,7 +246,7 @@ class CatCommandInteropTest {
                 process.destroyForcibly();
             }
             try {
-                process.waitFor(Frames.T, TimeUnit.MILLISECONDS);
+                process.waitFor(ByteMessages.T, TimeUnit.MILLISECONDS);
                 awaitStderrEnd();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -17,8 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import static io.zmtp.interop.Frames.assertMessage;
-import static io.zmtp.interop.Frames.msg;
+import static io.zmtp.interop.ByteMessages.assertMessage;
+import static io.zmtp.interop.ByteMessages.msg;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -78,7 +78,7 @@ class CatSecurityInteropTest {
     /** The next stderr line of {@code cat} starting with {@code prefix}. */
     static String errLine(CatProcess cat, String prefix) throws InterruptedException {
         while (true) {
-            String l = cat.err.poll(Frames.T, TimeUnit.MILLISECONDS);
+            String l = cat.err.poll(ByteMessages.T, TimeUnit.MILLISECONDS);
             if (l == null) {
                 throw new AssertionError("no stderr line starting with '" + prefix + "'; stderr: " + cat.errSeen);
             }
@@ -99,7 +99,7 @@ class CatSecurityInteropTest {
                 lines.add(l);
             }
         }
-        assertTrue(p.waitFor(Frames.T, TimeUnit.MILLISECONDS), "keygen exited");
+        assertTrue(p.waitFor(ByteMessages.T, TimeUnit.MILLISECONDS), "keygen exited");
         assertEquals(0, p.exitValue(), lines.toString());
         assertEquals(2, lines.size(), "two lines: " + lines);
         secrets.add(lines.get(1));
@@ -244,7 +244,7 @@ class CatSecurityInteropTest {
         String refused = errLine(router, "HANDSHAKE_FAILED");
         assertTrue(refused.contains("CURVE client refused") && refused.contains(stranger[0])
                 && refused.contains("not on the allow list"), refused);
-        assertTrue(zmq.awaitEvent(dealer.id, "HANDSHAKE_FAILED_AUTH", Frames.T), zmq.events(dealer.id).toString());
+        assertTrue(zmq.awaitEvent(dealer.id, "HANDSHAKE_FAILED_AUTH", ByteMessages.T), zmq.events(dealer.id).toString());
         router.endInput();
         assertEquals(0, router.exitCode());
     }

@@ -16,8 +16,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import static io.zmtp.interop.Frames.assertMessage;
-import static io.zmtp.interop.Frames.msg;
+import static io.zmtp.interop.ByteMessages.assertMessage;
+import static io.zmtp.interop.ByteMessages.msg;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -136,7 +136,7 @@ class HeartbeatInteropTest extends LibzmqTestBase {
                 OutputStream out = mute.getOutputStream();
                 out.write(PeerBytes.create().greeting31().ready("Socket-Type", "ROUTER").toArray());
                 out.flush();
-                Frames.eventually(() -> "DISCONNECTED in " + ourEvents, () -> has(ourEvents, SocketEvent.Type.DISCONNECTED));
+                ByteMessages.eventually(() -> "DISCONNECTED in " + ourEvents, () -> has(ourEvents, SocketEvent.Type.DISCONNECTED));
                 SocketEvent d = ourEvents.stream().filter(e -> e.type() == SocketEvent.Type.DISCONNECTED).findFirst()
                         .orElseThrow();
                 assertTrue(d.reason() != null && d.reason().contains("PING"),

@@ -186,16 +186,16 @@ class ImmediateInteropTest extends LibzmqTestBase {
             });
             dealer.connect(ep);
             dealer.send("hello");
-            assertEquals(List.of("dealer", "hello"), zmq.recvStrings(first, Frames.T));
+            assertEquals(List.of("dealer", "hello"), zmq.recvStrings(first, ByteMessages.T));
             zmq.close(first);
             assertTrue(gone.await(10, TimeUnit.SECONDS), "our DEALER saw the disconnect");
             ours = sendAll(dealer);
         } else {
             String dealer = libzmq("DEALER");
-            zmq.opt(dealer, "IMMEDIATE", libzmqImmediate).opt(dealer, "ROUTING_ID", Frames.b("dealer"));
+            zmq.opt(dealer, "IMMEDIATE", libzmqImmediate).opt(dealer, "ROUTING_ID", ByteMessages.b("dealer"));
             zmq.monitor(dealer);
             zmq.connect(dealer, ep).sendStrings(dealer, "hello");
-            assertEquals(List.of("dealer", "hello"), zmq.recvStrings(first, Frames.T));
+            assertEquals(List.of("dealer", "hello"), zmq.recvStrings(first, ByteMessages.T));
             zmq.close(first);
             assertTrue(zmq.awaitEvent(dealer, "DISCONNECTED", 10_000), "libzmq DEALER saw the disconnect");
             taken = libzmqSendAll(dealer);

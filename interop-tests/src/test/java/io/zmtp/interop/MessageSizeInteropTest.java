@@ -37,12 +37,12 @@ class MessageSizeInteropTest extends LibzmqTestBase {
         sub.subscribe("");
         sub.connect(endpoint);
         try {
-            Frames.eventually("the subscription reached the publisher", () -> {
+            ByteMessages.eventually("the subscription reached the publisher", () -> {
                 zmq.sendStrings(pub, "probe");
                 return sub.receiveStrings(Duration.ofMillis(50)) != null;
             });
             zmq.send(pub, new byte[4096]); // past our 1 KiB
-            Frames.eventually("the loss reported", () -> sub.socket().metrics().tooLarge() == 1);
+            ByteMessages.eventually("the loss reported", () -> sub.socket().metrics().tooLarge() == 1);
             SocketEvent lost = events.stream().filter(e -> e.failure() == ConnectionFailed.Kind.MESSAGE_TOO_LARGE)
                     .findFirst().orElse(null);
             assertNotNull(lost, "a DISCONNECTED event says why: " + events);
@@ -51,7 +51,7 @@ class MessageSizeInteropTest extends LibzmqTestBase {
             assertTrue(lost.reason().contains("4096") && lost.reason().contains("maxMessageSize 1024"),
                     "it names the size and the limit: " + lost.reason());
             assertTrue(sub.socket().metrics().toLine().contains("too-large=1"), sub.socket().metrics().toLine());
-            Frames.eventually("the stream goes on after the reconnect", () -> {
+            ByteMessages.eventually("the stream goes on after the reconnect", () -> {
                 zmq.sendStrings(pub, "after");
                 List<String> m = sub.receiveStrings(Duration.ofMillis(50));
                 return m != null && m.equals(List.of("after"));

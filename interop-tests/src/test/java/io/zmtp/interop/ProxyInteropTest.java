@@ -12,9 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import static io.zmtp.interop.Frames.assertMessage;
-import static io.zmtp.interop.Frames.msg;
-import static io.zmtp.interop.Frames.subscription;
+import static io.zmtp.interop.ByteMessages.assertMessage;
+import static io.zmtp.interop.ByteMessages.msg;
+import static io.zmtp.interop.ByteMessages.subscription;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -62,7 +62,7 @@ class ProxyInteropTest extends LibzmqTestBase {
             rep.connect(backend);
             zmq.serve(rep.id);
         }
-        Frames.eventually("both servers connected", () -> peerCount(p[1]) == 2);
+        ByteMessages.eventually("both servers connected", () -> peerCount(p[1]) == 2);
         List<SocketEnd.Libzmq> clients = new ArrayList<>();
         for (int c = 0; c < 3; c++) {
             SocketEnd.Libzmq req = libzmq(SocketType.REQ);
@@ -100,9 +100,9 @@ class ProxyInteropTest extends LibzmqTestBase {
         s1.subscribe("alpha");
         s2.subscribe("beta");
         List<List<byte[]>> seen = List.of(publisher.recv(), publisher.recv());
-        assertTrue(seen.stream().anyMatch(m -> Frames.same(m, subscription(true, "alpha")))
-                && seen.stream().anyMatch(m -> Frames.same(m, subscription(true, "beta"))),
-                "both subscriptions went upstream through the proxy: " + seen.stream().map(Frames::show).toList());
+        assertTrue(seen.stream().anyMatch(m -> ByteMessages.same(m, subscription(true, "alpha")))
+                && seen.stream().anyMatch(m -> ByteMessages.same(m, subscription(true, "beta"))),
+                "both subscriptions went upstream through the proxy: " + seen.stream().map(ByteMessages::show).toList());
         publisher.send(msg("gamma 1"));
         publisher.send(msg("alpha 1", "x"));
         publisher.send(msg("beta 1"));

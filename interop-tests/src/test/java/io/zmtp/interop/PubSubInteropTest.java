@@ -21,9 +21,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-import static io.zmtp.interop.Frames.assertMessage;
-import static io.zmtp.interop.Frames.msg;
-import static io.zmtp.interop.Frames.subscription;
+import static io.zmtp.interop.ByteMessages.assertMessage;
+import static io.zmtp.interop.ByteMessages.msg;
+import static io.zmtp.interop.ByteMessages.subscription;
 import static io.zmtp.wire.SocketType.PUB;
 import static io.zmtp.wire.SocketType.SUB;
 import static io.zmtp.wire.SocketType.XPUB;
@@ -137,7 +137,7 @@ class PubSubInteropTest extends LibzmqTestBase {
             }
             assertMessage(subscription(true, "b"), pub.recv(), "subscription to b");
         } else {
-            Frames.eventually(() -> "2 prefixes, have " + pub.subscriptionCount(), () -> pub.subscriptionCount() == 2);
+            ByteMessages.eventually(() -> "2 prefixes, have " + pub.subscriptionCount(), () -> pub.subscriptionCount() == 2);
         }
         pub.send(msg("a1"));
         pub.send(msg("b1"));
@@ -149,7 +149,7 @@ class PubSubInteropTest extends LibzmqTestBase {
         if (xpub) {
             assertMessage(subscription(false, "b"), pub.recv(), "cancel of b (not of a, still subscribed once)");
         } else {
-            Frames.eventually(() -> "1 prefix, have " + pub.subscriptionCount(), () -> pub.subscriptionCount() == 1);
+            ByteMessages.eventually(() -> "1 prefix, have " + pub.subscriptionCount(), () -> pub.subscriptionCount() == 1);
         }
         pub.send(msg("b2"));
         pub.send(msg("a2"));
@@ -159,13 +159,13 @@ class PubSubInteropTest extends LibzmqTestBase {
         if (xpub) {
             assertMessage(subscription(false, "a"), pub.recv(), "the last cancel of a");
         } else {
-            Frames.eventually(() -> "no prefix, have " + pub.subscriptionCount(), () -> pub.subscriptionCount() == 0);
+            ByteMessages.eventually(() -> "no prefix, have " + pub.subscriptionCount(), () -> pub.subscriptionCount() == 0);
         }
         sub.subscribe("z");
         if (xpub) {
             assertMessage(subscription(true, "z"), pub.recv(), "subscription to z");
         } else {
-            Frames.eventually(() -> "only z, have " + pub.subscriptionCount(), () -> pub.subscriptionCount() == 1);
+            ByteMessages.eventually(() -> "only z, have " + pub.subscriptionCount(), () -> pub.subscriptionCount() == 1);
         }
         pub.send(msg("a3"));
         pub.send(msg("z1"));
@@ -176,7 +176,7 @@ class PubSubInteropTest extends LibzmqTestBase {
         if (xpub) {
             assertMessage(subscription(false, "z"), pub.recv(), "a departed subscriber's prefixes are cancelled");
         } else {
-            Frames.eventually(() -> "no prefixes, have " + pub.subscriptionCount(), () -> pub.subscriptionCount() == 0);
+            ByteMessages.eventually(() -> "no prefixes, have " + pub.subscriptionCount(), () -> pub.subscriptionCount() == 0);
         }
     }
 
@@ -194,9 +194,9 @@ class PubSubInteropTest extends LibzmqTestBase {
         List<String> cancels = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             List<byte[]> m = xpub.recv();
-            cancels.add(Frames.show(m));
+            cancels.add(ByteMessages.show(m));
         }
-        assertEquals(List.of(Frames.show(subscription(false, "a")), Frames.show(subscription(false, "b"))),
+        assertEquals(List.of(ByteMessages.show(subscription(false, "a")), ByteMessages.show(subscription(false, "b"))),
                 cancels.stream().sorted().toList(), "a cancel for each prefix (libzmq sends them in trie order)");
     }
 
@@ -257,7 +257,7 @@ class PubSubInteropTest extends LibzmqTestBase {
                 .heartbeat(HeartbeatPolicy.every(Duration.ofMillis(20))));
         String ep = pub.bind("tcp", tmp);
         try (Socket raw = new Socket("127.0.0.1", LibzmqPeer.port(ep))) {
-            raw.setSoTimeout((int) Frames.T);
+            raw.setSoTimeout((int) ByteMessages.T);
             OutputStream out = raw.getOutputStream();
             DataInputStream in = new DataInputStream(raw.getInputStream());
             out.write(PeerBytes.create().greeting30().ready("Socket-Type", "SUB")
@@ -272,7 +272,7 @@ class PubSubInteropTest extends LibzmqTestBase {
             if (pubType == XPUB) {
                 assertMessage(subscription(true, "a"), pub.recv(), "the 3.0 subscription shown by XPUB");
             } else {
-                Frames.eventually("PUB has the 3.0 subscription", () -> pub.subscriptionCount() == 1);
+                ByteMessages.eventually("PUB has the 3.0 subscription", () -> pub.subscriptionCount() == 1);
             }
             pub.send(msg("b1"));
             pub.send(msg("a1"));
@@ -285,14 +285,14 @@ class PubSubInteropTest extends LibzmqTestBase {
             if (pubType == XPUB) {
                 assertMessage(subscription(false, "a"), pub.recv(), "the 3.0 cancel shown by XPUB");
             } else {
-                Frames.eventually("PUB dropped a", () -> pub.subscriptionCount() == 0);
+                ByteMessages.eventually("PUB dropped a", () -> pub.subscriptionCount() == 0);
             }
             out.write(PeerBytes.create().frame(false, new byte[] {1, 'c'}).toArray());
             out.flush();
             if (pubType == XPUB) {
                 assertMessage(subscription(true, "c"), pub.recv(), "the 3.0 subscription to c");
             } else {
-                Frames.eventually("PUB has c", () -> pub.subscriptionCount() == 1);
+                ByteMessages.eventually("PUB has c", () -> pub.subscriptionCount() == 1);
             }
             pub.send(msg("a3"));
             pub.send(msg("c1"));
@@ -355,28 +355,28 @@ class PubSubInteropTest extends LibzmqTestBase {
             // In any order: subscriptions made before the connection go out in prefix order.
             List<String> expected = new ArrayList<>();
             List<String> shown = new ArrayList<>();
-            long deadline = System.nanoTime() + Frames.T * 1_000_000;
+            long deadline = System.nanoTime() + ByteMessages.T * 1_000_000;
             for (String p : prefixes) {
-                expected.add(Frames.show(subscription(true, p)));
+                expected.add(ByteMessages.show(subscription(true, p)));
                 List<byte[]> m = null;
                 while (m == null && System.nanoTime() < deadline) {
                     poke(sub);
                     m = pub.recv(20);
                 }
-                shown.add(Frames.show(m));
+                shown.add(ByteMessages.show(m));
             }
             assertEquals(expected.stream().sorted().toList(), shown.stream().sorted().toList(),
                     pub + " shows the subscriptions");
         } else if (pub.isOurs()) {
             int before = prefixes.size();
-            Frames.eventually(() -> pub + " has " + before + " prefixes", () -> {
+            ByteMessages.eventually(() -> pub + " has " + before + " prefixes", () -> {
                 poke(sub);
                 return ((SocketEnd.Ours) pub).subscriptionCount() >= before;
             });
         } else {
             // Subscriptions travel in order on one connection: once the last one filters, all do.
             List<byte[]> probe = msg(prefixes.get(prefixes.size() - 1) + "~probe");
-            long deadline = System.nanoTime() + Frames.T * 1_000_000;
+            long deadline = System.nanoTime() + ByteMessages.T * 1_000_000;
             while (true) {
                 pub.send(probe);
                 List<byte[]> got = sub.recv(20);
@@ -396,10 +396,10 @@ class PubSubInteropTest extends LibzmqTestBase {
         if (pub.type == XPUB) {
             assertMessage(subscription(false, cancelled), pub.recv(), pub + " shows the cancel of " + cancelled);
         } else if (pub.isOurs()) {
-            Frames.eventually(() -> pub + " has " + left + " prefixes",
+            ByteMessages.eventually(() -> pub + " has " + left + " prefixes",
                     () -> ((SocketEnd.Ours) pub).subscriptionCount() == left);
         } else {
-            long deadline = System.nanoTime() + Frames.T * 1_000_000;
+            long deadline = System.nanoTime() + ByteMessages.T * 1_000_000;
             while (true) {
                 pub.send(msg(cancelled + "~probe"));
                 pub.send(msg(kept + "~mark"));
@@ -427,7 +427,7 @@ class PubSubInteropTest extends LibzmqTestBase {
         if (!sub.isOurs()) {
             List<byte[]> m = sub.recv(1);
             if (m != null) {
-                throw new AssertionError(sub + " received " + Frames.show(m) + " before anything was published");
+                throw new AssertionError(sub + " received " + ByteMessages.show(m) + " before anything was published");
             }
         }
     }

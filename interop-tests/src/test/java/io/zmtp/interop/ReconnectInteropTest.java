@@ -14,9 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import static io.zmtp.interop.Frames.assertMessage;
-import static io.zmtp.interop.Frames.msg;
-import static io.zmtp.interop.Frames.subscription;
+import static io.zmtp.interop.ByteMessages.assertMessage;
+import static io.zmtp.interop.ByteMessages.msg;
+import static io.zmtp.interop.ByteMessages.subscription;
 
 /**
  * Connections that survive a peer's restart: our connecting sockets find a libzmq peer again
@@ -70,7 +70,7 @@ class ReconnectInteropTest {
      * close completes (libzmq closes sockets in the background).
      */
     static String bindAgain(SocketEnd.Libzmq e, String endpoint) {
-        long deadline = System.nanoTime() + Frames.T * 1_000_000;
+        long deadline = System.nanoTime() + ByteMessages.T * 1_000_000;
         while (true) {
             try {
                 return e.peer.bind(e.id, endpoint);
@@ -78,7 +78,7 @@ class ReconnectInteropTest {
                 if (!err.answer.contains("Address already in use") || System.nanoTime() > deadline) {
                     throw err;
                 }
-                Frames.pause();
+                ByteMessages.pause();
             }
         }
     }
@@ -95,7 +95,7 @@ class ReconnectInteropTest {
         assertMessage(msg("our-dealer", "before"), router.recv(), "first router");
 
         first.kill();
-        Frames.eventually(() -> "DISCONNECTED in " + events, () -> count(events, SocketEvent.Type.DISCONNECTED) == 1);
+        ByteMessages.eventually(() -> "DISCONNECTED in " + events, () -> count(events, SocketEvent.Type.DISCONNECTED) == 1);
         dealer.send(msg("while away", "")); // waits for a peer
 
         SocketEnd.Libzmq again = keep(SocketEnd.libzmq(peer(), SocketType.ROUTER, null));
@@ -103,7 +103,7 @@ class ReconnectInteropTest {
         assertMessage(msg("our-dealer", "while away", ""), again.recv(), "the restarted router got the queued send");
         again.send(msg("our-dealer", "welcome back"));
         assertMessage(msg("welcome back"), dealer.recv(), "reply on the new connection");
-        Frames.eventually(() -> "two handshakes in " + events,
+        ByteMessages.eventually(() -> "two handshakes in " + events,
                 () -> count(events, SocketEvent.Type.HANDSHAKE_SUCCEEDED) == 2);
     }
 
@@ -123,7 +123,7 @@ class ReconnectInteropTest {
         }
 
         first.kill();
-        Frames.eventually(() -> "DISCONNECTED in " + events, () -> count(events, SocketEvent.Type.DISCONNECTED) == 1);
+        ByteMessages.eventually(() -> "DISCONNECTED in " + events, () -> count(events, SocketEvent.Type.DISCONNECTED) == 1);
         SocketEnd.Libzmq again = keep(SocketEnd.libzmq(peer(), SocketType.REP, null));
         bindAgain(again, ep);
         for (int i = 0; i < 3; i++) {
@@ -151,7 +151,7 @@ class ReconnectInteropTest {
         assertMessage(msg("news 1"), sub.recv(), "before the restart");
 
         xpub.close();
-        Frames.eventually(() -> "DISCONNECTED in " + events, () -> count(events, SocketEvent.Type.DISCONNECTED) == 1);
+        ByteMessages.eventually(() -> "DISCONNECTED in " + events, () -> count(events, SocketEvent.Type.DISCONNECTED) == 1);
         SocketEnd.Libzmq again = keep(SocketEnd.libzmq(zmq, SocketType.XPUB, null));
         bindAgain(again, ep);
         assertMessage(subscription(true, "news"), again.recv(), "news sent again to the new publisher");
@@ -176,7 +176,7 @@ class ReconnectInteropTest {
         assertMessage(msg("t0"), PubSubInteropTest.next(sub), "before the kill");
 
         pub.peer.kill();
-        Frames.eventually(() -> "DISCONNECTED in " + events, () -> count(events, SocketEvent.Type.DISCONNECTED) == 1);
+        ByteMessages.eventually(() -> "DISCONNECTED in " + events, () -> count(events, SocketEvent.Type.DISCONNECTED) == 1);
         SocketEnd.Libzmq again = keep(SocketEnd.libzmq(peer(), SocketType.PUB, null));
         bindAgain(again, ep);
         PubSubInteropTest.awaitSubscribed(again, sub, List.of("t"));
@@ -198,11 +198,11 @@ class ReconnectInteropTest {
         assertMessage(msg("their-dealer", "one"), router.recv(), "first router");
         router.close();
         // A send before libzmq notices the close could go into the dead connection.
-        Frames.eventually(() -> "libzmq saw the disconnect: " + zmq.events(dealer.id),
+        ByteMessages.eventually(() -> "libzmq saw the disconnect: " + zmq.events(dealer.id),
                 () -> zmq.events(dealer.id).contains("DISCONNECTED"));
 
         SocketEnd.Ours again = keep(SocketEnd.ours(ctx, SocketType.ROUTER, null));
-        Frames.eventually("bound " + ep + " again", () -> {
+        ByteMessages.eventually("bound " + ep + " again", () -> {
             try {
                 again.blocking.bind(ep);
                 return true;

@@ -146,7 +146,7 @@ class SecurityReconnectInteropTest {
     }
 
     static void eventually(String what, IntSupplier value, int atLeast) {
-        Frames.eventually(() -> what + ": " + value.getAsInt() + ", waiting for " + atLeast,
+        ByteMessages.eventually(() -> what + ": " + value.getAsInt() + ", waiting for " + atLeast,
                 () -> value.getAsInt() >= atLeast);
     }
 

@@ -49,7 +49,7 @@ abstract class SocketEnd implements AutoCloseable {
         String id = type.name().toLowerCase() + IDS.incrementAndGet();
         peer.socket(id, type.name()).opt(id, "LINGER", 0).opt(id, "RECONNECT_IVL", 20);
         if (identity != null) {
-            peer.opt(id, "IDENTITY", Frames.b(identity));
+            peer.opt(id, "IDENTITY", ByteMessages.b(identity));
         }
         if (type == SocketType.ROUTER) {
             peer.opt(id, "ROUTER_MANDATORY", 1); // so that a send to a peer not yet connected says so
@@ -81,7 +81,7 @@ abstract class SocketEnd implements AutoCloseable {
     public abstract void close();
 
     List<byte[]> recv() {
-        return recv(Frames.T);
+        return recv(ByteMessages.T);
     }
 
     @Override
@@ -109,7 +109,7 @@ abstract class SocketEnd implements AutoCloseable {
         /** Runs {@code task} on the socket's event loop and returns its result. */
         <T> T onLoop(java.util.concurrent.Callable<T> task) {
             try {
-                return socket().eventLoop().submit(task).get(Frames.T, TimeUnit.MILLISECONDS);
+                return socket().eventLoop().submit(task).get(ByteMessages.T, TimeUnit.MILLISECONDS);
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
@@ -141,7 +141,7 @@ abstract class SocketEnd implements AutoCloseable {
         void send(List<byte[]> frames) {
             if (type == SocketType.ROUTER) {
                 byte[] to = frames.get(0);
-                Frames.eventually(() -> this + " has a peer " + Frames.show(List.of(to)),
+                ByteMessages.eventually(() -> this + " has a peer " + ByteMessages.show(List.of(to)),
                         () -> onLoop(() -> ((RouterSocket) socket()).hasPeer(to)));
             }
             blocking.send(ZmtpMessage.of(frames.toArray(new byte[0][])));
@@ -167,7 +167,7 @@ abstract class SocketEnd implements AutoCloseable {
         @Override
         void subscribe(String prefix) {
             if (type == SocketType.XSUB) {
-                send(Frames.subscription(true, prefix));
+                send(ByteMessages.subscription(true, prefix));
             } else {
                 blocking.subscribe(prefix);
             }
@@ -176,9 +176,9 @@ abstract class SocketEnd implements AutoCloseable {
         @Override
         void unsubscribe(String prefix) {
             if (type == SocketType.XSUB) {
-                send(Frames.subscription(false, prefix));
+                send(ByteMessages.subscription(false, prefix));
             } else {
-                blocking.unsubscribe(Frames.b(prefix));
+                blocking.unsubscribe(ByteMessages.b(prefix));
             }
         }
 
@@ -220,7 +220,7 @@ abstract class SocketEnd implements AutoCloseable {
         @Override
         void send(List<byte[]> frames) {
             byte[][] f = frames.toArray(new byte[0][]);
-            long deadline = System.nanoTime() + Frames.T * 1_000_000;
+            long deadline = System.nanoTime() + ByteMessages.T * 1_000_000;
             while (true) {
                 try {
                     peer.send(id, f);
@@ -230,7 +230,7 @@ abstract class SocketEnd implements AutoCloseable {
                     if (!e.answer.contains("Host unreachable") || System.nanoTime() > deadline) {
                         throw e;
                     }
-                    Frames.pause();
+                    ByteMessages.pause();
                 }
             }
         }
@@ -243,18 +243,18 @@ abstract class SocketEnd implements AutoCloseable {
         @Override
         void subscribe(String prefix) {
             if (type == SocketType.XSUB) {
-                send(Frames.subscription(true, prefix));
+                send(ByteMessages.subscription(true, prefix));
             } else {
-                peer.subscribe(id, Frames.b(prefix));
+                peer.subscribe(id, ByteMessages.b(prefix));
             }
         }
 
         @Override
         void unsubscribe(String prefix) {
             if (type == SocketType.XSUB) {
-                send(Frames.subscription(false, prefix));
+                send(ByteMessages.subscription(false, prefix));
             } else {
-                peer.unsubscribe(id, Frames.b(prefix));
+                peer.unsubscribe(id, ByteMessages.b(prefix));
             }
         }
 

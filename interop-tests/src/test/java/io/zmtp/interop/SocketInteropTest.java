@@ -14,9 +14,9 @@ import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
-import static io.zmtp.interop.Frames.assertMessage;
-import static io.zmtp.interop.Frames.concat;
-import static io.zmtp.interop.Frames.msg;
+import static io.zmtp.interop.ByteMessages.assertMessage;
+import static io.zmtp.interop.ByteMessages.concat;
+import static io.zmtp.interop.ByteMessages.msg;
 import static io.zmtp.wire.SocketType.DEALER;
 import static io.zmtp.wire.SocketType.PAIR;
 import static io.zmtp.wire.SocketType.PULL;
@@ -111,7 +111,7 @@ class SocketInteropTest extends LibzmqTestBase {
     static List<byte[]> envelope(List<String> tokens, String idA, String idB) {
         List<byte[]> l = new ArrayList<>();
         for (String t : tokens) {
-            l.add(Frames.b(t.equals("@A") ? idA : t.equals("@B") ? idB : t));
+            l.add(ByteMessages.b(t.equals("@A") ? idA : t.equals("@B") ? idB : t));
         }
         return l;
     }
@@ -159,9 +159,9 @@ class SocketInteropTest extends LibzmqTestBase {
         List<byte[]> got = router.recv();
         assertNotNull(got);
         byte[] id = got.get(0);
-        assertEquals(5, id.length, "generated routing id " + Frames.show(got));
+        assertEquals(5, id.length, "generated routing id " + ByteMessages.show(got));
         assertEquals(0, id[0], "a generated routing id starts with a zero byte");
-        router.send(List.of(id, Frames.b("you are " + id.length + " bytes")));
+        router.send(List.of(id, ByteMessages.b("you are " + id.length + " bytes")));
         assertMessage(msg("you are 5 bytes"), dealer.recv(), "reply through the generated id");
     }
 
@@ -174,7 +174,7 @@ class SocketInteropTest extends LibzmqTestBase {
         List<SocketEvent> events = new CopyOnWriteArrayList<>();
         ours.socket().monitor(events::add);
         ours.connect(ep);
-        Frames.eventually(() -> "RECONNECT_STOPPED in " + events,
+        ByteMessages.eventually(() -> "RECONNECT_STOPPED in " + events,
                 () -> events.stream().anyMatch(e -> e.type() == SocketEvent.Type.RECONNECT_STOPPED));
         assertTrue(events.stream().anyMatch(e -> e.type() == SocketEvent.Type.HANDSHAKE_FAILED
                 && e.reason() != null && e.reason().contains("PUSH")), "the reason names the types: " + events);

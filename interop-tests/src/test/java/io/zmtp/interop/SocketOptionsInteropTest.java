@@ -30,10 +30,10 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import static io.zmtp.interop.Frames.b;
-import static io.zmtp.interop.Frames.eventually;
-import static io.zmtp.interop.Frames.msg;
-import static io.zmtp.interop.Frames.assertMessage;
+import static io.zmtp.interop.ByteMessages.b;
+import static io.zmtp.interop.ByteMessages.eventually;
+import static io.zmtp.interop.ByteMessages.msg;
+import static io.zmtp.interop.ByteMessages.assertMessage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -45,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SocketOptionsInteropTest extends LibzmqTestBase {
     private static final AtomicInteger IDS = new AtomicInteger();
-    private static final Duration T = Duration.ofMillis(Frames.T);
+    private static final Duration T = Duration.ofMillis(ByteMessages.T);
 
     /** A libzmq socket (linger 0, reconnect 20 ms); returns its id in the peer. */
     static String libzmq(String type) {
@@ -65,7 +65,7 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
 
     static <V> V onLoop(ZmtpSocket s, Callable<V> task) {
         try {
-            return s.eventLoop().submit(task).get(Frames.T, TimeUnit.MILLISECONDS);
+            return s.eventLoop().submit(task).get(ByteMessages.T, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             throw new AssertionError(e);
         }
@@ -73,7 +73,7 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
 
     static <V> V get(Future<V> f) {
         try {
-            return f.get(Frames.T, TimeUnit.MILLISECONDS);
+            return f.get(ByteMessages.T, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             throw new AssertionError(e);
         }
@@ -105,9 +105,9 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
 
         List<byte[]> next() {
             try {
-                List<byte[]> m = queue.poll(Frames.T, TimeUnit.MILLISECONDS);
+                List<byte[]> m = queue.poll(ByteMessages.T, TimeUnit.MILLISECONDS);
                 if (m == null) {
-                    throw new AssertionError("no message within " + Frames.T + " ms");
+                    throw new AssertionError("no message within " + ByteMessages.T + " ms");
                 }
                 return m;
             } catch (InterruptedException e) {
@@ -191,9 +191,9 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
             assertTrue(sends.get(i).isSuccess(), "a replaced send is done (conflated away)");
         }
         get(push.connect(ep));
-        assertEquals(List.of("n99"), zmq.recvStrings(pull, Frames.T));
+        assertEquals(List.of("n99"), zmq.recvStrings(pull, ByteMessages.T));
         push.send("after");
-        assertEquals(List.of("after"), zmq.recvStrings(pull, Frames.T));
+        assertEquals(List.of("after"), zmq.recvStrings(pull, ByteMessages.T));
     }
 
     // ------------------------------------------------------------------ PROBE_ROUTER
@@ -206,14 +206,14 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
         String ep = zmq.bind(router, "tcp://127.0.0.1:*");
         ZmtpSocket ours = ours(type, SocketOptions.builder().identity("prober").probeRouter(true));
         get(ours.connect(ep));
-        assertEquals(List.of("prober", ""), zmq.recvStrings(router, Frames.T));
+        assertEquals(List.of("prober", ""), zmq.recvStrings(router, ByteMessages.T));
         if (type == SocketType.ROUTER) {
             return; // a ROUTER would need the libzmq ROUTER's id to say more
         }
         // the probe did not count as a request: REQ may send its first one
         ours.send("request");
         assertEquals(type == SocketType.REQ ? List.of("prober", "", "request") : List.of("prober", "request"),
-                zmq.recvStrings(router, Frames.T));
+                zmq.recvStrings(router, ByteMessages.T));
     }
 
     /** libzmq's PROBE_ROUTER reaches our ROUTER as the same message, [id, empty]. */
@@ -250,7 +250,7 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
         eventually("the peer is routed by the id we chose",
                 () -> onLoop(router, () -> router.hasPeer(b("chosen")) && !router.hasPeer(b("announced"))));
         router.send("chosen", "hello");
-        assertEquals(List.of("ours", "hello"), zmq.recvStrings(theirs, Frames.T));
+        assertEquals(List.of("ours", "hello"), zmq.recvStrings(theirs, ByteMessages.T));
         zmq.sendStrings(theirs, "ours", "back");
         assertMessage(msg("chosen", "back"), in.next(), "the reply under the chosen id");
         assertEquals("chosen", new String(events.poll().routingId().bytes(), StandardCharsets.UTF_8));
@@ -316,7 +316,7 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
         sub.subscribe("WEL");
         sub.connect(ep);
         // a libzmq socket attaches new peers (and sends its welcome) when its application calls it
-        assertMessage(msg("\u0001WEL"), zmq.recv(xpub, Frames.T), "our subscription reached libzmq");
+        assertMessage(msg("\u0001WEL"), zmq.recv(xpub, ByteMessages.T), "our subscription reached libzmq");
         assertMessage(msg("WELCOME"), receive(sub), "libzmq's welcome");
     }
 
@@ -327,12 +327,12 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
         String ep = get(xpub.bind("tcp://127.0.0.1:0"));
         String sub = libzmq("SUB");
         zmq.subscribe(sub, b("WEL")).connect(sub, ep);
-        assertEquals(List.of("WELCOME"), zmq.recvStrings(sub, Frames.T));
+        assertEquals(List.of("WELCOME"), zmq.recvStrings(sub, ByteMessages.T));
         assertMessage(msg("\u0001WEL"), in.next(), "the subscription still reaches the application");
         // a second subscriber gets its own welcome
         String other = libzmq("SUB");
         zmq.subscribe(other, new byte[0]).connect(other, ep);
-        assertEquals(List.of("WELCOME"), zmq.recvStrings(other, Frames.T));
+        assertEquals(List.of("WELCOME"), zmq.recvStrings(other, ByteMessages.T));
     }
 
     // ------------------------------------------------------------------ XPUB_MANUAL
@@ -359,7 +359,7 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
         assertEquals(1, onLoop(xpub, xpub::subscriptionCount), "the filter holds what the application chose");
         xpub.send("B1");
         xpub.send("A1");
-        assertEquals(List.of("A1"), zmq.recvStrings(sub, Frames.T), "B1 was not for it, whatever it asked");
+        assertEquals(List.of("A1"), zmq.recvStrings(sub, ByteMessages.T), "B1 was not for it, whatever it asked");
         zmq.subscribe(sub, new byte[0]);
         assertMessage(msg("\u0001"), in.next(), "a repeated subscription is passed on too");
         zmq.unsubscribe(sub, new byte[0]);
@@ -462,7 +462,7 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
         eventually("subscribed", () -> onLoop(pub, () -> ((io.zmtp.socket.PubSocket) pub).subscriptionCount()) == 1);
         pub.send("A1");
         pub.send("B1");
-        assertEquals(List.of("B1"), zmq.recvStrings(sub, Frames.T));
+        assertEquals(List.of("B1"), zmq.recvStrings(sub, ByteMessages.T));
     }
 
     /** Our inverted PUB sends each message to the inverted libzmq SUBs whose prefix does not match it. */
@@ -478,9 +478,9 @@ class SocketOptionsInteropTest extends LibzmqTestBase {
         pub.send("A1");
         pub.send("B1");
         pub.send("C1");
-        assertEquals(List.of("B1"), zmq.recvStrings(subA, Frames.T), "A1 skipped the A subscriber");
-        assertEquals(List.of("C1"), zmq.recvStrings(subA, Frames.T));
-        assertEquals(List.of("A1"), zmq.recvStrings(subB, Frames.T), "B1 skipped the B subscriber");
-        assertEquals(List.of("C1"), zmq.recvStrings(subB, Frames.T));
+        assertEquals(List.of("B1"), zmq.recvStrings(subA, ByteMessages.T), "A1 skipped the A subscriber");
+        assertEquals(List.of("C1"), zmq.recvStrings(subA, ByteMessages.T));
+        assertEquals(List.of("A1"), zmq.recvStrings(subB, ByteMessages.T), "B1 skipped the B subscriber");
+        assertEquals(List.of("C1"), zmq.recvStrings(subB, ByteMessages.T));
     }
 }

@@ -29,9 +29,9 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
-import static io.zmtp.interop.Frames.assertMessage;
-import static io.zmtp.interop.Frames.concat;
-import static io.zmtp.interop.Frames.msg;
+import static io.zmtp.interop.ByteMessages.assertMessage;
+import static io.zmtp.interop.ByteMessages.concat;
+import static io.zmtp.interop.ByteMessages.msg;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -174,7 +174,7 @@ class SocketSecurityInteropTest {
     }
 
     static SocketEvent first(List<SocketEvent> events, SocketEvent.Type t) {
-        Frames.eventually(() -> t + " in " + events, () -> count(events, t) > 0);
+        ByteMessages.eventually(() -> t + " in " + events, () -> count(events, t) > 0);
         return events.stream().filter(e -> e.type() == t).findFirst().orElseThrow();
     }
 
@@ -183,7 +183,7 @@ class SocketSecurityInteropTest {
         if (!(end instanceof SocketEnd.Ours) || userId == null) {
             return end.recv();
         }
-        ZmtpMessage m = ((SocketEnd.Ours) end).blocking.receive(Duration.ofMillis(Frames.T));
+        ZmtpMessage m = ((SocketEnd.Ours) end).blocking.receive(Duration.ofMillis(ByteMessages.T));
         assertNotNull(m, end + " received nothing");
         try {
             assertEquals(userId, m.properties().userId(), "the User-Id of a message from the authenticated client");
@@ -202,7 +202,7 @@ class SocketSecurityInteropTest {
         assertEquals(1, count(ours, SocketEvent.Type.HANDSHAKE_SUCCEEDED), "one handshake: " + ours);
         assertEquals(0, count(ours, SocketEvent.Type.DISCONNECTED), "never dropped: " + ours);
         try {
-            assertTrue(zmq.awaitEvent(theirs.id, "HANDSHAKE_SUCCEEDED", Frames.T), "libzmq: " + zmq.events(theirs.id));
+            assertTrue(zmq.awaitEvent(theirs.id, "HANDSHAKE_SUCCEEDED", ByteMessages.T), "libzmq: " + zmq.events(theirs.id));
         } catch (InterruptedException x) {
             throw new AssertionError(x);
         }
@@ -366,7 +366,7 @@ class SocketSecurityInteropTest {
         assertFalse(failed.reason().contains("guess"), "never the password: " + failed.reason());
         // libzmq's PLAIN client reads our well-formed ERROR as a protocol error (see PlainMechanism)
         String theirs = c.curve() ? "HANDSHAKE_FAILED_AUTH" : "HANDSHAKE_FAILED_PROTOCOL";
-        assertTrue(zmq.awaitEvent(dealer.id, theirs, Frames.T), "libzmq was refused: " + zmq.events(dealer.id));
+        assertTrue(zmq.awaitEvent(dealer.id, theirs, ByteMessages.T), "libzmq was refused: " + zmq.events(dealer.id));
         assertEquals(0, router.peerCount(), "no peer joined our ROUTER");
         assertEquals(0, count(events, SocketEvent.Type.HANDSHAKE_SUCCEEDED), events.toString());
     }
@@ -429,7 +429,7 @@ class SocketSecurityInteropTest {
         assertEquals("peer closed the connection during the CURVE handshake", failed.reason());
         first(events, SocketEvent.Type.RECONNECT_SCHEDULED);
         assertEquals(0, count(events, SocketEvent.Type.RECONNECT_STOPPED), "no ERROR, so no reason to give up");
-        assertTrue(zmq.awaitEvent(router.id, "HANDSHAKE_FAILED_PROTOCOL", Frames.T), zmq.events(router.id).toString());
+        assertTrue(zmq.awaitEvent(router.id, "HANDSHAKE_FAILED_PROTOCOL", ByteMessages.T), zmq.events(router.id).toString());
         assertEquals(0, dealer.peerCount());
     }
 }

@@ -20,9 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import static io.zmtp.interop.Frames.assertMessage;
-import static io.zmtp.interop.Frames.concat;
-import static io.zmtp.interop.Frames.msg;
+import static io.zmtp.interop.ByteMessages.assertMessage;
+import static io.zmtp.interop.ByteMessages.concat;
+import static io.zmtp.interop.ByteMessages.msg;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -112,7 +112,7 @@ class WebSocketInteropTest extends LibzmqTestBase {
         sub.subscribe("A");
         // The subscription travels asynchronously: publish until the first matching message arrives.
         List<byte[]>[] first = new List[1];
-        Frames.eventually("a message matching A arrived", () -> {
+        ByteMessages.eventually("a message matching A arrived", () -> {
             pub.send(msg("B-not-subscribed"));
             pub.send(msg("A-probe"));
             first[0] = sub.recv(50);
@@ -128,7 +128,7 @@ class WebSocketInteropTest extends LibzmqTestBase {
         // (an XSUB does not filter what arrives: this alone keeps A2 out)
         sub.unsubscribe("A");
         sub.subscribe("C");
-        Frames.eventually("C is subscribed", () -> {
+        ByteMessages.eventually("C is subscribed", () -> {
             pub.send(msg("C-probe"));
             List<byte[]> m = sub.recv(50);
             return m != null && new String(m.get(0)).equals("C-probe");
@@ -211,7 +211,7 @@ class WebSocketInteropTest extends LibzmqTestBase {
         }
         client.send(msg("hello"));
         if (expectedUser != null) {
-            ZmtpMessage m = ((SocketEnd.Ours) server).blocking.receive(Duration.ofMillis(Frames.T));
+            ZmtpMessage m = ((SocketEnd.Ours) server).blocking.receive(Duration.ofMillis(ByteMessages.T));
             assertNotNull(m, "our server received nothing");
             try {
                 assertEquals(expectedUser, m.properties().userId());

@@ -91,8 +91,6 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     private final WritesBeforeReady writesBeforeReady = new WritesBeforeReady();
     private ScheduledFuture<?> handshakeTimer;
-    /** Our READY went out with the greeting (plain NULL): the handshake does not send it again. */
-    private boolean readySent;
     /** Set when our side closes the channel (so channelInactive is not the peer hanging up). */
     private boolean closeRequested;
     /**
@@ -171,20 +169,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                         "handshake not completed within " + ms + " ms", null);
             }
         }, ms, TimeUnit.MILLISECONDS);
-        // Plain NULL has nothing to wait for before its READY, and without the 2.0 fallback
-        // there is no older peer to detect: the whole greeting and READY leave in one write.
-        readySent = options.mechanism() == NullMechanism.INSTANCE && !options.zmtp20Fallback();
-        greeting.sendStart(readySent);
-        if (readySent) {
-            ByteBuf ready = ctx.alloc().buffer(options.localMetadata().encodedSize());
-            try {
-                options.localMetadata().encode(ready);
-                writer.writeCommand(ZmtpWire.READY, ready);
-            } finally {
-                ready.release();
-            }
-            writer.flush();
-        }
+        greeting.sendStart();
     }
 
     @Override
@@ -361,7 +346,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
                         zmtp20Handshake.start();
                         break;
                     }
-                    handshake = new HandshakeDriver(connection, writer, version, greeting.peerAsServer(), readySent);
+                    handshake = new HandshakeDriver(connection, writer, version, greeting.peerAsServer(),
+                            greeting.readySent());
                     greeting = null;
                     handshake.start();
                     break;

@@ -21,8 +21,8 @@ final class ZmtpGreeting {
     private final ChannelHandlerContext ctx;
     private final FrameWriter writer;
     private Stage stage = Stage.SIGNATURE;
-    /** The rest of our greeting (after the signature and major version) is out. */
-    private boolean restSent;
+    /** Our READY went out with the rest of our greeting (plain NULL). */
+    private boolean readySent;
     private ZmtpVersion version;
     private boolean peerAsServer;
     /** A ZMTP 2.0 peer's socket type (the fallback), else null. */
@@ -34,19 +34,10 @@ final class ZmtpGreeting {
         this.writer = writer;
     }
 
-    /**
-     * Sends the first part of our greeting, the signature and our major version, or with
-     * {@code whole} all of it at once. A peer that may speak ZMTP 2.0 needs the first part alone,
-     * to answer it in 2.0's terms (23/ZMTP's detection of older peers); a socket that refuses
-     * older peers has nothing to detect, and the whole greeting saves a write and a round trip.
-     */
-    void sendStart(boolean whole) {
-        ByteBuf start = ctx.alloc().buffer(whole ? ZmtpWire.GREETING_SIZE : ZmtpWire.GREETING_FIRST_PART);
+    /** Sends the first part of our greeting: the signature and our major version. */
+    void sendStart() {
+        ByteBuf start = ctx.alloc().buffer(ZmtpWire.GREETING_FIRST_PART);
         ZmtpWire.writeGreetingStart(start);
-        if (whole) {
-            writeRest(start);
-            restSent = true;
-        }
         writer.writeRaw(start);
         start.release();
         writer.flush();
@@ -96,6 +87,11 @@ final class ZmtpGreeting {
         return version;
     }
 
+    /** Whether our READY went out with our greeting (plain NULL): the handshake does not send it again. */
+    boolean readySent() {
+        return readySent;
+    }
+
     /** Whether the peer announced itself as the server of the mechanism. */
     boolean peerAsServer() {
         return peerAsServer;
@@ -129,15 +125,24 @@ final class ZmtpGreeting {
             onLegacyPeer(major);
             return true;
         }
-        if (!restSent) {
-            // Our greeting's second part goes out once the peer is known to speak 3.x.
-            ByteBuf rest = ctx.alloc().buffer(ZmtpWire.GREETING_SIZE - ZmtpWire.GREETING_FIRST_PART);
-            writeRest(rest);
-            writer.writeRaw(rest);
-            rest.release();
-            writer.flush();
-            restSent = true;
+        // Our greeting's second part goes out once the peer is known to speak 3.x; plain NULL,
+        // which has nothing to wait for, sends its READY with it: one write, not two, and the
+        // peer has READY as soon as it has our greeting.
+        ByteBuf rest = ctx.alloc().buffer(ZmtpWire.GREETING_SIZE - ZmtpWire.GREETING_FIRST_PART);
+        writeRest(rest);
+        writer.writeRaw(rest);
+        rest.release();
+        if (options.mechanism() == NullMechanism.INSTANCE) {
+            ByteBuf ready = ctx.alloc().buffer(options.localMetadata().encodedSize());
+            try {
+                options.localMetadata().encode(ready);
+                writer.writeCommand(ZmtpWire.READY, ready);
+            } finally {
+                ready.release();
+            }
+            readySent = true;
         }
+        writer.flush();
         stage = Stage.REST;
         return true;
     }

@@ -35,7 +35,7 @@ import java.util.List;
  * encoder copies a span's bytes straight from the read buffer. A message is not thread-safe; it
  * belongs to one thread at a time, as a {@code ByteBuf} does.
  */
-public final class ZmtpMessage extends MessageFrames {
+public final class ZmtpMessage extends FrameSlots {
 
     /**
      * The most released message objects one thread keeps for reuse: {@value #DEFAULT_POOL_PER_THREAD}

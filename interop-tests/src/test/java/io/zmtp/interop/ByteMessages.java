@@ -12,11 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /** Messages as lists of byte arrays, for the socket-level interop tests. */
-final class Frames {
+final class ByteMessages {
     static final long T = 10_000;
     static final byte[] EMPTY = new byte[0];
 
-    private Frames() {
+    private ByteMessages() {
     }
 
     static byte[] b(String s) {

@@ -17,7 +17,7 @@ import java.util.Arrays;
  * moved their indexes. The message is the only subclass: one object, so keeping these apart costs
  * no indirection on the per-message paths.
  */
-abstract class MessageFrames extends AbstractReferenceCounted {
+abstract class FrameSlots extends AbstractReferenceCounted {
     static final int HEADROOM = 4;
     static final int INITIAL_CAPACITY = 8;
 
