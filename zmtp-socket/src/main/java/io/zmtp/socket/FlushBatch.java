@@ -8,11 +8,23 @@ import java.util.ArrayDeque;
  * Flush once per batch: a pipe written to during a task of the event loop is flushed once, by a
  * task queued behind the current one, however many messages went to it meanwhile. One per
  * socket, on its event loop.
+ *
+ * <p>A batch of reads is bounded, though: when thousands of the socket's peers are ready at
+ * once (a round of requests from each), the loop reads them all before that task runs, and every
+ * answer would wait for the last read. So after {@link #READS_PER_FLUSH} of the socket's
+ * connections have ended a read in one batch, what they wrote goes out at once, and the peers
+ * answered first are at work while the rest are read. A pipe written to from many reads (a
+ * broker's worker) is still flushed once per batch while fewer connections are read.
  */
 final class FlushBatch {
+    /** Connections whose reads end in one batch before what they wrote goes out (zmtp.flush.reads). */
+    static final int READS_PER_FLUSH = Integer.getInteger("zmtp.flush.reads", 64);
+
     private final EventLoop loop;
     private final ArrayDeque<Pipe> dirty = new ArrayDeque<>();
     private boolean flushScheduled;
+    /** Reads ended since the last flush. */
+    private int reads;
     private final Runnable flushTask = this::flush;
 
     FlushBatch(EventLoop loop) {
@@ -31,9 +43,21 @@ final class FlushBatch {
         }
     }
 
-    /** Flushes every pipe written to since the last flush. */
+    /** One of the socket's connections ended a read: past the bound, what was written goes out now. */
+    void readEnded() {
+        if (++reads >= READS_PER_FLUSH && !dirty.isEmpty()) {
+            flushDirty();
+        }
+    }
+
+    /** Flushes every pipe written to since the last flush (the task behind the batch). */
     void flush() {
         flushScheduled = false;
+        flushDirty();
+    }
+
+    private void flushDirty() {
+        reads = 0;
         Pipe p;
         while ((p = dirty.poll()) != null) {
             p.dirty = false;

@@ -109,6 +109,7 @@ public final class PeerHandler extends ChannelDuplexHandler {
             pipe.heardAt = System.nanoTime(); // once per read, not per message: for eviction by idleness
         }
         super.channelReadComplete(ctx);
+        core.flushes().readEnded();
     }
 
     @Override
