@@ -2,6 +2,7 @@ package io.zmtp.cli;
 
 import io.zmtp.patterns.binarystar.BinaryStarEvent;
 import io.zmtp.patterns.binarystar.BinaryStarServer;
+import io.zmtp.patterns.kit.ComponentSettings;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -57,6 +58,9 @@ public final class BstarSrvCommand implements Callable<Integer> {
     String heartbeat;
 
     @Mixin
+    BoundLimits limits;
+
+    @Mixin
     CommonOptions.Output output;
 
     @Override
@@ -80,6 +84,7 @@ public final class BstarSrvCommand implements Callable<Integer> {
             b.statePeer(statePeer);
         }
         Duration hb = DurationConverter.parse("--heartbeat", heartbeat);
-        return b.stateHeartbeat(hb).traceMessages(output.verbose()).build();
+        return b.stateHeartbeat(hb).socketOptions(limits.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build())
+                .traceMessages(output.verbose()).build();
     }
 }

@@ -168,6 +168,9 @@ public final class CatCommand implements Callable<Integer> {
     @Mixin
     LibzmqSocketOptions libzmqOptions = new LibzmqSocketOptions();
 
+    @Mixin
+    BoundLimits limits = new BoundLimits();
+
     private InputStream input = System.in;
     private PrintWriter stdout;
 
@@ -281,6 +284,7 @@ public final class CatCommand implements Callable<Integer> {
             b.routerMandatory(true);
         }
         libzmqOptions.apply(b);
+        limits.apply(b); // what the library applies to bound endpoints (-b)
         return security.apply(b).build();
     }
 

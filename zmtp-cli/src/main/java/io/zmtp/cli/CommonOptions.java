@@ -191,9 +191,9 @@ public final class CommonOptions {
                 description = "Endpoint for workers (default: ${DEFAULT-VALUE}).")
         String backend;
 
-        /** Sets the endpoints, and the security flags on both ROUTERs (whose identities hand over). */
-        public <B extends QueueSettings.Builder<B, ?>> B apply(B builder, SecurityOptions security) {
-            SocketOptions options = security.apply(SocketOptions.builder().routerHandover(true)).build();
+        /** Sets the endpoints, and the security flags and limits on both ROUTERs (whose identities hand over). */
+        public <B extends QueueSettings.Builder<B, ?>> B apply(B builder, SecurityOptions security, BoundLimits limits) {
+            SocketOptions options = limits.apply(security.apply(SocketOptions.builder().routerHandover(true))).build();
             return builder.frontend(frontend).backend(backend).frontendOptions(options).backendOptions(options);
         }
 
@@ -228,9 +228,15 @@ public final class CommonOptions {
         /** Sets identity, work time, simulated faults ({@code guide}'s when asked for) and the socket's security. */
         public <B extends WorkerSettings.Builder<B, ?>> B apply(B builder, FailureSimulation.Builder guide,
                 SecurityOptions security, Output output) {
+            return apply(builder, guide, security, new BoundLimits(), output); // connects: the library's limits
+        }
+
+        /** The same for a server that binds, with the limits of its endpoint. */
+        public <B extends WorkerSettings.Builder<B, ?>> B apply(B builder, FailureSimulation.Builder guide,
+                SecurityOptions security, BoundLimits limits, Output output) {
             return builder.identity(identity).workTime(work)
                     .simulation(simulateFailures ? guide.seed(seed).build() : FailureSimulation.NONE)
-                    .socketOptions(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build())
+                    .socketOptions(limits.apply(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder())).build())
                     .traceMessages(output.verbose());
         }
     }

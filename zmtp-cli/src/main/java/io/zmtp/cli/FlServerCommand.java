@@ -35,6 +35,9 @@ public final class FlServerCommand implements Callable<Integer> {
     String endpoint;
 
     @Mixin
+    BoundLimits limits;
+
+    @Mixin
     CommonOptions.Output output;
 
     @Mixin
@@ -45,7 +48,7 @@ public final class FlServerCommand implements Callable<Integer> {
         return CommandSupport.<FreelanceServer.Settings, FreelanceEvent>runComponent(spec, "flserver",
                 "cannot bind " + endpoint, output,
                 () -> FreelanceServer.Settings.builder().model(model).endpoint(endpoint)
-                        .socketOptions(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build())
+                        .socketOptions(limits.apply(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder())).build())
                         .traceMessages(output.verbose()).build(),
                 FreelanceServer::new, null);
     }

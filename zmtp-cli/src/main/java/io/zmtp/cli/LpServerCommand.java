@@ -31,6 +31,9 @@ public final class LpServerCommand implements Callable<Integer> {
     CommonOptions.WorkerDemo demo;
 
     @Mixin
+    BoundLimits limits;
+
+    @Mixin
     CommonOptions.Output output;
 
     @Mixin
@@ -41,7 +44,7 @@ public final class LpServerCommand implements Callable<Integer> {
         return CommandSupport.<WorkerSettings, WorkerEvent>runComponent(spec, "lpserver",
                 "cannot bind " + endpoint, output,
                 () -> demo.apply(LazyPirateServer.settings().endpoint(endpoint),
-                        FailureSimulation.guideServer(), security, output).build(),
+                        FailureSimulation.guideServer(), security, limits, output).build(),
                 LazyPirateServer::new, WorkerEvent.Crashing.class);
     }
 }

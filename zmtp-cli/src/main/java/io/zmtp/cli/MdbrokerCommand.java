@@ -92,6 +92,9 @@ public final class MdbrokerCommand implements Callable<Integer> {
     String stateHeartbeat;
 
     @Mixin
+    BoundLimits limits;
+
+    @Mixin
     CommonOptions.Output output;
 
     @Mixin
@@ -136,8 +139,8 @@ public final class MdbrokerCommand implements Callable<Integer> {
             settings = MajordomoBrokerSettings.builder().endpoints(binds)
                     .heartbeatInterval(hb.interval()).heartbeatLiveness(hb.liveness())
                     .requestExpiry(requestExpiry)
-                    .socketOptions(security.apply(MajordomoBrokerSettings.builder().build().socketOptions().toBuilder())
-                            .build())
+                    .socketOptions(limits.apply(security.apply(
+                            MajordomoBrokerSettings.builder().build().socketOptions().toBuilder())).build())
                     .listener(MdpOptions.brokerEvents(out, quiet));
             if (maxQueuedRequests != null) {
                 settings.maxQueuedRequests(maxQueuedRequests);

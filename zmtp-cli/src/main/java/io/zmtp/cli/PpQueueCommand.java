@@ -24,6 +24,9 @@ public final class PpQueueCommand implements Callable<Integer> {
     CommonOptions.QueueEndpoints endpoints;
 
     @Mixin
+    BoundLimits limits;
+
+    @Mixin
     CommonOptions.Heartbeats heartbeat = new CommonOptions.Heartbeats();
 
     @Mixin
@@ -36,7 +39,7 @@ public final class PpQueueCommand implements Callable<Integer> {
     public Integer call() {
         return CommandSupport.<ParanoidPirateQueue.Settings, QueueEvent>runComponent(spec, "ppqueue",
                 "cannot bind " + endpoints.describe(), output,
-                () -> endpoints.apply(ParanoidPirateQueue.Settings.builder(), security)
+                () -> endpoints.apply(ParanoidPirateQueue.Settings.builder(), security, limits)
                         .heartbeat(heartbeat.heartbeat()).traceMessages(output.verbose()).build(),
                 ParanoidPirateQueue::new, null);
     }

@@ -24,6 +24,9 @@ public final class SpQueueCommand implements Callable<Integer> {
     CommonOptions.QueueEndpoints endpoints;
 
     @Mixin
+    BoundLimits limits;
+
+    @Mixin
     CommonOptions.Output output;
 
     @Mixin
@@ -33,7 +36,7 @@ public final class SpQueueCommand implements Callable<Integer> {
     public Integer call() {
         return CommandSupport.<SimplePirateQueue.Settings, QueueEvent>runComponent(spec, "spqueue",
                 "cannot bind " + endpoints.describe(), output,
-                () -> endpoints.apply(SimplePirateQueue.Settings.builder(), security).traceMessages(output.verbose())
+                () -> endpoints.apply(SimplePirateQueue.Settings.builder(), security, limits).traceMessages(output.verbose())
                         .build(),
                 SimplePirateQueue::new, null);
     }
