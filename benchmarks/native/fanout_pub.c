@@ -25,16 +25,18 @@ static uint64_t now_ns(void) {
 
 int main(int argc, char **argv) {
     const char *endpoint = NULL;
-    double rate = 0;
+    double rate = 0, delay = 0;
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--bind") == 0) {
             endpoint = argv[i + 1];
         } else if (strcmp(argv[i], "--rate") == 0) {
             rate = atof(argv[i + 1]);
+        } else if (strcmp(argv[i], "--delay-s") == 0) {
+            delay = atof(argv[i + 1]);
         }
     }
-    if (!endpoint || rate <= 0) {
-        fprintf(stderr, "usage: fanout_pub --bind ENDPOINT --rate MSGS_PER_S\n");
+    if (!endpoint || rate <= 0 || delay < 0) {
+        fprintf(stderr, "usage: fanout_pub --bind ENDPOINT --rate MSGS_PER_S [--delay-s S]\n");
         return 2;
     }
     void *ctx = zmq_ctx_new();
@@ -49,6 +51,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bound %s\n", bound);
     unsigned char msg[16];
     memset(msg, 'm', sizeof msg);
+    /* --delay-s: the subscribers connect before the first message, so a high rate does not meet
+       the connect phase (each implementation's publisher does the same). */
+    if (delay > 0) {
+        struct timespec d = {(time_t) delay, (long) ((delay - (double) (time_t) delay) * 1e9)};
+        nanosleep(&d, NULL);
+    }
     uint64_t start = now_ns(), sent = 0;
     for (;;) {
         uint64_t due = (uint64_t) ((double) (now_ns() - start) * 1e-9 * rate);

@@ -19,6 +19,8 @@ import java.util.ArrayDeque;
 final class FlushBatch {
     /** Connections whose reads end in one batch before what they wrote goes out (zmtp.flush.reads). */
     static final int READS_PER_FLUSH = Integer.getInteger("zmtp.flush.reads", 64);
+    /** Pipes flushed by one flush task before the rest wait behind the loop's other tasks (zmtp.flush.pipes). */
+    static final int PIPES_PER_TASK = Integer.getInteger("zmtp.flush.pipes", 64);
 
     private final EventLoop loop;
     private final ArrayDeque<Pipe> dirty = new ArrayDeque<>();
@@ -50,10 +52,29 @@ final class FlushBatch {
         }
     }
 
-    /** Flushes every pipe written to since the last flush (the task behind the batch). */
+    /**
+     * The task behind the batch: flushes the pipes written to since the last flush, at most
+     * {@link #PIPES_PER_TASK} of them, and queues itself again for the rest. A message for every
+     * peer (a PUB with a thousand subscribers) makes a flush round of a thousand writes; tasks
+     * that came meanwhile (the next messages from the application) run between the parts, and the
+     * pipes not flushed yet take those messages in the same write. So a loop that falls behind
+     * batches more, as libzmq's I/O thread does behind its application thread, and one that keeps
+     * up flushes every message at once.
+     */
     void flush() {
-        flushScheduled = false;
-        flushDirty();
+        int n = 0;
+        Pipe p;
+        while (n < PIPES_PER_TASK && (p = dirty.poll()) != null) {
+            p.dirty = false;
+            p.flush();
+            n++;
+        }
+        if (dirty.isEmpty()) {
+            flushScheduled = false;
+            reads = 0;
+        } else {
+            loop.execute(flushTask);
+        }
     }
 
     private void flushDirty() {

@@ -18,7 +18,7 @@ public final class JeromqFanoutPub {
     }
 
     public static void main(String[] args) {
-        String usage = "JeromqFanoutPub --bind ENDPOINT --rate MSGS_PER_S";
+        String usage = "JeromqFanoutPub --bind ENDPOINT --rate MSGS_PER_S [--delay-s S]";
         String endpoint = PeerArgs.required(args, "--bind", usage);
         double rate = Double.parseDouble(PeerArgs.required(args, "--rate", usage));
         ZMQ.Context ctx = ZMQ.context(1);
@@ -28,6 +28,7 @@ public final class JeromqFanoutPub {
             System.exit(1);
         }
         System.err.println("bound " + pub.getLastEndpoint());
-        PeerArgs.paced(rate, seq -> pub.send(PeerArgs.message(seq), 0));
+        PeerArgs.paced(rate, Double.parseDouble(PeerArgs.value(args, "--delay-s", "0")),
+                seq -> pub.send(PeerArgs.message(seq), 0));
     }
 }

@@ -38,6 +38,15 @@ final class PeerArgs {
      * allows by then less what was sent (a late tick catches up), as fanout_pub.c does.
      */
     static void paced(double rate, Publish publish) {
+        paced(rate, 0, publish);
+    }
+
+    /**
+     * As {@link #paced(double, Publish)}, after {@code delaySeconds}: the subscribers connect
+     * before the first message, so a high rate does not meet the connect phase.
+     */
+    static void paced(double rate, double delaySeconds, Publish publish) {
+        LockSupport.parkNanos((long) (delaySeconds * 1e9));
         long start = System.nanoTime();
         long sent = 0;
         while (true) {

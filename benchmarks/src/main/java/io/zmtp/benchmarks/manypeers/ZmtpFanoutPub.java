@@ -22,13 +22,14 @@ public final class ZmtpFanoutPub {
     }
 
     public static void main(String[] args) {
-        String usage = "ZmtpFanoutPub --bind ENDPOINT --rate MSGS_PER_S [--io-threads N]";
+        String usage = "ZmtpFanoutPub --bind ENDPOINT --rate MSGS_PER_S [--delay-s S] [--io-threads N]";
         String endpoint = PeerArgs.required(args, "--bind", usage);
         double rate = Double.parseDouble(PeerArgs.required(args, "--rate", usage));
         String ioThreads = PeerArgs.value(args, "--io-threads", null);
         ZmtpContext ctx = ioThreads == null ? ZmtpContext.create() : ZmtpContext.create(Integer.parseInt(ioThreads));
         BlockingSocket pub = BlockingSocket.wrap(ctx.socket(SocketType.PUB));
         System.err.println("bound " + pub.bind(endpoint));
-        PeerArgs.paced(rate, seq -> pub.send(ZmtpMessage.of(PeerArgs.message(seq))));
+        PeerArgs.paced(rate, Double.parseDouble(PeerArgs.value(args, "--delay-s", "0")),
+                seq -> pub.send(ZmtpMessage.of(PeerArgs.message(seq))));
     }
 }
