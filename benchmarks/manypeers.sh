@@ -15,13 +15,13 @@
 #   storm:N       N connect() calls at once; time until all N are handshaken (gives up at 60 s)
 #   handshake:N   8 cycles of connecting N peers and closing them: server CPU per handshake,
 #                 cycle 1 in a fresh process, the last ones warm
-#   fanout:N      N SUB peers of a PUB publishing 16-byte messages at --rate (default 100) per
+#   fanout:N      N SUB peers of a PUB publishing 16-byte messages at --rate (default 1000) per
 #                 second: 5 s warm-up, 10 s counted; publisher CPU per delivered message
 #
 # Options:
 #   --impls "zmtp-netty libzmq jeromq"   which servers (default: all three)
 #   --sources S     spread the connections over 127.0.0.1 .. 127.0.0.S (default 20)
-#   --rate R        fan-out messages per second (default 100)
+#   --rate R        fan-out messages per second (default 1000); the publisher starts 6 s after it binds
 #   --cycles C      handshake cycles (default 8)
 #   --repeat K      run the whole list K times (default 1)
 #   --jvm-opts "…"  JVM options for the Java servers (default: none, as a user would start them)
@@ -36,7 +36,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 
 impls="zmtp-netty libzmq jeromq"
 sources=20
-rate=100
+rate=1000
 cycles=8
 repeat=1
 jvm_opts=""
@@ -124,10 +124,10 @@ start_server() {
     echo/jeromq) cmd=(java "${jopts[@]}" -cp "$bench_jar" io.zmtp.benchmarks.manypeers.JeromqEchoRouter
                       --bind 'tcp://127.0.0.1:*') ;;
     pub/zmtp-netty) cmd=(java "${jopts[@]}" -cp "$bench_jar" io.zmtp.benchmarks.manypeers.ZmtpFanoutPub
-                         --bind tcp://127.0.0.1:0 --rate "$rate") ;;
-    pub/libzmq) cmd=("$bin/fanout_pub" --bind tcp://127.0.0.1:0 --rate "$rate") ;;
+                         --bind tcp://127.0.0.1:0 --rate "$rate" --delay-s 6) ;;
+    pub/libzmq) cmd=("$bin/fanout_pub" --bind tcp://127.0.0.1:0 --rate "$rate" --delay-s 6) ;;
     pub/jeromq) cmd=(java "${jopts[@]}" -cp "$bench_jar" io.zmtp.benchmarks.manypeers.JeromqFanoutPub
-                     --bind 'tcp://127.0.0.1:*' --rate "$rate") ;;
+                     --bind 'tcp://127.0.0.1:*' --rate "$rate" --delay-s 6) ;;
     *) echo "unknown implementation $impl" >&2; exit 2 ;;
   esac
   local err="$out/server.err"
@@ -192,7 +192,9 @@ run_one() {
     echo) args=(--batch 100 --warmup "$(rounds_for "$n" 200000)" --rounds "$(rounds_for "$n" 100000)") ;;
     storm) args=(--retry-ms 100 --deadline-s 60) ;;
     handshake) args=(--batch 100 --cycles "$cycles" --settle-ms 200) ;;
-    fanout) kind=pub; args=(--batch 100 --warmup-s 5 --seconds 10 --rate "$rate") ;;
+    # the publishers start 6 s after binding, once the subscribers are connected; the window
+    # follows 10 s after the connect phase, well into the publishing
+    fanout) kind=pub; args=(--batch 100 --warmup-s 10 --seconds 10 --rate "$rate") ;;
   esac
   step "$mode N=$n: $impl"
   start_server "$kind" "$impl" || return 0
