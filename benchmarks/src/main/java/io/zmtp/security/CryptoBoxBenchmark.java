@@ -41,7 +41,7 @@ public class CryptoBoxBenchmark {
 
     private final CryptoBox box = new CryptoBox();
     private final byte[] key = new byte[CryptoBox.KEY_BYTES];
-    private final byte[] nonce = CurveMechanism.nonce(CurveMechanism.MESSAGE_C_NONCE, 0);
+    private final byte[] nonce = CurveLayout.nonce(CurveLayout.MESSAGE_C_NONCE, 0);
     private final byte[] openNonce = nonce.clone();
     private ByteBuf body;
     private ByteBuf sealed;
@@ -69,7 +69,7 @@ public class CryptoBoxBenchmark {
 
     @Benchmark
     public ByteBuf seal() {
-        CurveMechanism.putLong(nonce, 16, ++counter);
+        CurveLayout.putLong(nonce, 16, ++counter);
         sealed.clear();
         box.seal(key, nonce, 0, body, sealed);
         return sealed;

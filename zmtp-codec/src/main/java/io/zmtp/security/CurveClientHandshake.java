@@ -12,27 +12,29 @@ import java.util.Arrays;
 import io.zmtp.wire.HandshakeSession;
 import io.zmtp.wire.MechanismHandshake;
 
-import static io.zmtp.security.CurveMechanism.COOKIE_SIZE;
-import static io.zmtp.security.CurveMechanism.HELLO;
-import static io.zmtp.security.CurveMechanism.HELLO_DATA;
-import static io.zmtp.security.CurveMechanism.HELLO_NONCE;
-import static io.zmtp.security.CurveMechanism.HELLO_PADDING;
-import static io.zmtp.security.CurveMechanism.INITIATE;
-import static io.zmtp.security.CurveMechanism.INITIATE_NONCE;
-import static io.zmtp.security.CurveMechanism.READY_MIN_DATA;
-import static io.zmtp.security.CurveMechanism.READY_NONCE;
-import static io.zmtp.security.CurveMechanism.VOUCH_NONCE;
-import static io.zmtp.security.CurveMechanism.WELCOME;
-import static io.zmtp.security.CurveMechanism.WELCOME_DATA;
-import static io.zmtp.security.CurveMechanism.WELCOME_NONCE;
-import static io.zmtp.security.CurveMechanism.nonce;
+import static io.zmtp.security.CurveLayout.COOKIE_SIZE;
+import static io.zmtp.security.CurveLayout.HELLO;
+import static io.zmtp.security.CurveLayout.HELLO_DATA;
+import static io.zmtp.security.CurveLayout.HELLO_NONCE;
+import static io.zmtp.security.CurveLayout.HELLO_PADDING;
+import static io.zmtp.security.CurveLayout.INITIATE;
+import static io.zmtp.security.CurveLayout.INITIATE_NONCE;
+import static io.zmtp.security.CurveLayout.READY_MIN_DATA;
+import static io.zmtp.security.CurveLayout.READY_NONCE;
+import static io.zmtp.security.CurveLayout.VOUCH_NONCE;
+import static io.zmtp.security.CurveLayout.WELCOME;
+import static io.zmtp.security.CurveLayout.WELCOME_DATA;
+import static io.zmtp.security.CurveLayout.WELCOME_NONCE;
+import static io.zmtp.security.CurveLayout.nonce;
 
 /** The CURVE client side of one connection: HELLO, then WELCOME -> INITIATE, then READY. */
 final class CurveClientHandshake implements MechanismHandshake {
     private enum State { START, EXPECT_WELCOME, EXPECT_READY, DONE }
 
     private final HandshakeSession session;
-    private final CurveMechanism mechanism;
+    private final CurveKeyPair keys;
+    private final byte[] serverKey;
+    private final java.security.SecureRandom random;
     /** Used for every box of this connection, then handed to the frame cipher. */
     private CryptoBox box = new CryptoBox();
 
@@ -47,17 +49,19 @@ final class CurveClientHandshake implements MechanismHandshake {
     /** The next short nonce we send. */
     private long nextNonce = 1;
 
-    CurveClientHandshake(HandshakeSession session, CurveMechanism mechanism) {
+    CurveClientHandshake(HandshakeSession session, CurveKeyPair keys, byte[] serverKey, java.security.SecureRandom random) {
         this.session = session;
-        this.mechanism = mechanism;
+        this.keys = keys;
+        this.serverKey = serverKey;
+        this.random = random;
     }
 
     @Override
     public void start() throws ZmtpProtocolException {
-        PlainMechanism.checkRoles(session, false, CurveMechanism.NAME);
-        X25519.generatePrivateKey(mechanism.random(), transientSecret);
+        PlainMechanism.checkRoles(session, false, CurveLayout.NAME);
+        X25519.generatePrivateKey(random, transientSecret);
         X25519.scalarMultBase(transientSecret, 0, transientPublic, 0);
-        if (!CryptoBox.beforenm(helloKey, mechanism.serverKey(), transientSecret)) {
+        if (!CryptoBox.beforenm(helloKey, serverKey, transientSecret)) {
             throw new ZmtpProtocolException("CURVE client: the server public key is not a usable Curve25519 key");
         }
         long n = nextNonce++;
@@ -66,7 +70,7 @@ final class CurveClientHandshake implements MechanismHandshake {
         hello[1] = 0;
         int off = 2 + HELLO_PADDING;
         System.arraycopy(transientPublic, 0, hello, off, 32);
-        CurveMechanism.putLong(hello, off + 32, n);
+        CurveLayout.putLong(hello, off + 32, n);
         box.seal(helloKey, nonce(HELLO_NONCE, n), new byte[64], 0, 64, hello, off + 40);
         state = State.EXPECT_WELCOME;
         send(HELLO, hello);
@@ -90,7 +94,7 @@ final class CurveClientHandshake implements MechanismHandshake {
 
     private void expect(ZmtpCommand command, String name) throws ZmtpProtocolException {
         if (!command.is(name)) {
-            throw new ZmtpProtocolException(PlainMechanism.unexpected(CurveMechanism.NAME, name, command.name()));
+            throw new ZmtpProtocolException(PlainMechanism.unexpected(CurveLayout.NAME, name, command.name()));
         }
     }
 
@@ -114,17 +118,17 @@ final class CurveClientHandshake implements MechanismHandshake {
 
         // vouch = 16-byte nonce + Box[C' + S](C -> S')
         byte[] vouchKey = new byte[32];
-        CryptoBox.beforenm(vouchKey, serverTransient, mechanism.keys().secretKeyBytes());
+        CryptoBox.beforenm(vouchKey, serverTransient, keys.secretKeyBytes());
         byte[] vouchTail = new byte[16];
-        mechanism.random().nextBytes(vouchTail);
+        random.nextBytes(vouchTail);
         byte[] vouchPlain = new byte[64];
         System.arraycopy(transientPublic, 0, vouchPlain, 0, 32);
-        System.arraycopy(mechanism.serverKey(), 0, vouchPlain, 32, 32);
+        System.arraycopy(serverKey, 0, vouchPlain, 32, 32);
 
         ZmtpMetadata local = session.localMetadata();
         int metaLen = local.encodedSize();
         byte[] initiatePlain = new byte[128 + metaLen];
-        System.arraycopy(mechanism.keys().publicKeyBytes(), 0, initiatePlain, 0, 32);
+        System.arraycopy(keys.publicKeyBytes(), 0, initiatePlain, 0, 32);
         System.arraycopy(vouchTail, 0, initiatePlain, 32, 16);
         box.seal(vouchKey, nonce(VOUCH_NONCE, vouchTail), vouchPlain, 0, 64, initiatePlain, 48);
         Arrays.fill(vouchKey, (byte) 0);
@@ -135,7 +139,7 @@ final class CurveClientHandshake implements MechanismHandshake {
         long n = nextNonce++;
         byte[] initiate = new byte[COOKIE_SIZE + 8 + 16 + initiatePlain.length];
         System.arraycopy(plain, 32, initiate, 0, COOKIE_SIZE);
-        CurveMechanism.putLong(initiate, COOKIE_SIZE, n);
+        CurveLayout.putLong(initiate, COOKIE_SIZE, n);
         box.seal(sessionKey, nonce(INITIATE_NONCE, n), initiatePlain, 0, initiatePlain.length, initiate, COOKIE_SIZE + 8);
         Arrays.fill(plain, (byte) 0);
         state = State.EXPECT_READY;

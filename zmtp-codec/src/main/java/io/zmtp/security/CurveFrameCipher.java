@@ -63,8 +63,8 @@ final class CurveFrameCipher implements FrameCipher {
         this.alloc = alloc;
         this.sealBox = box;
         this.key = key.clone();
-        this.sendNonce = CurveMechanism.nonce(client ? CurveMechanism.MESSAGE_C_NONCE : CurveMechanism.MESSAGE_S_NONCE, 0);
-        this.receiveNonce = CurveMechanism.nonce(client ? CurveMechanism.MESSAGE_S_NONCE : CurveMechanism.MESSAGE_C_NONCE, 0);
+        this.sendNonce = CurveLayout.nonce(client ? CurveLayout.MESSAGE_C_NONCE : CurveLayout.MESSAGE_S_NONCE, 0);
+        this.receiveNonce = CurveLayout.nonce(client ? CurveLayout.MESSAGE_S_NONCE : CurveLayout.MESSAGE_C_NONCE, 0);
         this.nextSend = nextSend;
         this.lastReceived = lastReceived;
         this.largeBox = libsodium ? LibsodiumBox.create(alloc, this.key, sendNonce, receiveNonce) : null;
@@ -103,7 +103,7 @@ final class CurveFrameCipher implements FrameCipher {
             largeBox.sealInPlace(n, out, boxIndex, boxLength);
             return;
         }
-        CurveMechanism.putLong(sendNonce, 16, n);
+        CurveLayout.putLong(sendNonce, 16, n);
         sealBox.seal(key, sendNonce, inner, src, index, length, out);
     }
 
@@ -112,7 +112,7 @@ final class CurveFrameCipher implements FrameCipher {
         if (closed) {
             throw new ZmtpProtocolException("CURVE cipher is closed");
         }
-        if (!CurveMechanism.MESSAGE.equals(name)) {
+        if (!CurveLayout.MESSAGE.equals(name)) {
             throw new ZmtpProtocolException("CURVE: expected MESSAGE after the handshake, got "
                     + (name.length() > 32 ? name.substring(0, 32) + "..." : name));
         }
@@ -157,7 +157,7 @@ final class CurveFrameCipher implements FrameCipher {
             throw new ZmtpProtocolException("CURVE: MESSAGE short nonce " + Long.toUnsignedString(n)
                     + " is not above the last one, " + Long.toUnsignedString(lastReceived) + " (replayed or reordered)");
         }
-        CurveMechanism.putLong(receiveNonce, 16, n);
+        CurveLayout.putLong(receiveNonce, 16, n);
         return n;
     }
 

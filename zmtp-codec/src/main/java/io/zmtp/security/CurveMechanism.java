@@ -46,29 +46,8 @@ import io.zmtp.wire.MechanismHandshake;
  * <p>Secret keys never appear in {@link #toString} or in log messages.
  */
 public final class CurveMechanism implements Mechanism {
-    public static final String NAME = "CURVE";
+    public static final String NAME = CurveLayout.NAME;
 
-    static final byte[] HELLO_NONCE = ascii("CurveZMQHELLO---");
-    static final byte[] INITIATE_NONCE = ascii("CurveZMQINITIATE");
-    static final byte[] READY_NONCE = ascii("CurveZMQREADY---");
-    static final byte[] MESSAGE_C_NONCE = ascii("CurveZMQMESSAGEC");
-    static final byte[] MESSAGE_S_NONCE = ascii("CurveZMQMESSAGES");
-    static final byte[] WELCOME_NONCE = ascii("WELCOME-");
-    static final byte[] COOKIE_NONCE = ascii("COOKIE--");
-    static final byte[] VOUCH_NONCE = ascii("VOUCH---");
-
-    static final String HELLO = "HELLO";
-    static final String WELCOME = "WELCOME";
-    static final String INITIATE = "INITIATE";
-    static final String MESSAGE = "MESSAGE";
-
-    /** Data sizes (after the command name): HELLO 200, WELCOME 168, INITIATE >= 257, READY >= 30 on the wire. */
-    static final int HELLO_DATA = 194;
-    static final int HELLO_PADDING = 72;
-    static final int WELCOME_DATA = 160;
-    static final int INITIATE_MIN_DATA = 248;
-    static final int READY_MIN_DATA = 24;
-    static final int COOKIE_SIZE = 96;
 
     private final CurveKeyPair keys;
     private final byte[] serverKey;
@@ -136,7 +115,8 @@ public final class CurveMechanism implements Mechanism {
 
     @Override
     public MechanismHandshake newHandshake(HandshakeSession session) {
-        return asServer() ? new CurveServerHandshake(session, this) : new CurveClientHandshake(session, this);
+        return asServer() ? new CurveServerHandshake(session, keys, authenticator, random, cookies)
+                : new CurveClientHandshake(session, keys, serverKey, random);
     }
 
     /** Our long-term public key. */
@@ -171,30 +151,4 @@ public final class CurveMechanism implements Mechanism {
                 : "CURVE client (key " + keys.publicKeyZ85() + ", server " + Z85.encode(serverKey) + ")";
     }
 
-    static byte[] ascii(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /** A 24-byte nonce: {@code prefix} then {@code tail} (the rest). */
-    static byte[] nonce(byte[] prefix, byte[] tail) {
-        byte[] n = new byte[CryptoBox.NONCE_BYTES];
-        System.arraycopy(prefix, 0, n, 0, prefix.length);
-        System.arraycopy(tail, 0, n, prefix.length, CryptoBox.NONCE_BYTES - prefix.length);
-        return n;
-    }
-
-    /** A 24-byte nonce: a 16-byte {@code prefix} then a short nonce (big-endian). */
-    static byte[] nonce(byte[] prefix, long shortNonce) {
-        byte[] n = new byte[CryptoBox.NONCE_BYTES];
-        System.arraycopy(prefix, 0, n, 0, 16);
-        putLong(n, 16, shortNonce);
-        return n;
-    }
-
-    static void putLong(byte[] b, int off, long v) {
-        for (int i = 7; i >= 0; i--) {
-            b[off + i] = (byte) v;
-            v >>>= 8;
-        }
-    }
 }

@@ -12,21 +12,21 @@ import java.util.Arrays;
 import io.zmtp.wire.HandshakeSession;
 import io.zmtp.wire.MechanismHandshake;
 
-import static io.zmtp.security.CurveMechanism.COOKIE_NONCE;
-import static io.zmtp.security.CurveMechanism.COOKIE_SIZE;
-import static io.zmtp.security.CurveMechanism.HELLO;
-import static io.zmtp.security.CurveMechanism.HELLO_DATA;
-import static io.zmtp.security.CurveMechanism.HELLO_NONCE;
-import static io.zmtp.security.CurveMechanism.HELLO_PADDING;
-import static io.zmtp.security.CurveMechanism.INITIATE;
-import static io.zmtp.security.CurveMechanism.INITIATE_MIN_DATA;
-import static io.zmtp.security.CurveMechanism.INITIATE_NONCE;
-import static io.zmtp.security.CurveMechanism.READY_NONCE;
-import static io.zmtp.security.CurveMechanism.VOUCH_NONCE;
-import static io.zmtp.security.CurveMechanism.WELCOME;
-import static io.zmtp.security.CurveMechanism.WELCOME_DATA;
-import static io.zmtp.security.CurveMechanism.WELCOME_NONCE;
-import static io.zmtp.security.CurveMechanism.nonce;
+import static io.zmtp.security.CurveLayout.COOKIE_NONCE;
+import static io.zmtp.security.CurveLayout.COOKIE_SIZE;
+import static io.zmtp.security.CurveLayout.HELLO;
+import static io.zmtp.security.CurveLayout.HELLO_DATA;
+import static io.zmtp.security.CurveLayout.HELLO_NONCE;
+import static io.zmtp.security.CurveLayout.HELLO_PADDING;
+import static io.zmtp.security.CurveLayout.INITIATE;
+import static io.zmtp.security.CurveLayout.INITIATE_MIN_DATA;
+import static io.zmtp.security.CurveLayout.INITIATE_NONCE;
+import static io.zmtp.security.CurveLayout.READY_NONCE;
+import static io.zmtp.security.CurveLayout.VOUCH_NONCE;
+import static io.zmtp.security.CurveLayout.WELCOME;
+import static io.zmtp.security.CurveLayout.WELCOME_DATA;
+import static io.zmtp.security.CurveLayout.WELCOME_NONCE;
+import static io.zmtp.security.CurveLayout.nonce;
 
 /**
  * The CURVE server side of one connection: HELLO -> WELCOME, then INITIATE -> READY.
@@ -40,7 +40,10 @@ final class CurveServerHandshake implements MechanismHandshake {
     private enum State { EXPECT_HELLO, EXPECT_INITIATE, DONE }
 
     private final HandshakeSession session;
-    private final CurveMechanism mechanism;
+    private final CurveKeyPair keys;
+    private final Authenticator authenticator;
+    private final java.security.SecureRandom random;
+    private final CookieKeys cookies;
 
     private State state = State.EXPECT_HELLO;
     /** Made on HELLO, used for INITIATE and READY, then handed to the frame cipher. */
@@ -51,14 +54,18 @@ final class CurveServerHandshake implements MechanismHandshake {
     private byte[] heldSessionKey;
     private byte[] heldMetadata;
 
-    CurveServerHandshake(HandshakeSession session, CurveMechanism mechanism) {
+    CurveServerHandshake(HandshakeSession session, CurveKeyPair keys, Authenticator authenticator,
+                         java.security.SecureRandom random, CookieKeys cookies) {
         this.session = session;
-        this.mechanism = mechanism;
+        this.keys = keys;
+        this.authenticator = authenticator;
+        this.random = random;
+        this.cookies = cookies;
     }
 
     @Override
     public void start() throws ZmtpProtocolException {
-        PlainMechanism.checkRoles(session, true, CurveMechanism.NAME);
+        PlainMechanism.checkRoles(session, true, CurveLayout.NAME);
     }
 
     @Override
@@ -112,33 +119,33 @@ final class CurveServerHandshake implements MechanismHandshake {
         byte[] transientSecret = new byte[32];
         byte[] plain = new byte[128];
         try {
-            if (!CryptoBox.beforenm(key, clientTransient, mechanism.keys().secretKeyBytes())
+            if (!CryptoBox.beforenm(key, clientTransient, keys.secretKeyBytes())
                     || !box.open(key, nonce(HELLO_NONCE, n), hello, 40, 80, plain, 0)) {
                 throw new ZmtpProtocolException("CURVE server: the HELLO box does not open: the client does not"
-                        + " use our public key " + mechanism.keys().publicKeyZ85() + " (wrong server key?)");
+                        + " use our public key " + keys.publicKeyZ85() + " (wrong server key?)");
             }
             helloNonce = n;
 
             // s', S'
-            X25519.generatePrivateKey(mechanism.random(), transientSecret);
+            X25519.generatePrivateKey(random, transientSecret);
             byte[] transientPublic = new byte[32];
             X25519.scalarMultBase(transientSecret, 0, transientPublic, 0);
 
             // cookie = 16-byte nonce + Box[C' + s'](K)
             cookieNonce = new byte[16];
-            mechanism.random().nextBytes(cookieNonce);
+            random.nextBytes(cookieNonce);
             System.arraycopy(clientTransient, 0, plain, 0, 32);
             System.arraycopy(transientSecret, 0, plain, 32, 32);
             byte[] welcomePlain = new byte[128];
             System.arraycopy(transientPublic, 0, welcomePlain, 0, 32);
             System.arraycopy(cookieNonce, 0, welcomePlain, 32, 16);
-            CookieKeys.Key k = mechanism.cookies().sealingKey();
+            CookieKeys.Key k = cookies.sealingKey();
             box.seal(k.bytes, nonce(COOKIE_NONCE, cookieNonce), plain, 0, 64, welcomePlain, 48);
 
             // WELCOME = 16-byte nonce + Box[S' + cookie](S -> C'), the same key as HELLO's box
             byte[] welcome = new byte[WELCOME_DATA];
             byte[] welcomeNonce = new byte[16];
-            mechanism.random().nextBytes(welcomeNonce);
+            random.nextBytes(welcomeNonce);
             System.arraycopy(welcomeNonce, 0, welcome, 0, 16);
             box.seal(key, nonce(WELCOME_NONCE, welcomeNonce), welcomePlain, 0, 128, welcome, 16);
             Arrays.fill(welcomePlain, (byte) 0);
@@ -208,7 +215,7 @@ final class CurveServerHandshake implements MechanismHandshake {
             if (!CryptoBox.equal(vouch, 0, clientTransient, 0, 32)) {
                 throw new ZmtpProtocolException("CURVE server: the vouch is for another transient key");
             }
-            if (!CryptoBox.equal(vouch, 32, mechanism.keys().publicKeyBytes(), 0, 32)) {
+            if (!CryptoBox.equal(vouch, 32, keys.publicKeyBytes(), 0, 32)) {
                 throw new ZmtpProtocolException("CURVE server: the vouch is for another server");
             }
             state = State.DONE;
@@ -229,7 +236,7 @@ final class CurveServerHandshake implements MechanismHandshake {
 
     private boolean openCookie(byte[] cookie, byte[] plain) {
         byte[] n = nonce(COOKIE_NONCE, Arrays.copyOf(cookie, 16));
-        for (CookieKeys.Key k : mechanism.cookies().openingKeys()) {
+        for (CookieKeys.Key k : cookies.openingKeys()) {
             if (box.open(k.bytes, n, cookie, 16, 80, plain, 0)) {
                 return true;
             }
@@ -247,7 +254,7 @@ final class CurveServerHandshake implements MechanismHandshake {
                 session.localRoutingId(), clientKey);
         heldSessionKey = sessionKey.clone();
         heldMetadata = Arrays.copyOfRange(initiatePlain, 128, initiatePlain.length);
-        Authentication.ask(session, mechanism.authenticator(), request, result -> allowed(result, peerNonce));
+        Authentication.ask(session, authenticator, request, result -> allowed(result, peerNonce));
     }
 
     private void allowed(AuthResult result, long peerNonce) throws ZmtpProtocolException {
@@ -266,7 +273,7 @@ final class CurveServerHandshake implements MechanismHandshake {
             m.writerIndex(0);
             local.encode(m);
             byte[] ready = new byte[8 + CryptoBox.MAC_BYTES + meta.length];
-            CurveMechanism.putLong(ready, 0, n);
+            CurveLayout.putLong(ready, 0, n);
             box.seal(sessionKey, nonce(READY_NONCE, n), meta, 0, meta.length, ready, 8);
             ByteBuf out = session.alloc().buffer(ready.length);
             try {

@@ -160,8 +160,8 @@ class CryptoBoxTest {
         otherKey[0] ^= 1;
         for (int i = 0; i < 200; i++) {
             byte[] key = i % 50 == 49 ? otherKey : FIRSTKEY;
-            byte[] nonce = CurveMechanism.nonce(i % 70 < 35 ? CurveMechanism.MESSAGE_C_NONCE
-                    : CurveMechanism.MESSAGE_S_NONCE, i * 7919L);
+            byte[] nonce = CurveLayout.nonce(i % 70 < 35 ? CurveLayout.MESSAGE_C_NONCE
+                    : CurveLayout.MESSAGE_S_NONCE, i * 7919L);
             byte[] plain = new byte[r.nextInt(300)];
             r.nextBytes(plain);
             byte[] expected = new byte[plain.length + 16];
