@@ -62,10 +62,6 @@ public final class ZwsBridge extends ChannelDuplexHandler {
 
     /** The WebSocket subprotocol without a mechanism. */
     public static final String RAW_SUBPROTOCOL = "ZWS2.0";
-    /** Bodies up to this size are copied with their headers into one buffer, both ways. */
-    static final int COPY_THRESHOLD = 1024;
-    static final int ZWS_MORE = 0x01;
-    static final int ZWS_COMMAND = 0x02;
 
     private final ZmtpOptions options;
     private final ZwsInbound inbound;

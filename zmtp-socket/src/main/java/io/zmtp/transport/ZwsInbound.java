@@ -50,9 +50,9 @@ final class ZwsInbound {
             fireRoutingIdAsReady(ctx, content);
             return;
         }
-        int flags = (zws & ZwsBridge.ZWS_MORE) | ((zws & ZwsBridge.ZWS_COMMAND) != 0 ? ZmtpWire.FLAG_COMMAND : 0);
+        int flags = (zws & Zws.MORE) | ((zws & Zws.COMMAND) != 0 ? ZmtpWire.FLAG_COMMAND : 0);
         int size = content.readableBytes();
-        if (size <= ZwsBridge.COPY_THRESHOLD) {
+        if (size <= Zws.COPY_THRESHOLD) {
             ByteBuf b = room(ctx, ZmtpWire.headerSize(size) + size);
             ZmtpWire.writeFrameHeader(b, flags, size);
             b.writeBytes(content, content.readerIndex(), size);

@@ -152,7 +152,7 @@ final class ZwsOutbound {
             if (size > Integer.MAX_VALUE - 1) {
                 throw new IllegalStateException("frame of " + size + " bytes is too large for a WebSocket message");
             }
-            int zws = (frameFlags & ZmtpWire.FLAG_MORE) | ((frameFlags & ZmtpWire.FLAG_COMMAND) != 0 ? ZwsBridge.ZWS_COMMAND : 0);
+            int zws = (frameFlags & ZmtpWire.FLAG_MORE) | ((frameFlags & ZmtpWire.FLAG_COMMAND) != 0 ? Zws.COMMAND : 0);
             if (headerHere && in.readableBytes() >= size && !in.isReadOnly()) {
                 // Header and body in this buffer: the last length byte becomes the ZWS flags byte.
                 int flagsAt = in.readerIndex() - 1;
@@ -170,7 +170,7 @@ final class ZwsOutbound {
     }
 
     private void emitParts(ChannelHandlerContext ctx) {
-        int zws = (frameFlags & ZmtpWire.FLAG_MORE) | ((frameFlags & ZmtpWire.FLAG_COMMAND) != 0 ? ZwsBridge.ZWS_COMMAND : 0);
+        int zws = (frameFlags & ZmtpWire.FLAG_MORE) | ((frameFlags & ZmtpWire.FLAG_COMMAND) != 0 ? Zws.COMMAND : 0);
         CompositeByteBuf c = ctx.alloc().compositeBuffer(1 + bodyParts.size());
         c.addComponent(true, ctx.alloc().buffer(1).writeByte(zws));
         long size = 0;
@@ -209,7 +209,7 @@ final class ZwsOutbound {
     private void encodeFrame(ChannelHandlerContext ctx, ByteBuf content) {
         int n = content.readableBytes();
         int header = 2 + (n <= 125 ? 0 : n <= 0xFFFF ? 2 : 8) + (mask ? 4 : 0);
-        boolean copy = mask || n <= ZwsBridge.COPY_THRESHOLD + 1;
+        boolean copy = mask || n <= Zws.COPY_THRESHOLD + 1;
         ByteBuf b = room(ctx, header + (copy ? n : 0));
         b.writeByte(0x82);                                        // FIN, binary
         int maskBit = mask ? 0x80 : 0;
