@@ -350,7 +350,7 @@ public final class CatCommand implements Callable<Integer> {
             Future<String> f = socket.bind(ep).awaitUninterruptibly();
             badEndpoint(f);
             if (!f.isSuccess()) {
-                printErr("cannot bind " + ep + ": " + reason(f.cause()));
+                printErr("cannot bind " + ep + ": " + CommandSupport.reason(f.cause()));
                 return EXIT_FAILURE;
             }
             printErr("bound " + f.getNow());
@@ -359,7 +359,7 @@ public final class CatCommand implements Callable<Integer> {
             Future<Void> f = socket.connect(ep).awaitUninterruptibly();
             badEndpoint(f);
             if (!f.isSuccess()) {
-                printErr("cannot connect to " + ep + ": " + reason(f.cause()));
+                printErr("cannot connect to " + ep + ": " + CommandSupport.reason(f.cause()));
                 return EXIT_FAILURE;
             }
         }
@@ -371,7 +371,7 @@ public final class CatCommand implements Callable<Integer> {
             });
         }
         if (readsInput()) {
-            inputThread = new Thread(new CatInput(this, input, lines, type, socket, routerLines, hwm), "zmtp-cat-input");
+            inputThread = new Thread(new CatInput(new InputRun(), input, lines, type, socket, routerLines, hwm), "zmtp-cat-input");
             inputThread.setDaemon(true);
             inputThread.start();
         }
@@ -438,10 +438,6 @@ public final class CatCommand implements Callable<Integer> {
         }
     }
 
-    static String reason(Throwable t) {
-        return t.getMessage() != null ? t.getMessage() : t.toString();
-    }
-
     // ------------------------------------------------------------------ receiving (event loop)
 
     private void received(ZmtpMessage m) {
@@ -457,7 +453,7 @@ public final class CatCommand implements Callable<Integer> {
         if (echo) {
             socket.send(m).addListener(f -> {
                 if (!f.isSuccess()) {
-                    log.warn("echo not sent: {}", reason(f.cause()));
+                    log.warn("echo not sent: {}", CommandSupport.reason(f.cause()));
                 }
             });
         } else {
@@ -493,6 +489,34 @@ public final class CatCommand implements Callable<Integer> {
             finish(EXIT_TIMEOUT);
         } else {
             socket.schedule(this::checkTimeout, Duration.ofNanos(limit - idle));
+        }
+    }
+
+    /** The run as the input thread sees it. */
+    private final class InputRun implements CatInput.Run {
+        @Override
+        public boolean over() {
+            return CatCommand.this.over();
+        }
+
+        @Override
+        public void printErr(String line) {
+            CatCommand.this.printErr(line);
+        }
+
+        @Override
+        public void inputFailed() {
+            finish(EXIT_FAILURE);
+        }
+
+        @Override
+        public void inputEnded() {
+            CatCommand.this.inputEnded();
+        }
+
+        @Override
+        public void answered() {
+            CatCommand.this.answered();
         }
     }
 }

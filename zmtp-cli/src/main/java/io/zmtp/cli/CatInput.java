@@ -19,9 +19,26 @@ import java.util.concurrent.Semaphore;
  * request waits for its answer); a ROUTER line waits for the peer it names ({@link RouterLines}).
  */
 final class CatInput implements Runnable {
+    /** What the input thread tells the run; any thread may call these. */
+    interface Run {
+        /** Whether the run has ended (the input stops reading). */
+        boolean over();
+
+        void printErr(String line);
+
+        /** The input could not be read: the run ends with a failure. */
+        void inputFailed();
+
+        /** Every line was taken (or failed). */
+        void inputEnded();
+
+        /** A REP's answer went out: the next request may be received. */
+        void answered();
+    }
+
     private static final Logger log = LoggerFactory.getLogger(CatInput.class);
 
-    private final CatCommand run;
+    private final Run run;
     private final InputStream in;
     private final MessageLines lines;
     private final SocketType type;
@@ -34,7 +51,7 @@ final class CatInput implements Runnable {
     /**
      * @param routerLines the ROUTER's waiting lines (null for other types)
      */
-    CatInput(CatCommand run, InputStream in, MessageLines lines, SocketType type, ZmtpSocket socket,
+    CatInput(Run run, InputStream in, MessageLines lines, SocketType type, ZmtpSocket socket,
             RouterLines routerLines, int hwm) {
         this.run = run;
         this.in = in;
@@ -82,7 +99,7 @@ final class CatInput implements Runnable {
             return; // the run is over
         } catch (IOException e) {
             log.warn("cannot read the input: {}", e.toString());
-            run.finish(CatCommand.EXIT_FAILURE);
+            run.inputFailed();
             return;
         }
         run.inputEnded();
@@ -107,7 +124,7 @@ final class CatInput implements Runnable {
         sent.addListener(f -> {
             inFlight.release();
             if (!f.isSuccess()) {
-                run.printErr("not sent: " + CatCommand.reason(f.cause()));
+                run.printErr("not sent: " + CommandSupport.reason(f.cause()));
             }
             if (type == SocketType.REP) {
                 run.answered();
