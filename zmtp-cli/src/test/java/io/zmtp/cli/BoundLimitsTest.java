@@ -167,7 +167,7 @@ class BoundLimitsTest {
         broker.awaitLine("is active at " + endpoint);
         RawPeer first = stalled(endpoint);
         RawPeer second = stalled(endpoint);
-        assertTrue(stalled(endpoint).closedWithin(CatRun.T), "the third from 127.0.0.2 is refused");
+        assertTrue(RawPeer.refusedWithin(endpoint, "127.0.0.2", CatRun.T), "the third from 127.0.0.2 is refused");
 
         new CommandRun(runs, "mdworker", "-e", endpoint, "-q");
         CommandRun client = new CommandRun(runs, "mdclient", "-e", endpoint, "-n", "3", "-q");
@@ -179,7 +179,7 @@ class BoundLimitsTest {
 
     private void assertSecondStalledHandshakeRefused(String endpoint) throws IOException {
         RawPeer first = stalled(endpoint);
-        assertTrue(stalled(endpoint).closedWithin(CatRun.T), endpoint + ": the second from 127.0.0.2 is refused");
+        assertTrue(RawPeer.refusedWithin(endpoint, "127.0.0.2", CatRun.T), endpoint + ": the second from 127.0.0.2 is refused");
         assertFalse(first.closedWithin(20), endpoint + ": the first stays"); // a negative window, short
     }
 

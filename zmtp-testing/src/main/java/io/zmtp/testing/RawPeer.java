@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -63,6 +64,27 @@ public final class RawPeer implements AutoCloseable {
         s.connect(new InetSocketAddress("127.0.0.1", port(endpoint)), 5000);
         s.setSoLinger(true, 0);
         return new RawPeer(s);
+    }
+
+    /**
+     * Whether a connection from {@code source} to {@code endpoint} is closed by the other side
+     * within {@code millis}: a refused one. A refusal can reset the connection before connect()
+     * returns (the server accepts and resets it faster than the connecting thread wakes), which
+     * counts too; any other failure to connect (nothing listening) is thrown.
+     */
+    public static boolean refusedWithin(String endpoint, String source, long millis) throws IOException {
+        RawPeer p;
+        try {
+            p = connect(endpoint, source);
+        } catch (SocketException e) {
+            if (e.getMessage() != null && e.getMessage().contains("reset")) {
+                return true;
+            }
+            throw e;
+        }
+        try (p) {
+            return p.closedWithin(millis);
+        }
     }
 
     /** {@link #connect(String, String)}, then greeting and READY as {@code socketType}. */
