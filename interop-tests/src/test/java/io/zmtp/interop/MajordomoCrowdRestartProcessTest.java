@@ -19,13 +19,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * endpoint with the library's limits. Before, 1,024 registered (the per-address cap) and the other
  * 976 were refused at every attempt; now every worker must be back.
  *
- * <p>All 2,000 are READY at the broker before the kill; after it, the time from the new broker's
- * exec to its bound line and to its 2,000th {@code WORKER_READY} is printed and bounded (see
- * {@link #BACK_WITHIN_MS}); the brokers' logs (stdout and stderr) must have no connection refused
- * or evicted, and no worker may have left, expired or been disconnected, so the 2,000 READY lines
- * are 2,000 live registrations. Then 2,000 requests are served: the broker hands each to the
- * worker idle longest, and a worker that replied is idle for less time than those not yet asked,
- * so each of the 2,000 serves exactly one, each process 1,000.
+ * <p>The workers registered are read from the broker's event lines: READY adds a routing id,
+ * WORKER_LEFT and WORKER_EXPIRED take it away (WORKER_DISCONNECTED, a protocol fault, must not
+ * happen). All 2,000 are registered before the kill; after it, the time from the new broker's exec
+ * to its bound line and to the moment 2,000 are registered again is printed and bounded (see
+ * {@link #BACK_WITHIN_MS}). Neither broker's log (stdout and stderr) may show a connection refused
+ * or evicted. Then 2,000 requests are served: the broker hands each to the worker idle longest,
+ * and a worker that replied is idle for less time than those not yet asked, so each of the 2,000
+ * serves exactly one, each process 1,000.
+ *
+ * <p>A worker that takes its broker for silent (3 heartbeats of 2,500 ms missed) leaves and
+ * registers again; that is counted and printed, not failed on: a machine loaded to 36 by other
+ * jobs once starved four of the first 1,000 that long while the second process started.
  *
  * <p>The second worker process starts once the first one's 1,000 are registered. Two cold JVMs
  * that open 1,000 connections each at the same moment can hold more than 1,024 of them in their
@@ -48,7 +53,7 @@ class MajordomoCrowdRestartProcessTest {
      */
     static final long STARTUP_MS = 15_000;
     /**
-     * From bound to all 2,000 READY. Each worker's socket redials a lost broker every 100 ms
+     * From bound to all 2,000 registered again. Each worker's socket redials a lost broker every 100 ms
      * without doubling (MajordomoWorkerSettings' own socket options: reconnect interval and its
      * maximum both 100 ms, not ComponentSettings.SOCKET_OPTIONS' 200 ms), and the worker sends
      * READY as soon as the handshake completes: its heartbeat liveness (3 x 2,500 ms) counts only
@@ -61,7 +66,7 @@ class MajordomoCrowdRestartProcessTest {
     static final long REGISTER_MS = 100 + WORKERS * 15 / 2;
     /**
      * Exec to all back: 30.1 s (the issue's 1,024 took 2.0 s). A worker refused at every attempt,
-     * as in the issue, would never be back: the wait for the 2,000th READY fails then.
+     * as in the issue, would never be back: the wait for 2,000 registered fails then.
      */
     static final long BACK_WITHIN_MS = STARTUP_MS + REGISTER_MS;
 
@@ -81,7 +86,7 @@ class MajordomoCrowdRestartProcessTest {
     }
 
     @Test
-    void twoThousandWorkersAreBackAfterTheBrokerIsKilledAndRestarted() {
+    void twoThousandWorkersAreBackAfterTheBrokerIsKilledAndRestarted() throws InterruptedException {
         int port = io.zmtp.testing.FreePorts.next();
         String endpoint = "tcp://127.0.0.1:" + port;
         PeerScript broker = broker(port);
@@ -93,44 +98,49 @@ class MajordomoCrowdRestartProcessTest {
             PeerScript w = PeerScript.zmtpWithLog("mdworker", "-e", endpoint, "--workers", Integer.toString(WORKERS_EACH));
             processes.add(w);
             workers.add(w);
-            broker.awaitCount("I: WORKER_READY", i * WORKERS_EACH, 60_000);
+            awaitRegistered(broker, i * WORKERS_EACH, 60_000);
         }
-        long registered = broker.arrivalOf("I: WORKER_READY", WORKERS - 1);
-        registrations(broker, "the first broker");
+        Registrations first = Registrations.of(broker);
+        first.check("the first broker");
 
         broker.kill();
         long exec = System.nanoTime();
         PeerScript restarted = broker(port);
         long bound = restarted.awaitLineAfter("I: MDP broker", exec);
-        restarted.awaitCount("I: WORKER_READY", WORKERS, STARTUP_MS + REGISTER_MS + 30_000);
-        long allBack = restarted.arrivalOf("I: WORKER_READY", WORKERS - 1);
-        registrations(restarted, "the restarted broker");
+        awaitRegistered(restarted, WORKERS, BACK_WITHIN_MS + 30_000);
+        Registrations back = Registrations.of(restarted);
+        back.check("the restarted broker");
 
         long requestsStart = System.nanoTime();
-        assertEquals(0, mdRequests(port, WORKERS).awaitExit(60_000), "2,000 requests served after the restart");
+        int exit = mdRequests(port, WORKERS).awaitExit(90_000);
         long requestsEnd = System.nanoTime();
-        registrations(restarted, "the restarted broker, after the requests");
+        Registrations after = Registrations.of(restarted);
+        after.check("the restarted broker, after the requests");
         List<Long> served = new ArrayList<>();
+        long silent = 0;
         for (PeerScript w : workers) {
             served.add(w.count(l -> l.startsWith("I: echo request ")));
+            silent += w.count(l -> l.startsWith("I: BROKER_LOST ") && l.contains("silent"));
         }
 
         System.out.println("mdbroker restart under " + WORKERS + " workers (" + PROCESSES + " mdworker --workers "
-                + WORKERS_EACH + "): first registration " + ms(registered - workersExec)
-                + " ms after the first worker process's exec (the second started after the first's 1,000)"
-                + "; after kill -9, the new broker bound " + ms(bound - exec)
-                + " ms after its exec; workers READY again: 1,000th " + ms(restarted.arrivalOf("I: WORKER_READY", 999) - exec)
-                + " ms, 1,024th " + ms(restarted.arrivalOf("I: WORKER_READY", 1023) - exec)
-                + " ms, 2,000th " + ms(allBack - exec) + " ms after exec (" + ms(allBack - bound)
-                + " ms after bound); " + WORKERS + " requests (mdclient --async) in " + ms(requestsEnd - requestsStart)
-                + " ms (a new JVM included), served per process " + served
-                + "; bound asserted " + BACK_WITHIN_MS + " ms");
+                + WORKERS_EACH + "): first registration " + ms(first.reached(WORKERS) - workersExec)
+                + " ms after the first worker process's exec (the second started after the first's 1,000); after"
+                + " kill -9, the new broker bound " + ms(bound - exec) + " ms after its exec; registered again: 1,000 "
+                + ms(back.reached(1_000) - exec) + " ms, 1,024 " + ms(back.reached(1_024) - exec) + " ms, 2,000 "
+                + ms(back.reached(WORKERS) - exec) + " ms after exec (" + ms(back.reached(WORKERS) - bound)
+                + " ms after bound; bound asserted " + BACK_WITHIN_MS + " ms); " + WORKERS + " requests (mdclient"
+                + " --async) in " + ms(requestsEnd - requestsStart) + " ms, a new JVM included, served per process "
+                + served + "; workers that left or expired and came again: " + first.churn() + " at the first broker, "
+                + after.churn() + " at the restarted one (" + silent + " took a broker for silent)");
 
         assertTrue(ms(bound - exec) < STARTUP_MS, "the restarted broker bound only " + ms(bound - exec) + " ms after exec");
-        assertTrue(ms(allBack - bound) < REGISTER_MS, "the " + WORKERS + " workers were back only "
-                + ms(allBack - bound) + " ms after the restarted broker bound");
-        assertTrue(ms(allBack - exec) < BACK_WITHIN_MS, "the " + WORKERS + " workers were back only "
-                + ms(allBack - exec) + " ms after the broker's exec (bound after " + ms(bound - exec) + " ms)");
+        assertTrue(ms(back.reached(WORKERS) - bound) < REGISTER_MS, "the " + WORKERS + " workers were back only "
+                + ms(back.reached(WORKERS) - bound) + " ms after the restarted broker bound");
+        assertTrue(ms(back.reached(WORKERS) - exec) < BACK_WITHIN_MS, "the " + WORKERS + " workers were back only "
+                + ms(back.reached(WORKERS) - exec) + " ms after the broker's exec (bound after " + ms(bound - exec) + " ms)");
+        assertEquals(0, exit, "2,000 requests served after the restart");
+        assertEquals(WORKERS, after.live(), "registered after the requests");
         for (int i = 0; i < PROCESSES; i++) {
             assertEquals(WORKERS_EACH, served.get(i), "each worker serves one of the " + WORKERS
                     + " requests (the broker hands each to the worker idle longest), so each process "
@@ -139,35 +149,95 @@ class MajordomoCrowdRestartProcessTest {
     }
 
     /**
-     * Every READY line is a live registration of its own: no connection refused or evicted (the
-     * library's WARN lines), no worker left, expired or disconnected, every routing id once.
+     * Waits until {@code n} workers are registered at {@code broker}, looking every 20 ms (each
+     * look reads every line: the CPU is the processes' under test); the times come from the lines.
      */
-    static void registrations(PeerScript broker, String which) {
-        List<String> lines = broker.lines();
-        List<String> trouble = lines.stream().filter(l -> l.contains("refused a connection")
-                || l.contains("evicted the connection") || l.startsWith("I: WORKER_LEFT")
-                || l.startsWith("I: WORKER_EXPIRED") || l.startsWith("I: WORKER_DISCONNECTED")).toList();
-        assertTrue(trouble.isEmpty(), which + ": " + trouble.size() + " refused, evicted or lost: "
-                + trouble.subList(0, Math.min(20, trouble.size())));
-        Set<String> ids = new HashSet<>();
-        long ready = 0;
-        for (String l : lines) {
-            if (l.startsWith("I: WORKER_READY ")) {
-                ready++;
-                ids.add(l.split(" ")[2]);
-            }
+    static void awaitRegistered(PeerScript broker, int n, long deadlineMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deadlineMs);
+        Registrations r;
+        while ((r = Registrations.of(broker)).live() < n) {
+            assertTrue(System.nanoTime() < deadline, "not " + n + " workers registered within " + deadlineMs
+                    + " ms: " + r);
+            Thread.sleep(20);
         }
-        assertEquals(ready, ids.size(), which + ": a routing id registered twice");
-        assertEquals(WORKERS, ready, which + ": READY lines");
     }
 
     /**
-     * {@code n} Majordomo echo requests, all sent first ({@code --async}), one try of 20 s each (a
-     * cold JVM on a busy machine), through mdclient.
+     * What a broker's lines say of its workers: the READY, WORKER_LEFT, WORKER_EXPIRED and
+     * WORKER_DISCONNECTED lines, the routing ids registered now, when (System.nanoTime) their
+     * number first reached each count, and the lines of connections refused or evicted (the
+     * library's WARN lines, rate-limited: a lower bound, and none means none).
+     */
+    record Registrations(int ready, int left, int expired, int disconnected, int twice, int live, long[] reached,
+            List<String> refusedOrEvicted) {
+        static Registrations of(PeerScript broker) {
+            List<String> lines = broker.lines();
+            List<Long> at = broker.arrivals();
+            Set<String> live = new HashSet<>();
+            long[] reached = new long[WORKERS + 1];
+            java.util.Arrays.fill(reached, -1);
+            int ready = 0, left = 0, expired = 0, disconnected = 0, twice = 0;
+            List<String> refusedOrEvicted = new ArrayList<>();
+            for (int i = 0; i < lines.size(); i++) {
+                String l = lines.get(i);
+                String[] words = l.split(" ");
+                if (l.startsWith("I: WORKER_READY ")) {
+                    ready++;
+                    if (!live.add(words[2])) {
+                        twice++;
+                    }
+                } else if (l.startsWith("I: WORKER_LEFT ")) {
+                    left++;
+                    live.remove(words[2]);
+                } else if (l.startsWith("I: WORKER_EXPIRED ")) {
+                    expired++;
+                    live.remove(words[2]);
+                } else if (l.startsWith("I: WORKER_DISCONNECTED ")) {
+                    disconnected++;
+                    live.remove(words[2]);
+                } else if (l.contains("refused a connection") || l.contains("evicted the connection")) {
+                    refusedOrEvicted.add(l);
+                }
+                if (live.size() <= WORKERS && reached[live.size()] < 0) {
+                    reached[live.size()] = at.get(i);
+                }
+            }
+            return new Registrations(ready, left, expired, disconnected, twice, live.size(), reached, refusedOrEvicted);
+        }
+
+        /** When the number registered first reached {@code n}; it must have. */
+        long reached(int n) {
+            assertTrue(reached[n] >= 0, "never " + n + " workers registered: " + this);
+            return reached[n];
+        }
+
+        int churn() {
+            return left + expired;
+        }
+
+        /** No connection refused or evicted, no protocol fault, no routing id registered twice. */
+        void check(String which) {
+            assertTrue(refusedOrEvicted.isEmpty(), which + ": " + refusedOrEvicted.size() + " lines of connections"
+                    + " refused or evicted: " + refusedOrEvicted.subList(0, Math.min(20, refusedOrEvicted.size())));
+            assertEquals(0, disconnected, which + ": workers disconnected: " + this);
+            assertEquals(0, twice, which + ": a routing id registered twice: " + this);
+        }
+
+        @Override
+        public String toString() {
+            return ready + " READY, " + left + " left, " + expired + " expired, " + disconnected + " disconnected, "
+                    + live + " registered, " + refusedOrEvicted.size() + " lines of connections refused or evicted";
+        }
+    }
+
+    /**
+     * {@code n} Majordomo echo requests, all sent first ({@code --async}), one try of 30 s each (on a
+     * machine other jobs loaded to 16, all 2,000 took up to 22 s, the client's JVM start included),
+     * through mdclient.
      */
     PeerScript mdRequests(int port, int n) {
         PeerScript c = PeerScript.zmtp("mdclient", "-e", "tcp://127.0.0.1:" + port, "-n", Integer.toString(n),
-                "--async", "-t", "20s", "-r", "1");
+                "--async", "-t", "30s", "-r", "1");
         processes.add(c);
         return c;
     }

@@ -124,6 +124,14 @@ public final class PeerScript implements AutoCloseable {
         return new ArrayList<>(lines);
     }
 
+    /**
+     * When (System.nanoTime) each line arrived, in the order of {@link #lines()}; taken after
+     * {@code lines()}, it has at least as many.
+     */
+    public List<Long> arrivals() {
+        return new ArrayList<>(arrivals);
+    }
+
     public long count(Predicate<String> p) {
         return lines.stream().filter(p).count();
     }
