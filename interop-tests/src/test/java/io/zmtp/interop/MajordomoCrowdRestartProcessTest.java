@@ -98,7 +98,7 @@ class MajordomoCrowdRestartProcessTest {
             PeerScript w = PeerScript.zmtpWithLog("mdworker", "-e", endpoint, "--workers", Integer.toString(WORKERS_EACH));
             processes.add(w);
             workers.add(w);
-            awaitRegistered(broker, i * WORKERS_EACH, 60_000);
+            awaitRegistered(broker, i * WORKERS_EACH, 90_000);
         }
         Registrations first = Registrations.of(broker);
         first.check("the first broker");
