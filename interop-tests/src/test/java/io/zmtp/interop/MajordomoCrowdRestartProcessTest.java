@@ -2,6 +2,7 @@ package io.zmtp.interop;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -85,7 +86,13 @@ class MajordomoCrowdRestartProcessTest {
         return b;
     }
 
+    /**
+     * Longer than the project's 60 s a test: three JVM starts and 4,000 registrations took 49 s
+     * under a load average of 13 from other jobs, and more beside another test class (two test
+     * JVMs run side by side). The waits' own deadlines say what was late first.
+     */
     @Test
+    @Timeout(180)
     void twoThousandWorkersAreBackAfterTheBrokerIsKilledAndRestarted() throws InterruptedException {
         int port = io.zmtp.testing.FreePorts.next();
         String endpoint = "tcp://127.0.0.1:" + port;
@@ -101,6 +108,9 @@ class MajordomoCrowdRestartProcessTest {
             awaitRegistered(broker, i * WORKERS_EACH, 90_000);
         }
         Registrations first = Registrations.of(broker);
+        System.out.println("mdbroker crowd: " + WORKERS + " workers (" + PROCESSES + " mdworker --workers "
+                + WORKERS_EACH + ", the second started after the first's) registered "
+                + ms(first.reached(WORKERS) - workersExec) + " ms after the first worker process's exec");
         first.check("the first broker");
 
         broker.kill();
@@ -109,13 +119,26 @@ class MajordomoCrowdRestartProcessTest {
         long bound = restarted.awaitLineAfter("I: MDP broker", exec);
         awaitRegistered(restarted, WORKERS, BACK_WITHIN_MS + 30_000);
         Registrations back = Registrations.of(restarted);
+        System.out.println("mdbroker crowd: after kill -9, the new broker bound " + ms(bound - exec)
+                + " ms after its exec; registered again: 1,000 " + ms(back.reached(1_000) - exec) + " ms, 1,024 "
+                + ms(back.reached(1_024) - exec) + " ms, 2,000 " + ms(back.reached(WORKERS) - exec) + " ms after exec ("
+                + ms(back.reached(WORKERS) - bound) + " ms after bound; bound asserted " + BACK_WITHIN_MS + " ms)");
         back.check("the restarted broker");
+        assertTrue(ms(bound - exec) < STARTUP_MS, "the restarted broker bound only " + ms(bound - exec) + " ms after exec");
+        assertTrue(ms(back.reached(WORKERS) - bound) < REGISTER_MS, "the " + WORKERS + " workers were back only "
+                + ms(back.reached(WORKERS) - bound) + " ms after the restarted broker bound");
+        assertTrue(ms(back.reached(WORKERS) - exec) < BACK_WITHIN_MS, "the " + WORKERS + " workers were back only "
+                + ms(back.reached(WORKERS) - exec) + " ms after the broker's exec (bound after " + ms(bound - exec) + " ms)");
 
         long requestsStart = System.nanoTime();
         int exit = mdRequests(port, WORKERS).awaitExit(90_000);
         long requestsEnd = System.nanoTime();
         Registrations after = Registrations.of(restarted);
         after.check("the restarted broker, after the requests");
+        // each worker prints its line after its reply went out: the last ones may still be on their way
+        io.zmtp.testing.Await.until(java.time.Duration.ofSeconds(10), () -> WORKERS + " requests printed by the workers",
+                () -> exit != 0 || workers.stream().mapToLong(w -> w.count(l -> l.startsWith("I: echo request "))).sum()
+                        >= WORKERS);
         List<Long> served = new ArrayList<>();
         long silent = 0;
         for (PeerScript w : workers) {
@@ -123,22 +146,11 @@ class MajordomoCrowdRestartProcessTest {
             silent += w.count(l -> l.startsWith("I: BROKER_LOST ") && l.contains("silent"));
         }
 
-        System.out.println("mdbroker restart under " + WORKERS + " workers (" + PROCESSES + " mdworker --workers "
-                + WORKERS_EACH + "): first registration " + ms(first.reached(WORKERS) - workersExec)
-                + " ms after the first worker process's exec (the second started after the first's 1,000); after"
-                + " kill -9, the new broker bound " + ms(bound - exec) + " ms after its exec; registered again: 1,000 "
-                + ms(back.reached(1_000) - exec) + " ms, 1,024 " + ms(back.reached(1_024) - exec) + " ms, 2,000 "
-                + ms(back.reached(WORKERS) - exec) + " ms after exec (" + ms(back.reached(WORKERS) - bound)
-                + " ms after bound; bound asserted " + BACK_WITHIN_MS + " ms); " + WORKERS + " requests (mdclient"
-                + " --async) in " + ms(requestsEnd - requestsStart) + " ms, a new JVM included, served per process "
-                + served + "; workers that left or expired and came again: " + first.churn() + " at the first broker, "
+        System.out.println("mdbroker crowd: " + WORKERS + " requests (mdclient --async) in "
+                + ms(requestsEnd - requestsStart) + " ms, a new JVM included, served per process " + served
+                + "; workers that left or expired and came again: " + first.churn() + " at the first broker, "
                 + after.churn() + " at the restarted one (" + silent + " took a broker for silent)");
 
-        assertTrue(ms(bound - exec) < STARTUP_MS, "the restarted broker bound only " + ms(bound - exec) + " ms after exec");
-        assertTrue(ms(back.reached(WORKERS) - bound) < REGISTER_MS, "the " + WORKERS + " workers were back only "
-                + ms(back.reached(WORKERS) - bound) + " ms after the restarted broker bound");
-        assertTrue(ms(back.reached(WORKERS) - exec) < BACK_WITHIN_MS, "the " + WORKERS + " workers were back only "
-                + ms(back.reached(WORKERS) - exec) + " ms after the broker's exec (bound after " + ms(bound - exec) + " ms)");
         assertEquals(0, exit, "2,000 requests served after the restart");
         assertEquals(WORKERS, after.live(), "registered after the requests");
         for (int i = 0; i < PROCESSES; i++) {
