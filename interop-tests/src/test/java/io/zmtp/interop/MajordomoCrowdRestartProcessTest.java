@@ -61,7 +61,7 @@ class MajordomoCrowdRestartProcessTest {
      * while connected and its reconnect delay (2,500 ms) follows only a silent broker or a
      * DISCONNECT, neither of which a restart is. So each is back 100 ms after the bind plus the
      * time the broker (one event loop, its JIT cold) and the worker processes (one event loop
-     * each) take to accept, handshake and register 2,000 connections: measured 1.1 to 9.4 s on
+     * each) take to accept, handshake and register 2,000 connections: measured 1.1 to 9.5 s on
      * that loaded machine. Allowed: 100 ms + 7.5 ms a worker, 15.1 s.
      */
     static final long REGISTER_MS = 100 + WORKERS * 15 / 2;
