@@ -79,6 +79,19 @@ public final class PeerScript implements AutoCloseable {
         return startProgram("zmtp " + String.join(" ", args), cmd);
     }
 
+    /**
+     * Starts {@code java -jar zmtp.jar ARGS...} with its stderr read with its stdout, so the
+     * library's log lines (a WARN for each connection refused or evicted) can be counted.
+     */
+    public static PeerScript zmtpWithLog(String... args) {
+        if (!java.nio.file.Files.isRegularFile(ZMTP_JAR)) {
+            throw new AssertionError(ZMTP_JAR + " is missing: build it with mvn package (or verify)");
+        }
+        List<String> cmd = new ArrayList<>(List.of(java(), "-jar", ZMTP_JAR.toString()));
+        cmd.addAll(List.of(args));
+        return startProgram("zmtp " + String.join(" ", args), cmd, true);
+    }
+
     /** Starts {@code peers/<script>} with the given arguments. */
     public static PeerScript start(String script, String... args) {
         try {
@@ -109,6 +122,14 @@ public final class PeerScript implements AutoCloseable {
     /** Every line printed so far. */
     public List<String> lines() {
         return new ArrayList<>(lines);
+    }
+
+    /**
+     * When (System.nanoTime) each line arrived, in the order of {@link #lines()}; taken after
+     * {@code lines()}, it has at least as many.
+     */
+    public List<Long> arrivals() {
+        return new ArrayList<>(arrivals);
     }
 
     public long count(Predicate<String> p) {
