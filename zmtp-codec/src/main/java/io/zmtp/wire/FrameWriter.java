@@ -164,6 +164,12 @@ final class FrameWriter {
         ctx.flush();
     }
 
+    /** Flushes now, even while flushes are held: for bytes that must leave apart from what follows. */
+    void flushNow() {
+        emitBatch();
+        ctx.flush();
+    }
+
     /** From now until {@link #releaseFlushes}, flushes wait (the codec reads a handshake). */
     void holdFlushes() {
         held = true;

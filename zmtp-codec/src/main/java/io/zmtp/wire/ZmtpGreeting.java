@@ -126,13 +126,13 @@ final class ZmtpGreeting {
             return true;
         }
         // Our greeting's second part goes out once the peer is known to speak 3.x; plain NULL,
-        // which has nothing to wait for, sends its READY with it: one write, not two, and the
-        // peer has READY as soon as it has our greeting.
+        // which has nothing to wait for, may send its READY with it (readyWithGreeting): one
+        // write, not two, and the peer has READY as soon as it has our greeting.
         ByteBuf rest = ctx.alloc().buffer(ZmtpWire.GREETING_SIZE - ZmtpWire.GREETING_FIRST_PART);
         writeRest(rest);
         writer.writeRaw(rest);
         rest.release();
-        if (options.mechanism() == NullMechanism.INSTANCE) {
+        if (options.readyWithGreeting() && options.mechanism() == NullMechanism.INSTANCE) {
             ByteBuf ready = ctx.alloc().buffer(options.localMetadata().encodedSize());
             try {
                 options.localMetadata().encode(ready);
@@ -141,8 +141,14 @@ final class ZmtpGreeting {
                 ready.release();
             }
             readySent = true;
+            writer.flush();
+        } else {
+            // Alone, not held for the READY this read may produce: libzmq reads the rest and
+            // READY in one go when they come together, and a READY it refuses (a socket type it
+            // cannot talk to) then closes the connection before its own READY, which is what
+            // tells this side why.
+            writer.flushNow();
         }
-        writer.flush();
         stage = Stage.REST;
         return true;
     }

@@ -70,6 +70,7 @@ public final class ZmtpOptions {
     private final ZmtpVersion version;
     private final ZmtpMetadata localMetadata;
     private final boolean zmtp20Fallback;
+    private final boolean readyWithGreeting;
     private final String zapDomain;
     private final Duration authenticationTimeout;
     private final AuthenticationWaits authenticationWaits;
@@ -90,6 +91,7 @@ public final class ZmtpOptions {
         this.heartbeat = b.heartbeat;
         this.version = b.version;
         this.zmtp20Fallback = b.zmtp20Fallback;
+        this.readyWithGreeting = b.readyWithGreeting;
         this.zapDomain = b.zapDomain;
         this.authenticationTimeout = b.authenticationTimeout;
         this.authenticationWaits = b.authenticationWaits != null ? b.authenticationWaits
@@ -126,6 +128,7 @@ public final class ZmtpOptions {
         b.heartbeat = heartbeat;
         b.version = version;
         b.zmtp20Fallback = zmtp20Fallback;
+        b.readyWithGreeting = readyWithGreeting;
         b.zapDomain = zapDomain;
         b.authenticationTimeout = authenticationTimeout;
         b.authenticationWaits = authenticationWaits;
@@ -200,6 +203,11 @@ public final class ZmtpOptions {
         return zmtp20Fallback;
     }
 
+    /** Whether plain NULL sends its READY with the rest of its greeting (see {@link Builder#readyWithGreeting}). */
+    public boolean readyWithGreeting() {
+        return readyWithGreeting;
+    }
+
     /**
      * The ZAP domain (libzmq's ZMQ_ZAP_DOMAIN): sent to the authenticator with each request; with
      * the NULL mechanism, a non-empty domain is what turns authentication on. Empty by default.
@@ -250,6 +258,7 @@ public final class ZmtpOptions {
         private HeartbeatPolicy heartbeat = HeartbeatPolicy.OFF;
         private ZmtpVersion version = ZmtpVersion.V3_1;
         private boolean zmtp20Fallback;
+        private boolean readyWithGreeting;
         private String zapDomain = "";
         private Duration authenticationTimeout = DEFAULT_AUTHENTICATION_TIMEOUT;
         private AuthenticationWaits authenticationWaits;
@@ -403,6 +412,20 @@ public final class ZmtpOptions {
          */
         public Builder zmtp20Fallback(boolean on) {
             this.zmtp20Fallback = on;
+            return this;
+        }
+
+        /**
+         * With plain NULL, send READY together with the rest of the greeting instead of after the
+         * peer's greeting: one write fewer per handshake, which a server meeting thousands of
+         * connections at once feels. Off by default, as libzmq does it: a libzmq peer that refuses
+         * our READY (a socket type it cannot talk to) closes before it sends its own READY, so
+         * this side does not learn why. Sockets turn it on for the connections they accept, and
+         * leave it off where they connect: there the peer's READY is what tells a socket-type
+         * mismatch apart from a lost connection, and a mismatch stops reconnecting.
+         */
+        public Builder readyWithGreeting(boolean on) {
+            this.readyWithGreeting = on;
             return this;
         }
 

@@ -43,12 +43,25 @@ class ZmtpCodecTest {
                     "signature and major version go first");
             h.feed(Arrays.copyOf(PeerBytes.create().greeting31().toArray(), 11));
             byte[] rest = h.written();
-            // then the rest of the greeting, with READY in the same write (plain NULL waits for nothing)
-            assertEquals(53 + SPEC_DEALER_READY.length, rest.length);
-            assertArrayEquals(SPEC_DEALER_READY, Arrays.copyOfRange(rest, 53, rest.length));
+            assertEquals(53, rest.length);
             assertEquals(1, rest[0], "we announce minor version 1");
             assertEquals("NULL", new String(rest, 1, 4, StandardCharsets.US_ASCII));
             assertEquals(0, rest[21], "as-server is 0 for NULL");
+        }
+    }
+
+    @Test
+    void readyWithGreetingSendsReadyWithTheRestAndNotAgain() {
+        try (CodecHarness h = new CodecHarness(ZmtpOptions.builder(SocketType.DEALER).readyWithGreeting(true).build())) {
+            assertArrayEquals(hex("FF 00 00 00 00 00 00 00 00 7F 03"), h.written(),
+                    "the signature still goes alone: a ZMTP 2.0 peer must see it before our revision");
+            h.feed(Arrays.copyOf(PeerBytes.create().greeting31().toArray(), 11));
+            byte[] rest = h.written();
+            assertEquals(53 + SPEC_DEALER_READY.length, rest.length, "the rest of the greeting, then READY");
+            assertArrayEquals(SPEC_DEALER_READY, Arrays.copyOfRange(rest, 53, rest.length));
+            h.feed(Arrays.copyOfRange(peerRouter31(), 11, peerRouter31().length));
+            assertEquals(0, h.written().length, "READY is not sent twice");
+            assertNotNull(h.handshake(), "the handshake completes on the peer's READY");
         }
     }
 

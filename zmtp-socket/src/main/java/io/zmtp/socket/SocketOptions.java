@@ -227,7 +227,9 @@ public final class SocketOptions {
     public ZmtpOptions zmtpOptions(SocketType type, boolean accepted, InboundBudget budget,
                                    AuthenticationWaits waits, Mechanism mechanism) {
         return connection.toBuilder().socketType(type).inboundBudget(budget).authenticationWaits(waits)
-                .mechanism(mechanism).heartbeat(accepted ? boundHeartbeat() : connectedHeartbeat()).build();
+                .mechanism(mechanism).heartbeat(accepted ? boundHeartbeat() : connectedHeartbeat())
+                // a connecting socket needs the peer's READY to tell a type mismatch (stop) from a cut
+                .readyWithGreeting(accepted).build();
     }
 
     public byte[] identity() {
