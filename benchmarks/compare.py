@@ -137,8 +137,19 @@ def crowd_label(crowd):
     return "Majordomo echo, {:,} workers, {:,} clients".format(int(workers), int(clients))
 
 
+def crowd_cpu(jmh, impl, crowd):
+    """The broker's CPU time per reply (us) of a crowd run, a secondary result; None if absent."""
+    for r in jmh:
+        p = r.get("params", {})
+        if r["benchmark"].endswith("." + CROWD_BENCH) and p.get("impl") == impl and p.get("crowd") == crowd:
+            m = r.get("secondaryMetrics", {}).get("brokerCpuUs")
+            return m["score"] if m else None
+    return None
+
+
 def crowd_rows(jmh):
-    """Rows for the Majordomo crowd results present: one per configuration, then its ratio to 10x10."""
+    """Rows for the Majordomo crowd results present: one per configuration, then its ratios to 10x10
+    (by throughput, the goal's, and by the broker's CPU time per reply, which a busy machine moves less)."""
     crowds = {r["params"]["crowd"] for r in jmh
               if r["benchmark"].endswith("." + CROWD_BENCH) and "crowd" in r.get("params", {})}
     order = sorted(crowds, key=lambda c: [int(x) for x in c.split("x")])
@@ -160,6 +171,11 @@ def crowd_rows(jmh):
         met = "" if goal is None else ("n/a" if ours is None else ("yes" if ours >= goal else "NO"))
         rows.append(["%s / %s" % (crowd_label(crowd), CROWD_BASE), "ratio", fmt_ratio(ours), fmt_ratio(jeromq), "n/a",
                      "", "", "" if goal is None else ">= %.2f" % goal, met])
+        cpu = [crowd_cpu(jmh, impl, c) for impl in ("zmtp", "jeromq") for c in (CROWD_BASE, crowd)]
+        by_cpu = [a / b if a and b else None for a, b in (cpu[0:2], cpu[2:4])]
+        if any(by_cpu):
+            rows.append(["%s / %s, by broker CPU per reply" % (crowd_label(crowd), CROWD_BASE), "ratio",
+                         fmt_ratio(by_cpu[0]), fmt_ratio(by_cpu[1]), "n/a", "", "", "", ""])
     return rows
 
 
@@ -392,7 +408,8 @@ def main():
     if crowd:
         print("Majordomo crowd (MajordomoCrowdBenchmark, JMH: %s): one broker, 1,000 requests in flight; its"
               " ratio rows are each implementation's figure / its own 10x10 figure, the target issue #43's"
-              " (>= 0.50 at 1,000 x 1,000)." % meta.get("crowd_options", "?"))
+              " (>= 0.50 at 1,000 x 1,000); 'by broker CPU per reply': the 10x10 broker's CPU time per reply /"
+              " this one's." % meta.get("crowd_options", "?"))
         table.extend(crowd)
     if many:
         print("Many peers (benchmarks/manypeers.sh): costs and times, lower is better, so the ratios are"

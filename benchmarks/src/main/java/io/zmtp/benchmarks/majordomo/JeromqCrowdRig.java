@@ -29,10 +29,14 @@ final class JeromqCrowdRig implements MajordomoCrowdRig {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile boolean running = true;
     private Thread driver;
+    private final java.util.Set<Long> brokerThreads = new java.util.HashSet<>();
 
     @Override
     public void start(int nWorkers, int nClients, int window) throws Exception {
+        java.util.Set<Long> before = MajordomoCrowdRig.liveThreads();
         broker = new JeromqMdpBroker();
+        brokerThreads.addAll(MajordomoCrowdRig.liveThreads());
+        brokerThreads.removeAll(before); // its receive loop and its context's I/O thread
         workerCtx = new ZContext(1);
         clientCtx = new ZContext(1);
         for (int i = 0; i < nWorkers; i++) {
@@ -98,6 +102,11 @@ final class JeromqCrowdRig implements MajordomoCrowdRig {
     @Override
     public long replies() {
         return replies.get();
+    }
+
+    @Override
+    public long brokerCpuNanos() {
+        return MajordomoCrowdRig.cpuNanos(brokerThreads);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.zmtp.benchmarks.majordomo;
 
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -12,7 +13,9 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
+import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -54,9 +57,30 @@ public class MajordomoCrowdBenchmark {
 
     private MajordomoCrowdRig rig;
     private long target;
+    private long firstReply;
+    private long brokerCpu0;
+    private long processCpu0;
+    /** 1 / the measured iterations of the run (every fork's): what one iteration's cost counts for. */
+    private double share;
+
+    /**
+     * Secondary results: CPU time per reply over the iteration, in microseconds, of the broker's
+     * threads (its event loop; JeroMQ's receive loop and I/O thread) and of the whole process.
+     * Unlike the throughput they change little when other work shares the machine: a broker with
+     * a core of its own would serve about 1,000,000 / brokerCpuUs requests per second. JMH adds
+     * such counters up over every measured iteration of every fork, so each iteration reports its
+     * share of the mean.
+     */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class Cost {
+        public double brokerCpuUs;
+        public double processCpuUs;
+    }
 
     @Setup(Level.Trial)
-    public void start() throws Exception {
+    public void start(BenchmarkParams params) throws Exception {
+        share = 1.0 / (Math.max(1, params.getForks()) * params.getMeasurement().getCount());
         String[] wc = crowd.split("x");
         int workers = Integer.parseInt(wc[0]);
         int clients = Integer.parseInt(wc[1]);
@@ -71,12 +95,15 @@ public class MajordomoCrowdBenchmark {
     @Setup(Level.Iteration)
     public void mark() {
         target = rig.replies();
+        firstReply = target;
+        brokerCpu0 = rig.brokerCpuNanos();
+        processCpu0 = processCpuNanos();
     }
 
     /** Waits for the next {@value #BATCH} replies. */
     @Benchmark
     @OperationsPerInvocation(BATCH)
-    public long replies() {
+    public long replies(Cost cost) {
         target += BATCH;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (rig.replies() < target) {
@@ -86,7 +113,14 @@ public class MajordomoCrowdBenchmark {
             }
             LockSupport.parkNanos(1_000_000);
         }
+        double n = rig.replies() - firstReply;
+        cost.brokerCpuUs = share * (rig.brokerCpuNanos() - brokerCpu0) / 1000.0 / n;
+        cost.processCpuUs = share * (processCpuNanos() - processCpu0) / 1000.0 / n;
         return target;
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     @TearDown(Level.Trial)

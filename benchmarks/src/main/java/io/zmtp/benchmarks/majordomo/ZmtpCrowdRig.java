@@ -40,6 +40,8 @@ final class ZmtpCrowdRig implements MajordomoCrowdRig {
     private final AtomicLong replies = new AtomicLong();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile boolean running = true;
+    /** The broker's one event loop thread. */
+    private long brokerThread;
 
     @Override
     public void start(int nWorkers, int nClients, int window) throws Exception {
@@ -48,6 +50,7 @@ final class ZmtpCrowdRig implements MajordomoCrowdRig {
         clientCtx = ZmtpContext.create(1);
         broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().endpoints("tcp://127.0.0.1:0").build());
         broker.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        brokerThread = brokerCtx.group().next().submit(() -> Thread.currentThread().getId()).get(10, TimeUnit.SECONDS);
         String endpoint = broker.endpoint();
         MajordomoWorkerSettings ws = MajordomoWorkerSettings.builder().version(MdpVersion.V0_1)
                 .executor(Runnable::run).build();
@@ -95,6 +98,11 @@ final class ZmtpCrowdRig implements MajordomoCrowdRig {
     @Override
     public long replies() {
         return replies.get();
+    }
+
+    @Override
+    public long brokerCpuNanos() {
+        return MajordomoCrowdRig.cpuNanos(List.of(brokerThread));
     }
 
     @Override
