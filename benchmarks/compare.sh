@@ -44,7 +44,7 @@ if [ "$profile" = short ]; then
   jmh_opts=(-f 1 -wi 2 -w 1s -i 3 -r 1s)
   native_opts=(--warmup 2 --iterations 3 --time 1)
   # 1,000 workers and 1,000 clients warm up slowly (few requests per second at first)
-  crowd_opts=(-f 1 -wi 4 -w 2s -i 3 -r 2s)
+  crowd_opts=(-f 1 -wi 5 -w 2s -i 3 -r 2s)
 else
   jmh_opts=(-f 2 -wi 5 -w 2s -i 5 -r 2s)
   native_opts=(--warmup 5 --iterations 10 --time 2)

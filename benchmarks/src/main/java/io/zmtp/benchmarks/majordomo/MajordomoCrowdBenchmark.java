@@ -5,6 +5,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -13,6 +14,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
 import java.lang.management.ManagementFactory;
@@ -28,20 +30,27 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>{@code crowd} is {@code WORKERSxCLIENTS}. The clients drive themselves (a new request as
  * each reply comes, see {@link MajordomoCrowdRig}); an operation is one reply, and the benchmark
- * thread only waits, parked, for the next {@value #BATCH} of them. {@code impl=zmtp}: this
+ * thread only looks, once a millisecond, whether the next {@value #BATCH} of them came. {@code impl=zmtp}: this
  * library's broker, workers and asynchronous clients, each kind on an event loop of its own;
  * {@code impl=jeromq}: the same on JeroMQ (a thread per worker, one thread polling every client
  * socket).
  *
+ * <p>1,000 workers and 1,000 clients warm up slowly (a few thousand requests a second while the
+ * JIT compiles): give them five warm-up iterations of 2 s, the default here; with three the
+ * first measured ones still run half-compiled code.
+ *
  * <pre>
- * java -jar benchmarks/target/benchmarks.jar MajordomoCrowd -f 1 -wi 3 -w 2s -i 5 -r 2s
- * java -jar benchmarks/target/benchmarks.jar MajordomoCrowd -p impl=zmtp -p crowd=1000x1000,1000x10
+ * java -jar benchmarks/target/benchmarks.jar MajordomoCrowd                      # about 3 minutes
+ * java -jar benchmarks/target/benchmarks.jar MajordomoCrowd -p impl=zmtp -p crowd=10x10,1000x1000
+ * java -jar benchmarks/target/benchmarks.jar MajordomoCrowd -p impl=zmtp -p crowd=1000x10,10x1000
  * </pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(value = 1, jvmArgsAppend = "-Dio.netty.leakDetection.level=disabled")
+@Warmup(iterations = 5, time = 2)
+@Measurement(iterations = 5, time = 2)
 public class MajordomoCrowdBenchmark {
     /** Requests in flight in every configuration. */
     public static final int IN_FLIGHT = 1000;
