@@ -30,10 +30,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>{@code crowd} is {@code WORKERSxCLIENTS}. The clients drive themselves (a new request as
  * each reply comes, see {@link MajordomoCrowdRig}); an operation is one reply, and the benchmark
- * thread only looks, once a millisecond, whether the next {@value #BATCH} of them came. {@code impl=zmtp}: this
- * library's broker, workers and asynchronous clients, each kind on an event loop of its own;
- * {@code impl=jeromq}: the same on JeroMQ (a thread per worker, one thread polling every client
- * socket).
+ * thread only looks, once a millisecond, whether the next {@value #BATCH} of them came.
+ * {@code impl=zmtp}: this library's broker, workers and asynchronous clients, each kind on an
+ * event loop of its own; {@code impl=jeromq}: the same on JeroMQ (a thread per worker, one thread
+ * polling every client socket).
  *
  * <p>1,000 workers and 1,000 clients warm up slowly (a few thousand requests a second while the
  * JIT compiles): give them five warm-up iterations of 2 s, the default here; with three the
