@@ -127,20 +127,6 @@ final class JeromqCrowdRig implements MajordomoCrowdRig {
                 Thread.currentThread().interrupt();
             }
         }
-        for (JeromqMdpWorker w : workers) {
-            w.stop(); // all of them stop at once, then each is joined
-        }
-        for (JeromqMdpWorker w : workers) {
-            w.close();
-        }
-        if (clientCtx != null) {
-            clientCtx.close();
-        }
-        if (workerCtx != null) {
-            workerCtx.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
+        JeromqMajordomoRig.close(workers, clientCtx, workerCtx, broker);
     }
 }

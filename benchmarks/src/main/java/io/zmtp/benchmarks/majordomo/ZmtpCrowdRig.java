@@ -4,9 +4,7 @@ import io.zmtp.patterns.majordomo.MajordomoAsyncClient;
 import io.zmtp.patterns.majordomo.MajordomoBroker;
 import io.zmtp.patterns.majordomo.MajordomoBrokerSettings;
 import io.zmtp.patterns.majordomo.MajordomoClientSettings;
-import io.zmtp.patterns.majordomo.MajordomoHandler;
 import io.zmtp.patterns.majordomo.MajordomoWorker;
-import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
 import io.zmtp.patterns.majordomo.MdpVersion;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.Frames;
@@ -23,11 +21,12 @@ import static io.zmtp.benchmarks.majordomo.MajordomoRig.SERVICE;
 
 /**
  * The crowd on this library, as a user would build it: a {@link MajordomoBroker} with its default
- * settings (but a free port on the loopback), {@link MajordomoWorker}s answering with {@link MajordomoHandler#echo()} on their event
- * loop, and {@link MajordomoAsyncClient}s whose request futures send the next request as they
- * complete (on the client's loop), all MDP/0.1. Three contexts of one event loop each: the broker
- * alone on one, every worker on the second, every client on the third (two cores: the broker's
- * loop is never shared with its peers').
+ * settings (but a free port on the loopback), {@link MajordomoWorker}s answering with
+ * {@link io.zmtp.patterns.majordomo.MajordomoHandler#echo()} on their event loop, and
+ * {@link MajordomoAsyncClient}s whose request futures send the next request as they complete (on
+ * the client's loop), all MDP/0.1. Three contexts of one event loop each: the broker alone on
+ * one, every worker on the second, every client on the third (two cores: the broker's loop is
+ * never shared with its peers').
  */
 final class ZmtpCrowdRig implements MajordomoCrowdRig {
     private ZmtpContext brokerCtx;
@@ -48,24 +47,12 @@ final class ZmtpCrowdRig implements MajordomoCrowdRig {
         brokerCtx = ZmtpContext.create(1);
         workerCtx = ZmtpContext.create(1);
         clientCtx = ZmtpContext.create(1);
-        broker = new MajordomoBroker(brokerCtx, MajordomoBrokerSettings.builder().endpoints("tcp://127.0.0.1:0").build());
+        broker = new MajordomoBroker(brokerCtx,
+                MajordomoBrokerSettings.builder().endpoints("tcp://127.0.0.1:0").build());
         broker.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
         brokerThread = brokerCtx.group().next().submit(() -> Thread.currentThread().getId()).get(10, TimeUnit.SECONDS);
         String endpoint = broker.endpoint();
-        MajordomoWorkerSettings ws = MajordomoWorkerSettings.builder().version(MdpVersion.V0_1)
-                .executor(Runnable::run).build();
-        for (int i = 0; i < nWorkers; i++) {
-            MajordomoWorker w = new MajordomoWorker(workerCtx, endpoint, SERVICE, MajordomoHandler.echo(), ws);
-            w.start();
-            workers.add(w);
-        }
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (broker.workerCount(SERVICE) < nWorkers) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("workers did not register: " + broker.workerCount(SERVICE));
-            }
-            Thread.sleep(10);
-        }
+        ZmtpMajordomoRig.startEchoWorkers(workerCtx, broker, nWorkers, workers);
         MajordomoClientSettings cs = MajordomoClientSettings.builder().version(MdpVersion.V0_1)
                 .timeout(Duration.ofSeconds(60)).build();
         for (int i = 0; i < nClients; i++) {
@@ -119,16 +106,6 @@ final class ZmtpCrowdRig implements MajordomoCrowdRig {
         for (MajordomoAsyncClient c : clients) {
             c.close();
         }
-        for (MajordomoWorker w : workers) {
-            w.close();
-        }
-        if (broker != null) {
-            broker.close();
-        }
-        for (ZmtpContext c : new ZmtpContext[] {clientCtx, workerCtx, brokerCtx}) {
-            if (c != null) {
-                c.close(Duration.ofSeconds(5));
-            }
-        }
+        ZmtpMajordomoRig.close(workers, broker, clientCtx, workerCtx, brokerCtx);
     }
 }
