@@ -68,6 +68,13 @@ throughput("DEALER/ROUTER pipelined, window 1000", "reqs/s", "PipelinedRequestBe
 
 NATIVE_LATENCY_KEYS = {"50.0": "p50", "99.0": "p99", "99.9": "p99.9"}
 
+# The Majordomo crowd (MajordomoCrowdBenchmark, compare.sh --many): one broker, WORKERSxCLIENTS
+# peers, 1,000 requests in flight in each configuration. Issue #43's goal: 1,000 workers and 1,000
+# clients keep at least half of the 10x10 throughput. libzmq has no Majordomo broker here.
+CROWD_BENCH = "MajordomoCrowdBenchmark.replies"
+CROWD_BASE = "10x10"
+CROWD_GOAL = ("1000x1000", 0.5)
+
 
 def load_jmh(directory):
     results = []
@@ -123,6 +130,53 @@ def native_figure(native, bench, params, kind, percentile):
     if kind == "latency":
         return r[NATIVE_LATENCY_KEYS[percentile]], None
     return r["score"], spread(r["iterations"], r["score"])
+
+
+def crowd_label(crowd):
+    workers, clients = crowd.split("x")
+    return "Majordomo echo, {:,} workers, {:,} clients".format(int(workers), int(clients))
+
+
+def crowd_cpu(jmh, impl, crowd):
+    """The broker's CPU time per reply (us) of a crowd run, a secondary result; None if absent."""
+    for r in jmh:
+        p = r.get("params", {})
+        if r["benchmark"].endswith("." + CROWD_BENCH) and p.get("impl") == impl and p.get("crowd") == crowd:
+            m = r.get("secondaryMetrics", {}).get("brokerCpuUs")
+            return m["score"] if m else None
+    return None
+
+
+def crowd_rows(jmh):
+    """Rows for the Majordomo crowd results present: one per configuration, then its ratios to 10x10
+    (by throughput, the goal's, and by the broker's CPU time per reply, which a busy machine moves less)."""
+    crowds = {r["params"]["crowd"] for r in jmh
+              if r["benchmark"].endswith("." + CROWD_BENCH) and "crowd" in r.get("params", {})}
+    order = sorted(crowds, key=lambda c: [int(x) for x in c.split("x")])
+    rows = []
+    figures = {}
+    for crowd in order:
+        ours = jmh_figure(jmh, CROWD_BENCH, "zmtp", {"crowd": crowd}, "thrpt", None)
+        jeromq = jmh_figure(jmh, CROWD_BENCH, "jeromq", {"crowd": crowd}, "thrpt", None)
+        figures[crowd] = (ours[0], jeromq[0])
+        rows.append([crowd_label(crowd), "reqs/s", fmt(ours[0], ours[1], "thrpt"), fmt(jeromq[0], jeromq[1], "thrpt"),
+                     "n/a", fmt_ratio(ratio(ours[0], jeromq[0], "thrpt")), "n/a", "", ""])
+    base = figures.get(CROWD_BASE)
+    for crowd in order:
+        if crowd == CROWD_BASE or base is None:
+            continue
+        ours = ratio(figures[crowd][0], base[0], "thrpt")
+        jeromq = ratio(figures[crowd][1], base[1], "thrpt")
+        goal = CROWD_GOAL[1] if crowd == CROWD_GOAL[0] else None
+        met = "" if goal is None else ("n/a" if ours is None else ("yes" if ours >= goal else "NO"))
+        rows.append(["%s / %s" % (crowd_label(crowd), CROWD_BASE), "ratio", fmt_ratio(ours), fmt_ratio(jeromq), "n/a",
+                     "", "", "" if goal is None else ">= %.2f" % goal, met])
+        cpu = [crowd_cpu(jmh, impl, c) for impl in ("zmtp", "jeromq") for c in (CROWD_BASE, crowd)]
+        by_cpu = [a / b if a and b else None for a, b in (cpu[0:2], cpu[2:4])]
+        if any(by_cpu):
+            rows.append(["%s / %s, by broker CPU per reply" % (crowd_label(crowd), CROWD_BASE), "ratio",
+                         fmt_ratio(by_cpu[0]), fmt_ratio(by_cpu[1]), "n/a", "", "", "", ""])
+    return rows
 
 
 def fmt(value, sd, kind):
@@ -350,6 +404,13 @@ def main():
           " have no such client, so their columns repeat their blocking clients' figures.")
     print("Ratios: > 1 means zmtp-netty is better. Throughput: zmtp-netty / peer; latency: peer / zmtp-netty."
           " Target: the issue's goal for the ratio vs libzmq.")
+    crowd = crowd_rows(jmh)
+    if crowd:
+        print("Majordomo crowd (MajordomoCrowdBenchmark, JMH: %s): one broker, 1,000 requests in flight; its"
+              " ratio rows are each implementation's figure / its own 10x10 figure, the target issue #43's"
+              " (>= 0.50 at 1,000 x 1,000); 'by broker CPU per reply': the 10x10 broker's CPU time per reply /"
+              " this one's." % meta.get("crowd_options", "?"))
+        table.extend(crowd)
     if many:
         print("Many peers (benchmarks/manypeers.sh): costs and times, lower is better, so the ratios are"
               " peer / zmtp-netty; 'k of N up': the server never held all N connections.")

@@ -11,6 +11,9 @@
 #            about half an hour; the honest one, on a quiet machine. Includes --many.
 #   --many   also the many-peers scenarios (benchmarks/manypeers.sh with its defaults: 1,000 and
 #            10,000 connections; about 10 minutes more), printed as rows of the same table.
+#            With it, the Majordomo crowd (MajordomoCrowdBenchmark: one broker with 10 workers
+#            and 10 clients, then 1,000 and 1,000; about 2 minutes more): issue #43's goal is
+#            that the second keeps half the first's throughput.
 #
 # Installs libzmq3-dev and gcc where missing (scripts/install-test-deps.sh), builds the
 # benchmarks jar when sources changed and the C programs. Raw results and logs are kept in
@@ -40,9 +43,12 @@ python=/usr/bin/python3
 if [ "$profile" = short ]; then
   jmh_opts=(-f 1 -wi 2 -w 1s -i 3 -r 1s)
   native_opts=(--warmup 2 --iterations 3 --time 1)
+  # 1,000 workers and 1,000 clients warm up slowly (few requests per second at first)
+  crowd_opts=(-f 1 -wi 5 -w 2s -i 3 -r 2s)
 else
   jmh_opts=(-f 2 -wi 5 -w 2s -i 5 -r 2s)
   native_opts=(--warmup 5 --iterations 10 --time 2)
+  crowd_opts=("${jmh_opts[@]}")
 fi
 
 "$root/scripts/install-test-deps.sh" >/dev/null
@@ -68,9 +74,10 @@ libzmq_version="$(pkg-config --modversion libzmq 2>/dev/null || echo '?')"
 libsodium_version="$(pkg-config --modversion libsodium 2>/dev/null || echo 'none')"
 java_version="$(java -version 2>&1 | head -1)"
 "$python" - "$out/meta.json" "$profile" "$cpu" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
-  "$java_version" "$libzmq_version" "${jmh_opts[*]}" "${native_opts[*]}" "$libsodium_version" <<'PY'
+  "$java_version" "$libzmq_version" "${jmh_opts[*]}" "${native_opts[*]}" "$libsodium_version" "${crowd_opts[*]}" <<'PY'
 import json, sys, datetime
-keys = ["profile", "cpu", "nproc", "load", "java", "libzmq", "jmh_options", "native_options", "libsodium"]
+keys = ["profile", "cpu", "nproc", "load", "java", "libzmq", "jmh_options", "native_options", "libsodium",
+        "crowd_options"]
 meta = dict(zip(keys, sys.argv[2:]))
 meta["jeromq"] = "0.6.0"
 meta["date"] = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
@@ -78,10 +85,16 @@ json.dump(meta, open(sys.argv[1], "w"))
 PY
 
 # JMH allows one run at a time per machine (/tmp/jmh.lock): wait for another engineer's run.
+# jmh NAME REGEX [OPTIONS...]: OPTIONS instead of the profile's jmh_opts.
 jmh() {
   local name="$1" regex="$2" tries=0
+  shift 2
+  local opts=("${jmh_opts[@]}")
+  if [ $# -gt 0 ]; then
+    opts=("$@")
+  fi
   while :; do
-    if java -jar "$jar" "$regex" "${jmh_opts[@]}" -rf json -rff "$out/jmh-$name.json" >"$out/jmh-$name.log" 2>&1; then
+    if java -jar "$jar" "$regex" "${opts[@]}" -rf json -rff "$out/jmh-$name.json" >"$out/jmh-$name.log" 2>&1; then
       break
     fi
     if grep -q "Unable to acquire the JMH lock" "$out/jmh-$name.log" && [ $tries -lt 120 ]; then
@@ -158,6 +171,8 @@ if [ -n "$many" ]; then
   fi
   grep -F "\"run\":\"$many_run\"" "$root/benchmarks/target/manypeers/results.jsonl" >"$out/manypeers.jsonl" || true
   grep -F "\"run\": \"$many_run\"" "$root/benchmarks/target/manypeers/results.jsonl" >>"$out/manypeers.jsonl" || true
+  step "Majordomo crowd (10 and 1,000 workers and clients): zmtp-netty and JeroMQ"
+  jmh majordomo-crowd '\.MajordomoCrowdBenchmark\.' "${crowd_opts[@]}" -p crowd=10x10,1000x1000
 fi
 
 step "done"

@@ -122,6 +122,13 @@ class BenchmarksSmokeTest {
     }
 
     @Test
+    void majordomoCrowdRunsForBothImplementations() throws RunnerException {
+        // 10 workers and 10 clients: the larger crowds run the same code on more peers.
+        assertRan(runOnce(io.zmtp.benchmarks.majordomo.MajordomoCrowdBenchmark.class, "crowd", "10x10"),
+                "replies crowd=10x10 impl=zmtp", "replies crowd=10x10 impl=jeromq");
+    }
+
+    @Test
     void codecBenchmarksRun() throws RunnerException {
         assertRan(runOnce(CodecBenchmark.class),
                 "encode frames=1", "encode frames=6", "decode frames=1", "decode frames=6");

@@ -87,14 +87,24 @@ final class JeromqMajordomoRig implements MajordomoRig {
 
     @Override
     public void close() {
+        close(workers, clientCtx, workerCtx, broker);
+    }
+
+    /**
+     * Stops the workers (all at once, then each is joined), closes the contexts, then the broker;
+     * any of them may be null (a start that failed half way).
+     */
+    static void close(List<JeromqMdpWorker> workers, ZContext clientCtx, ZContext workerCtx, JeromqMdpBroker broker) {
+        for (JeromqMdpWorker w : workers) {
+            w.stop();
+        }
         for (JeromqMdpWorker w : workers) {
             w.close();
         }
-        if (clientCtx != null) {
-            clientCtx.close();
-        }
-        if (workerCtx != null) {
-            workerCtx.close();
+        for (ZContext c : new ZContext[] {clientCtx, workerCtx}) {
+            if (c != null) {
+                c.close();
+            }
         }
         if (broker != null) {
             broker.close();

@@ -65,6 +65,11 @@ final class JeromqMdpWorker implements Runnable {
         s.close();
     }
 
+    /** Tells the worker to stop, without waiting (many workers stop at once, then each {@link #close}). */
+    void stop() {
+        running = false;
+    }
+
     void close() {
         running = false;
         try {

@@ -43,26 +43,36 @@ final class ZmtpMajordomoRig implements MajordomoRig {
                 .maxQueuedBytesPerService(1L << 30).maxQueuedBytes(1L << 30).build());
         broker.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
         String endpoint = broker.endpoint();
-        MajordomoWorkerSettings ws = MajordomoWorkerSettings.builder().version(MdpVersion.V0_1)
-                .executor(Runnable::run).build();
-        for (int i = 0; i < n; i++) {
-            MajordomoWorker w = new MajordomoWorker(workerCtx, endpoint, SERVICE, MajordomoHandler.echo(), ws);
-            w.start();
-            workers.add(w);
-        }
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (broker.workerCount(SERVICE) < n) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("workers did not register");
-            }
-            Thread.sleep(1);
-        }
+        startEchoWorkers(workerCtx, broker, n, workers);
         MajordomoClientSettings cs = MajordomoClientSettings.builder().version(MdpVersion.V0_1)
                 .timeout(Duration.ofSeconds(30)).build();
         client = new MajordomoClient(clientCtx, endpoint, cs);
         client.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
         asyncClient = new MajordomoAsyncClient(clientCtx, endpoint, cs);
         asyncClient.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Starts {@code n} MDP/0.1 echo workers of {@link #SERVICE} on {@code ctx} (echo on their event
+     * loop, as echo never blocks), adds them to {@code into}, and waits until the broker has them all.
+     */
+    static void startEchoWorkers(ZmtpContext ctx, MajordomoBroker broker, int n, List<MajordomoWorker> into)
+            throws InterruptedException {
+        MajordomoWorkerSettings ws = MajordomoWorkerSettings.builder().version(MdpVersion.V0_1)
+                .executor(Runnable::run).build();
+        for (int i = 0; i < n; i++) {
+            MajordomoWorker w = new MajordomoWorker(ctx, broker.endpoint(), SERVICE, MajordomoHandler.echo(), ws);
+            w.start();
+            into.add(w);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (broker.workerCount(SERVICE) < n) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("workers did not register: " + broker.workerCount(SERVICE)
+                        + " of " + n);
+            }
+            Thread.sleep(n > 100 ? 10 : 1);
+        }
     }
 
     @Override
@@ -98,13 +108,18 @@ final class ZmtpMajordomoRig implements MajordomoRig {
             client.close();
             asyncClient.close();
         }
+        close(workers, broker, clientCtx, workerCtx, brokerCtx);
+    }
+
+    /** Closes the workers, then the broker, then the contexts in order; any may be null (a start that failed). */
+    static void close(List<MajordomoWorker> workers, MajordomoBroker broker, ZmtpContext... contexts) {
         for (MajordomoWorker w : workers) {
             w.close();
         }
         if (broker != null) {
             broker.close();
         }
-        for (ZmtpContext c : new ZmtpContext[] {clientCtx, workerCtx, brokerCtx}) {
+        for (ZmtpContext c : contexts) {
             if (c != null) {
                 c.close(Duration.ofSeconds(5));
             }
