@@ -27,9 +27,9 @@
 #   --jvm-opts "…"  JVM options for the Java servers (default: none, as a user would start them)
 #   --run-id ID     tag of this run's lines (default: the date and time)
 #
-# Our echo server is `zmtp cat -q -t ROUTER --echo`, with its default limits: at most 4,096
-# connections per bound endpoint and 1,024 per remote address, a listen backlog of 100. libzmq's
-# and JeroMQ's backlog is 100 too (ZMQ_BACKLOG); the kernel caps it at net.core.somaxconn.
+# Our echo server is `zmtp cat -q -t ROUTER --echo`, with its default limits (docs/limits.md:
+# connections in their handshake bounded, 65,536 in all, a listen backlog of net.core.somaxconn).
+# libzmq's and JeroMQ's backlog is their default of 100 (ZMQ_BACKLOG).
 set -euo pipefail
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
