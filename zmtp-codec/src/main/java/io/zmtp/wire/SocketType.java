@@ -22,7 +22,28 @@ public enum SocketType {
      * connection with a routing id of its own. It has no ZMTP peer type: {@link #validPeers()} is
      * empty, and a ZMTP peer announcing it is refused by every other type.
      */
-    STREAM(-1);
+    STREAM(-1),
+    /*
+     * The thread-safe types of ZMTP 3.1 (libzmq's drafts): single-frame messages only, and no
+     * ZMTP 2.0 code. Their peers are those of libzmq's check_socket_type (mechanism.cpp), which
+     * adds PEER and CHANNEL to 37/ZMTP's table.
+     */
+    /** RFC 41: replies to a CLIENT through the routing id each received message carries. */
+    SERVER(-1),
+    /** RFC 41: round-robin out to its SERVERs, fair-queued in. */
+    CLIENT(-1),
+    /** RFC 48: publishes each message to the DISH peers that joined its group. */
+    RADIO(-1),
+    /** RFC 48: receives the messages of the groups it joined. */
+    DISH(-1),
+    /** RFC 49: fair-queued in from SCATTERs. */
+    GATHER(-1),
+    /** RFC 49: round-robin out to GATHERs. */
+    SCATTER(-1),
+    /** RFC 51: SERVER-like routing among PEERs; connecting returns the peer's routing id. */
+    PEER(-1),
+    /** RFC 52: one peer, as PAIR, single frames. */
+    CHANNEL(-1);
 
     private final byte[] wireName = name().getBytes(StandardCharsets.US_ASCII);
     private final int zmtp20Code;
@@ -60,6 +81,14 @@ public enum SocketType {
             case PULL -> EnumSet.of(PUSH);
             case PAIR -> EnumSet.of(PAIR);
             case STREAM -> EnumSet.noneOf(SocketType.class);
+            case SERVER -> EnumSet.of(CLIENT);
+            case CLIENT -> EnumSet.of(SERVER);
+            case RADIO -> EnumSet.of(DISH);
+            case DISH -> EnumSet.of(RADIO);
+            case GATHER -> EnumSet.of(SCATTER);
+            case SCATTER -> EnumSet.of(GATHER);
+            case PEER -> EnumSet.of(PEER);
+            case CHANNEL -> EnumSet.of(CHANNEL);
         };
     }
 
@@ -80,6 +109,14 @@ public enum SocketType {
             case PULL -> PUSH;
             case PAIR -> PAIR;
             case STREAM -> STREAM;
+            case SERVER -> CLIENT;
+            case CLIENT -> SERVER;
+            case RADIO -> DISH;
+            case DISH -> RADIO;
+            case GATHER -> SCATTER;
+            case SCATTER -> GATHER;
+            case PEER -> PEER;
+            case CHANNEL -> CHANNEL;
         };
     }
 
@@ -106,17 +143,24 @@ public enum SocketType {
         return this != PUB && this != PUSH;
     }
 
+    /**
+     * Whether this is one of ZMTP 3.1's thread-safe types (CLIENT, SERVER, RADIO, DISH, GATHER,
+     * SCATTER, PEER, CHANNEL), whose messages are single frames.
+     */
+    public boolean isSingleFrame() {
+        return ordinal() >= SERVER.ordinal();
+    }
+
     /** Whether this type's connections carry raw bytes instead of ZMTP (STREAM). */
     public boolean isRaw() {
         return this == STREAM;
     }
 
     /**
-     * Parses a Socket-Type property value; returns null for a name that is not one of ours
-     * (ZMTP 3.1's thread-safe types, or garbage).
+     * Parses a Socket-Type property value; returns null for a name that is not one of ours.
      */
     public static SocketType fromWireName(byte[] value) {
-        if (value == null || value.length == 0 || value.length > 6) {
+        if (value == null || value.length == 0 || value.length > 7) {
             return null;
         }
         String name = new String(value, StandardCharsets.US_ASCII);

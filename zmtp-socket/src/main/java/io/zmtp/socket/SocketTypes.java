@@ -27,6 +27,8 @@ final class SocketTypes {
             case XPUB -> new XPubSocket(s);
             case XSUB -> new XSubSocket(s);
             case STREAM -> new StreamSocket(s);
+            case SERVER, CLIENT, RADIO, DISH, GATHER, SCATTER, PEER, CHANNEL ->
+                    throw new UnsupportedOperationException(type + " sockets are not built yet");
         };
     }
 }
