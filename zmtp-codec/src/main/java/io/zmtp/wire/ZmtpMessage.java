@@ -78,6 +78,8 @@ public final class ZmtpMessage extends FrameSlots {
     /** Set by {@link #doNotReuse()}: the object goes to the garbage collector when released. */
     private boolean notReused;
     private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
+    /** SERVER and PEER: the peer this message came from or goes to; 0 = none (libzmq's msg routing id). */
+    private int routingId;
 
     ZmtpMessage(MessagePool<ZmtpMessage> pool) {
         this.pool = pool;
@@ -438,6 +440,28 @@ public final class ZmtpMessage extends FrameSlots {
         return this;
     }
 
+    /**
+     * The routing id of the SERVER or PEER connection this message arrived on, or, on an outgoing
+     * message, of the peer it is for; 0 when it has none. A non-zero 32-bit number the socket gave
+     * the connection (as libzmq's {@code zmq_msg_routing_id}). Not a frame: it does not travel.
+     */
+    public int routingId() {
+        live();
+        return routingId;
+    }
+
+    /**
+     * Sets the peer a SERVER or PEER sends this message to (the {@link #routingId()} of a message
+     * it received from that peer); 0 clears it. Other types ignore it.
+     *
+     * @return this message
+     */
+    public ZmtpMessage routingId(int id) {
+        live();
+        this.routingId = id;
+        return this;
+    }
+
     /** Sets the properties returned by {@link #properties()}; the codec does this on receipt. */
     public ZmtpMessage properties(ZmtpMetadata properties) {
         live();
@@ -470,6 +494,7 @@ public final class ZmtpMessage extends FrameSlots {
             }
         }
         m.properties = properties;
+        m.routingId = routingId;
         return m;
     }
 
@@ -491,6 +516,7 @@ public final class ZmtpMessage extends FrameSlots {
             m.add(i == head && lazyHead != null ? lazyHead.bytes().clone() : frameBytes(i - head));
         }
         m.properties = properties;
+        m.routingId = routingId;
         return m;
     }
 
@@ -526,6 +552,7 @@ public final class ZmtpMessage extends FrameSlots {
         }
         resetFrames();
         properties = ZmtpMetadata.EMPTY;
+        routingId = 0;
         pool.recycle(this);
     }
 

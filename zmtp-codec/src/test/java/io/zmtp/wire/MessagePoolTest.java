@@ -34,6 +34,7 @@ class MessagePoolTest {
         m.addSpan(read, 0, 10);
         m.addSpan(read, 11, 4);
         m.properties(ZmtpMetadata.EMPTY.with("Identity", new byte[] {1}));
+        m.routingId(0x7f00_0001);
         assertEquals(14, m.byteSize());
         assertTrue(m.release());
         assertEquals(1, read.refCnt(), "the message's hold on the read buffer was released");
@@ -43,6 +44,7 @@ class MessagePoolTest {
         assertEquals(0, again.size());
         assertEquals(0, again.byteSize());
         assertEquals(ZmtpMetadata.EMPTY, again.properties());
+        assertEquals(0, again.routingId(), "a reused message carries no routing id of its last use");
         again.add(bytes("x"));
         assertEquals("x", again.frameString(0));
         assertEquals(1, again.byteSize());

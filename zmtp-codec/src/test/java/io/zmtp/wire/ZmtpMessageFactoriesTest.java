@@ -46,4 +46,21 @@ class ZmtpMessageFactoriesTest {
         m.release();
         assertEquals(0, frame.refCnt(), "releasing the message releases its frame");
     }
+
+    @Test
+    void aRoutingIdIsKeptByDuplicatesAndCopiesAndIsNoFrame() {
+        ZmtpMessage m = ZmtpMessage.of("body".getBytes(StandardCharsets.US_ASCII));
+        assertEquals(0, m.routingId(), "none until set");
+        assertSame(m, m.routingId(-5));
+        assertEquals(1, m.size(), "the id is not a frame");
+        ZmtpMessage dup = m.retainedDuplicate();
+        ZmtpMessage copy = m.copy();
+        assertEquals(-5, dup.routingId());
+        assertEquals(-5, copy.routingId());
+        m.routingId(0);
+        assertEquals(-5, dup.routingId(), "each message keeps its own");
+        dup.release();
+        copy.release();
+        m.release();
+    }
 }
