@@ -137,10 +137,10 @@ public enum SocketType {
 
     /**
      * Whether a socket of this type hands messages to its application: every type but PUB, whose
-     * peers send it subscriptions only, and PUSH, whose peers send it nothing.
+     * peers send it subscriptions only, and PUSH and SCATTER, whose peers send them nothing.
      */
     public boolean deliversMessages() {
-        return this != PUB && this != PUSH;
+        return this != PUB && this != PUSH && this != SCATTER;
     }
 
     /**

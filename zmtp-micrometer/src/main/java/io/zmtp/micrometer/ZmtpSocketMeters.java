@@ -68,6 +68,8 @@ public final class ZmtpSocketMeters implements MeterBinder {
                 Tags.of("reason", "unroutable"), null, SocketMetrics::unroutableDrops);
         counter(registry, "zmtp.socket.drops", "Messages dropped",
                 Tags.of("reason", "too_large"), null, SocketMetrics::tooLarge);
+        counter(registry, "zmtp.socket.drops", "Messages dropped",
+                Tags.of("reason", "multipart"), null, SocketMetrics::multipartDrops);
         counter(registry, "zmtp.socket.handshakes", "Handshakes completed",
                 Tags.empty(), null, SocketMetrics::handshakesSucceeded);
         for (ConnectionFailed.Kind k : ConnectionFailed.Kind.values()) {

@@ -44,6 +44,8 @@ public final class BlockingSocket implements AutoCloseable {
 
     private final BlockingInbox inbox;
     private final MultipartCursor cursor = new MultipartCursor();
+    /** The routing id of the last message taken (SERVER, PEER), 0 = none: the user's thread only. */
+    private int lastRoutingId;
 
     BlockingSocket(ZmtpSocket socket) {
         this.socket = socket;
@@ -156,6 +158,7 @@ public final class BlockingSocket implements AutoCloseable {
         if (msg.isEmpty()) {
             throw new IllegalArgumentException("a message has at least one frame");
         }
+        SendPath.checkFrameCount(socket.type(), msg.size());
         if (socket.isClosing()) {
             throw new SocketClosedException("socket is closed");
         }
@@ -172,7 +175,7 @@ public final class BlockingSocket implements AutoCloseable {
     }
 
     private boolean handOver(ZmtpMessage msg, Duration timeout) {
-        if (socket.options().routerMandatory()) {
+        if (socket.failsUnroutable()) {
             // Unroutable messages must fail this call, so wait for the loop's verdict.
             await(socket.send(msg), timeout == null ? Duration.ofDays(365) : timeout);
             return true;
@@ -328,6 +331,7 @@ public final class BlockingSocket implements AutoCloseable {
     private ZmtpMessage take() {
         ZmtpMessage m = inbox.take();
         if (m != null) {
+            lastRoutingId = m.routingId();
             socket.sendReceiveState().messageTaken(); // the type's state: a REQ's reply came, a REP has a request to answer
         }
         return m;
@@ -345,6 +349,45 @@ public final class BlockingSocket implements AutoCloseable {
 
     void removePoller(Runnable wake) {
         inbox.removePoller(wake);
+    }
+
+    // ------------------------------------------------------------------ routing ids (SERVER, PEER)
+
+    /**
+     * SERVER, PEER: sends {@code body} (copied) as a one-frame message to the peer with this
+     * routing id (the {@link #recvRoutingId()} of a message it sent), waiting as
+     * {@link #send(ZmtpMessage)} does; throws {@link UnroutableMessageException} when no peer
+     * with that id is connected. Other types ignore the id.
+     */
+    public void sendTo(int routingId, byte[] body) {
+        send(ZmtpMessage.of(body.clone()).routingId(routingId));
+    }
+
+    /**
+     * The routing id of the last message received by {@link #recv()}, {@link #receive()},
+     * {@link #receiveFrames()} and their variants: on a SERVER or PEER, the peer to answer with
+     * {@link #sendTo}; 0 when that message carried none (other types), or none was received.
+     */
+    public int recvRoutingId() {
+        return lastRoutingId;
+    }
+
+    /**
+     * PEER: connects to {@code endpoint} and returns the routing id its peer has, kept across
+     * reconnects ({@link PeerSocket#connectPeer}); waits up to 30 seconds for the first
+     * connection's handshake, then throws {@link SendTimeoutException}. Other types throw
+     * {@link UnsupportedOperationException}.
+     */
+    public int connectPeer(String endpoint) {
+        return connectPeer(endpoint, Duration.ofSeconds(30));
+    }
+
+    /** {@link #connectPeer(String)}, waiting at most {@code timeout} for the first handshake. */
+    public int connectPeer(String endpoint, Duration timeout) {
+        if (!(socket instanceof PeerSocket peer)) {
+            throw new UnsupportedOperationException("connectPeer is for PEER sockets, not " + socket.type());
+        }
+        return await(peer.connectPeer(endpoint), timeout);
     }
 
     // ------------------------------------------------------------------ byte arrays (JeroMQ's shape)
@@ -417,13 +460,14 @@ public final class BlockingSocket implements AutoCloseable {
         if (frames.isEmpty()) {
             throw new IllegalArgumentException("a message has at least one frame");
         }
+        SendPath.checkFrameCount(socket.type(), frames.size());
         if (socket.isClosing()) {
             throw new SocketClosedException("socket is closed");
         }
         socket.sendReceiveState().start(); // the type's state (REQ, REP): throws SocketStateException
         // With mandatory routing the socket owns the message from the first step; otherwise a
         // message that timed out or met the close was never queued and is still ours to release.
-        boolean ours = !socket.options().routerMandatory();
+        boolean ours = !socket.failsUnroutable();
         ZmtpMessage m = null;
         boolean sent = false;
         try {

@@ -3,22 +3,30 @@ package io.zmtp.socket;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
-/** DEALER: round-robin out over peers with room, fair-queued in; messages pass unchanged. */
-public final class DealerSocket extends ZmtpSocket {
+/**
+ * DEALER: round-robin out over peers with room, fair-queued in; messages pass unchanged. CLIENT
+ * is this type with single-frame messages ({@link ClientSocket}).
+ */
+public class DealerSocket extends ZmtpSocket {
     private final LoadBalancer out = new LoadBalancer();
 
     DealerSocket(Setup setup) {
-        super(setup, SocketType.DEALER);
+        this(setup, SocketType.DEALER);
     }
 
-    /** CONFLATE applies to this type, as in libzmq. */
+    /** DEALER or its single-frame cousin CLIENT. */
+    DealerSocket(Setup setup, SocketType type) {
+        super(setup, type);
+    }
+
+    /** CONFLATE applies to DEALER, not to CLIENT, as in libzmq. */
     @Override
-    boolean conflates() {
-        return true;
+    final boolean conflates() {
+        return type() == SocketType.DEALER;
     }
 
     @Override
-    SendResult route(ZmtpMessage msg) {
+    final SendResult route(ZmtpMessage msg) {
         Pipe p = out.select();
         if (p == null) {
             return SendResult.WOULD_BLOCK;
@@ -28,7 +36,7 @@ public final class DealerSocket extends ZmtpSocket {
     }
 
     @Override
-    boolean pipeAttached(Pipe pipe) {
+    final boolean pipeAttached(Pipe pipe) {
         out.attach(pipe);
         receiveFrom(pipe);
         probeRouter(pipe);
@@ -36,13 +44,13 @@ public final class DealerSocket extends ZmtpSocket {
     }
 
     @Override
-    void pipeDetached(Pipe pipe) {
+    final void pipeDetached(Pipe pipe) {
         out.detach(pipe);
         stopReceivingFrom(pipe);
     }
 
     @Override
-    void received(Pipe pipe, ZmtpMessage msg) {
+    final void received(Pipe pipe, ZmtpMessage msg) {
         deliver(msg);
     }
 }

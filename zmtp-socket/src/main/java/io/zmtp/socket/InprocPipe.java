@@ -68,8 +68,11 @@ final class InprocPipe extends Pipe {
         this.arrivalsNotReused = arrivalsNotReused;
     }
 
-    /** Connects {@code connector} to {@code binder} (any thread). */
-    static void link(SocketCore connector, SocketCore binder, String endpoint) {
+    /**
+     * Connects {@code connector} to {@code binder} (any thread); the connector's end gets
+     * {@code routingId} as its connect routing id (a PEER's kept id), or null.
+     */
+    static void link(SocketCore connector, SocketCore binder, String endpoint, byte[] routingId) {
         if (!connector.type().isCompatibleWith(binder.type())) {
             String reason = "socket types " + connector.type() + " and " + binder.type() + " cannot talk";
             connector.inLoop(() -> connector.monitor().event(SocketEvent.Type.HANDSHAKE_FAILED, endpoint, null, reason, null));
@@ -85,6 +88,7 @@ final class InprocPipe extends Pipe {
                 marks(connector.options().sendHwm(), binder.options().receiveHwm()), arrivalsNotReused);
         c.peer = b;
         b.peer = c;
+        c.connectRoutingId = routingId;
         binder.inLoop(() -> {
             binder.monitor().event(SocketEvent.Type.ACCEPTED, endpoint, null, null, null);
             binder.events().attach(b);

@@ -11,27 +11,32 @@ import java.util.Map;
  */
 final class InprocRegistry {
     private final Map<String, SocketCore> bound = new HashMap<>();
-    private final Map<String, List<SocketCore>> pending = new HashMap<>();
+    private final Map<String, List<Pending>> pending = new HashMap<>();
+
+    /** A connect waiting for its name to be bound, with the routing id its peer gets (PEER), or null. */
+    private record Pending(SocketCore socket, byte[] routingId) {
+    }
 
     synchronized void bind(String name, SocketCore socket) {
         if (bound.containsKey(name)) {
             throw new IllegalStateException("address already in use: inproc://" + name);
         }
         bound.put(name, socket);
-        List<SocketCore> waiting = pending.remove(name);
+        List<Pending> waiting = pending.remove(name);
         if (waiting != null) {
-            for (SocketCore c : waiting) {
-                InprocPipe.link(c, socket, "inproc://" + name);
+            for (Pending c : waiting) {
+                InprocPipe.link(c.socket(), socket, "inproc://" + name, c.routingId());
             }
         }
     }
 
-    synchronized void connect(String name, SocketCore socket) {
+    /** Connects {@code socket} to the name, now or once bound; {@code routingId}: see {@link InprocPipe#link}. */
+    synchronized void connect(String name, SocketCore socket, byte[] routingId) {
         SocketCore b = bound.get(name);
         if (b != null) {
-            InprocPipe.link(socket, b, "inproc://" + name);
+            InprocPipe.link(socket, b, "inproc://" + name, routingId);
         } else {
-            pending.computeIfAbsent(name, k -> new ArrayList<>()).add(socket);
+            pending.computeIfAbsent(name, k -> new ArrayList<>()).add(new Pending(socket, routingId));
         }
     }
 
@@ -45,8 +50,8 @@ final class InprocRegistry {
     }
 
     synchronized void cancelPending(SocketCore socket) {
-        for (List<SocketCore> l : pending.values()) {
-            l.remove(socket);
+        for (List<Pending> l : pending.values()) {
+            l.removeIf(c -> c.socket() == socket);
         }
         pending.values().removeIf(List::isEmpty);
     }

@@ -3,16 +3,24 @@ package io.zmtp.socket;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
-/** PAIR: exactly one peer; a second one is refused (its connection closed) while the first lasts. */
-public final class PairSocket extends ZmtpSocket {
+/**
+ * PAIR: exactly one peer; a second one is refused (its connection closed) while the first lasts.
+ * CHANNEL is this type with single-frame messages ({@link ChannelSocket}).
+ */
+public class PairSocket extends ZmtpSocket {
     private Pipe peer;
 
     PairSocket(Setup setup) {
-        super(setup, SocketType.PAIR);
+        this(setup, SocketType.PAIR);
+    }
+
+    /** PAIR or its single-frame cousin CHANNEL. */
+    PairSocket(Setup setup, SocketType type) {
+        super(setup, type);
     }
 
     @Override
-    SendResult route(ZmtpMessage msg) {
+    final SendResult route(ZmtpMessage msg) {
         if (peer == null || !peer.hasRoom()) {
             return SendResult.WOULD_BLOCK;
         }
@@ -21,7 +29,7 @@ public final class PairSocket extends ZmtpSocket {
     }
 
     @Override
-    boolean pipeAttached(Pipe pipe) {
+    final boolean pipeAttached(Pipe pipe) {
         if (peer != null) {
             eventLoop().execute(pipe::close);
             return false;
@@ -32,7 +40,7 @@ public final class PairSocket extends ZmtpSocket {
     }
 
     @Override
-    void pipeDetached(Pipe pipe) {
+    final void pipeDetached(Pipe pipe) {
         if (peer == pipe) {
             peer = null;
         }
@@ -40,7 +48,7 @@ public final class PairSocket extends ZmtpSocket {
     }
 
     @Override
-    void received(Pipe pipe, ZmtpMessage msg) {
+    final void received(Pipe pipe, ZmtpMessage msg) {
         deliver(msg);
     }
 }

@@ -42,12 +42,18 @@ public abstract class Pipe {
     int loadBalancerIndex = -1;
     /*
      * Per-type state of the socket about this peer lives in typed fields, each owned by one
-     * strategy: the routing id above (ROUTER's RoutingTable), the subscriber below (PUB and
-     * XPUB's Distributor). A type with state of its own about each peer adds a field here.
+     * strategy: the routing id above (ROUTER's RoutingTable), the subscriber and the number below
+     * (PUB and XPUB's Distributor, SERVER and PEER's NumberedPeers). A type with state of its
+     * own about each peer adds a field here.
      */
     /** Set by distribution (PUB, XPUB) at this peer's first SUBSCRIBE: its prefixes and fan-out mark. */
     Subscriber subscriber;
-    /** ROUTER: the routing id given to the connect that made this pipe (ZMQ_CONNECT_ROUTING_ID), or null. */
+    /** SERVER and PEER ({@link NumberedPeers}): the number messages to this peer are routed by; 0 = none. */
+    int serverRoutingId;
+    /**
+     * The routing id given to the connect that made this pipe, or null: a ROUTER's
+     * (ZMQ_CONNECT_ROUTING_ID), or a PEER's number kept for the endpoint (4 bytes, big-endian).
+     */
     byte[] connectRoutingId;
     /**
      * When (System.nanoTime) the peer was last heard: set at the end of each read, and when the

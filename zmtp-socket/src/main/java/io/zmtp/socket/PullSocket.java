@@ -3,37 +3,45 @@ package io.zmtp.socket;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
-/** PULL: fair-queued in from PUSH peers; cannot send. */
-public final class PullSocket extends ZmtpSocket {
+/**
+ * PULL: fair-queued in from PUSH peers; cannot send. GATHER is this type with single-frame
+ * messages ({@link GatherSocket}).
+ */
+public class PullSocket extends ZmtpSocket {
 
     PullSocket(Setup setup) {
-        super(setup, SocketType.PULL);
+        this(setup, SocketType.PULL);
     }
 
-    /** CONFLATE applies to this type, as in libzmq. */
+    /** PULL or its single-frame cousin GATHER. */
+    PullSocket(Setup setup, SocketType type) {
+        super(setup, type);
+    }
+
+    /** CONFLATE applies to PULL, not to GATHER, as in libzmq. */
     @Override
-    boolean conflates() {
-        return true;
+    final boolean conflates() {
+        return type() == SocketType.PULL;
     }
 
     @Override
-    SendResult route(ZmtpMessage msg) {
-        throw new UnsupportedOperationException("a PULL socket cannot send");
+    final SendResult route(ZmtpMessage msg) {
+        throw new UnsupportedOperationException("a " + type() + " socket cannot send");
     }
 
     @Override
-    boolean pipeAttached(Pipe pipe) {
+    final boolean pipeAttached(Pipe pipe) {
         receiveFrom(pipe);
         return true;
     }
 
     @Override
-    void pipeDetached(Pipe pipe) {
+    final void pipeDetached(Pipe pipe) {
         stopReceivingFrom(pipe);
     }
 
     @Override
-    void received(Pipe pipe, ZmtpMessage msg) {
+    final void received(Pipe pipe, ZmtpMessage msg) {
         deliver(msg);
     }
 }

@@ -3,22 +3,30 @@ package io.zmtp.socket;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
-/** PUSH: round-robin out over PULL peers with room; never receives. */
-public final class PushSocket extends ZmtpSocket {
+/**
+ * PUSH: round-robin out over PULL peers with room; never receives. SCATTER is this type with
+ * single-frame messages ({@link ScatterSocket}).
+ */
+public class PushSocket extends ZmtpSocket {
     private final LoadBalancer out = new LoadBalancer();
 
     PushSocket(Setup setup) {
-        super(setup, SocketType.PUSH);
+        this(setup, SocketType.PUSH);
     }
 
-    /** CONFLATE applies to this type, as in libzmq. */
+    /** PUSH or its single-frame cousin SCATTER. */
+    PushSocket(Setup setup, SocketType type) {
+        super(setup, type);
+    }
+
+    /** CONFLATE applies to PUSH, not to SCATTER, as in libzmq. */
     @Override
-    boolean conflates() {
-        return true;
+    final boolean conflates() {
+        return type() == SocketType.PUSH;
     }
 
     @Override
-    SendResult route(ZmtpMessage msg) {
+    final SendResult route(ZmtpMessage msg) {
         Pipe p = out.select();
         if (p == null) {
             return SendResult.WOULD_BLOCK;
@@ -28,18 +36,18 @@ public final class PushSocket extends ZmtpSocket {
     }
 
     @Override
-    boolean pipeAttached(Pipe pipe) {
+    final boolean pipeAttached(Pipe pipe) {
         out.attach(pipe);
         return true;
     }
 
     @Override
-    void pipeDetached(Pipe pipe) {
+    final void pipeDetached(Pipe pipe) {
         out.detach(pipe);
     }
 
     @Override
-    void received(Pipe pipe, ZmtpMessage msg) {
+    final void received(Pipe pipe, ZmtpMessage msg) {
         msg.release();
     }
 }

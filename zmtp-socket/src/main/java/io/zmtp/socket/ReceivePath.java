@@ -79,6 +79,22 @@ final class ReceivePath {
     }
 
     /**
+     * The single-frame rule of ZMTP 3.1's thread-safe types, on the receiving side: a message of
+     * more than one frame from a peer of such a type is released and counted
+     * ({@link SocketMetrics#multipartDrops()}), as libzmq's CLIENT, SERVER and the others skip
+     * the frames of a multipart message; the connection stays open. True when dropped. Its
+     * sending side is {@link SendPath#checkFrameCount}.
+     */
+    boolean dropsMultipart(ZmtpMessage msg) {
+        if (msg.size() <= 1 || !core.type().isSingleFrame()) {
+            return false;
+        }
+        msg.release();
+        core.counters().multipartDrop();
+        return true;
+    }
+
+    /**
      * Hands a message to the application with its peer's routing id in front, as ROUTER and STREAM
      * deliver every message; a peer without a routing id (not yet identified) is dropped.
      */

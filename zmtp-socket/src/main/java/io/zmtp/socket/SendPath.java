@@ -2,6 +2,7 @@ package io.zmtp.socket;
 
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
+import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 
 /**
@@ -20,6 +21,20 @@ final class SendPath {
         this.hooks = hooks;
         this.state = state;
         this.blocked = blocked;
+    }
+
+    /**
+     * The single-frame rule of ZMTP 3.1's thread-safe types, on the sending side: a message of
+     * {@code frames} frames for a {@code type} whose messages are single frames is refused before
+     * anything is consumed (the caller still owns it), as libzmq fails a send with ZMQ_SNDMORE
+     * with EINVAL. Any thread: it reads only what the caller owns. Its receiving side is
+     * {@link ReceivePath#dropsMultipart}.
+     */
+    static void checkFrameCount(SocketType type, int frames) {
+        if (frames > 1 && type.isSingleFrame()) {
+            throw new IllegalArgumentException("a " + type + " socket sends single-frame messages only, not "
+                    + frames + " frames");
+        }
     }
 
     /** {@link ZmtpSocket#send(ZmtpMessage)} on the loop: {@code p} completes when a peer took the message. */
@@ -67,6 +82,7 @@ final class SendPath {
         if (msg.isEmpty()) {
             throw new IllegalArgumentException("a message has at least one frame");
         }
+        checkFrameCount(core.type(), msg.size());
         if (core.conflating()) {
             if (blocked.isEmpty() && hooks.route(msg) != SendResult.WOULD_BLOCK) {
                 return true;

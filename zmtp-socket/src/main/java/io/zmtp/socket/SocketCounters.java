@@ -22,6 +22,7 @@ final class SocketCounters {
     private static final VarHandle HWM_DROPS;
     private static final VarHandle UNROUTABLE_DROPS;
     private static final VarHandle TOO_LARGE;
+    private static final VarHandle MULTIPART_DROPS;
     private static final VarHandle HANDSHAKES;
     private static final VarHandle DISCONNECTS;
     private static final VarHandle CONNECT_FAILURES;
@@ -42,6 +43,7 @@ final class SocketCounters {
             HWM_DROPS = l.findVarHandle(SocketCounters.class, "hwmDrops", long.class);
             UNROUTABLE_DROPS = l.findVarHandle(SocketCounters.class, "unroutableDrops", long.class);
             TOO_LARGE = l.findVarHandle(SocketCounters.class, "tooLarge", long.class);
+            MULTIPART_DROPS = l.findVarHandle(SocketCounters.class, "multipartDrops", long.class);
             HANDSHAKES = l.findVarHandle(SocketCounters.class, "handshakes", long.class);
             DISCONNECTS = l.findVarHandle(SocketCounters.class, "disconnects", long.class);
             CONNECT_FAILURES = l.findVarHandle(SocketCounters.class, "connectFailures", long.class);
@@ -62,6 +64,7 @@ final class SocketCounters {
     private long hwmDrops;
     private long unroutableDrops;
     private long tooLarge;
+    private long multipartDrops;
     private long handshakes;
     private long disconnects;
     private long connectFailures;
@@ -111,6 +114,11 @@ final class SocketCounters {
     /** A message was dropped because no peer could take it by the type's rules. */
     void unroutableDrop() {
         UNROUTABLE_DROPS.setOpaque(this, unroutableDrops + 1);
+    }
+
+    /** A multipart message arrived at a single-frame type and was dropped. */
+    void multipartDrop() {
+        MULTIPART_DROPS.setOpaque(this, multipartDrops + 1);
     }
 
     void peers(int n) {
@@ -170,7 +178,7 @@ final class SocketCounters {
                 (long) MESSAGES_IN.getOpaque(this), (long) BYTES_IN.getOpaque(this),
                 (long) MESSAGES_OUT.getOpaque(this), (long) BYTES_OUT.getOpaque(this),
                 (long) HWM_DROPS.getOpaque(this), (long) UNROUTABLE_DROPS.getOpaque(this),
-                (long) TOO_LARGE.getOpaque(this),
+                (long) TOO_LARGE.getOpaque(this), (long) MULTIPART_DROPS.getOpaque(this),
                 (long) HANDSHAKES.getOpaque(this), (long) DISCONNECTS.getOpaque(this),
                 (long) CONNECT_FAILURES.getOpaque(this), (long) RECONNECTS.getOpaque(this),
                 f, (int) PEERS.getOpaque(this), Math.max(0, queuedOut), queuedIn);

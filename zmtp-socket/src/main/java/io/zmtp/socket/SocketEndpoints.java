@@ -84,8 +84,8 @@ final class SocketEndpoints {
     }
 
     /**
-     * {@link ZmtpSocket#connect}: on the loop; {@code routingId} is what a ROUTER routes this
-     * endpoint's peer by (already checked and copied), or null.
+     * {@link ZmtpSocket#connect}: on the loop; {@code routingId} is what a ROUTER or PEER routes
+     * this endpoint's peer by (already checked and copied), or null.
      */
     Future<Void> connect(String endpoint, byte[] routingId) {
         Promise<Void> p = socket.loop().newPromise();
@@ -110,7 +110,7 @@ final class SocketEndpoints {
                 return;
             }
             if (ep.transport() == Endpoint.Transport.INPROC) {
-                inproc.connect(ep.address(), socket);
+                inproc.connect(ep.address(), socket, routingId);
                 p.trySuccess(null);
                 return;
             }

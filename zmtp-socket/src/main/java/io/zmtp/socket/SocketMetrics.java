@@ -23,6 +23,9 @@ import java.util.Map;
  *        inbound budget): each closed its connection and was lost (the peer reconnects), and
  *        each is also a DISCONNECTED event whose failure is
  *        {@link ConnectionFailed.Kind#MESSAGE_TOO_LARGE}, naming the peer, the size and the limit
+ * @param multipartDrops messages of more than one frame received by a type whose messages are
+ *        single frames (CLIENT, SERVER, RADIO, DISH, GATHER, SCATTER, PEER, CHANNEL), dropped
+ *        whole as libzmq drops them; the connection stays open
  * @param handshakesSucceeded connections that completed their handshake
  * @param disconnects connections closed after their handshake
  * @param connectFailures outgoing connection attempts that failed before a handshake began
@@ -37,7 +40,7 @@ import java.util.Map;
  *        handler, or in a {@link BlockingSocket}'s incoming queue)
  */
 public record SocketMetrics(long messagesIn, long bytesIn, long messagesOut, long bytesOut,
-                            long hwmDrops, long unroutableDrops, long tooLarge,
+                            long hwmDrops, long unroutableDrops, long tooLarge, long multipartDrops,
                             long handshakesSucceeded, long disconnects, long connectFailures, long reconnects,
                             Map<ConnectionFailed.Kind, Long> handshakeFailures,
                             int peers, long queuedOut, long queuedIn) {
@@ -75,6 +78,7 @@ public record SocketMetrics(long messagesIn, long bytesIn, long messagesOut, lon
                 .append(" hwm-drops=").append(hwmDrops)
                 .append(" unroutable=").append(unroutableDrops)
                 .append(" too-large=").append(tooLarge)
+                .append(" multipart-drops=").append(multipartDrops)
                 .append(" peers=").append(peers)
                 .append(" handshakes=").append(handshakesSucceeded)
                 .append(" disconnects=").append(disconnects)

@@ -27,7 +27,13 @@ final class SocketTypes {
             case XPUB -> new XPubSocket(s);
             case XSUB -> new XSubSocket(s);
             case STREAM -> new StreamSocket(s);
-            case SERVER, CLIENT, RADIO, DISH, GATHER, SCATTER, PEER, CHANNEL ->
+            case SERVER -> new ServerSocket(s);
+            case CLIENT -> new ClientSocket(s);
+            case GATHER -> new GatherSocket(s);
+            case SCATTER -> new ScatterSocket(s);
+            case PEER -> new PeerSocket(s);
+            case CHANNEL -> new ChannelSocket(s);
+            case RADIO, DISH ->
                     throw new UnsupportedOperationException(type + " sockets are not built yet");
         };
     }

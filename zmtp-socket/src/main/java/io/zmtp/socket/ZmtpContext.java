@@ -165,6 +165,30 @@ public final class ZmtpContext implements AutoCloseable {
         return opened(new SubSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
     }
 
+    public ServerSocket server(SocketOptions options) {
+        return opened(new ServerSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
+    }
+
+    public ClientSocket client(SocketOptions options) {
+        return opened(new ClientSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
+    }
+
+    public ScatterSocket scatter(SocketOptions options) {
+        return opened(new ScatterSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
+    }
+
+    public GatherSocket gather(SocketOptions options) {
+        return opened(new GatherSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
+    }
+
+    public PeerSocket peer(SocketOptions options) {
+        return opened(new PeerSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
+    }
+
+    public ChannelSocket channel(SocketOptions options) {
+        return opened(new ChannelSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
+    }
+
     /** Counts {@code s} among this context's sockets, which {@link #close()} closes. */
     private <S extends ZmtpSocket> S opened(S s) {
         sockets.add(s);

@@ -315,9 +315,13 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * {@link SocketStateException} when the type's state forbids a send now (a REQ awaiting its
      * reply, a REP with no request to answer: checked when the send is made, so a second request
      * queued behind a first fails at once), or with {@link UnroutableMessageException} (ROUTER
-     * with the mandatory option).
+     * with the mandatory option; SERVER and PEER, whose message names no connected peer).
+     *
+     * @throws IllegalArgumentException at once, the message still the caller's, when the type's
+     *         messages are single frames (CLIENT, SERVER, SCATTER...) and {@code msg} has more
      */
     public final Future<Void> send(ZmtpMessage msg) {
+        SendPath.checkFrameCount(core.type(), msg.size()); // throws while the message is still the caller's
         EventLoop loop = core.loop();
         Promise<Void> p = loop.newPromise();
         if (loop.inEventLoop()) {
@@ -383,6 +387,15 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * is consumed.
      */
     abstract SendResult route(ZmtpMessage msg);
+
+    /**
+     * Whether a send this type cannot route fails (with {@link UnroutableMessageException}) rather
+     * than being dropped: a ROUTER with the mandatory option, always a SERVER or PEER. A
+     * {@link BlockingSocket} then waits for the loop's verdict on each send. Any thread.
+     */
+    boolean failsUnroutable() {
+        return core.options().routerMandatory();
+    }
 
     /** A peer completed its handshake; return false to keep it but ignore it (duplicate ROUTER id). */
     abstract boolean pipeAttached(Pipe pipe);
@@ -479,7 +492,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * outside the type's own sending rules, so a ROUTER peer learns our routing id.
      */
     final void probeRouter(Pipe pipe) {
-        if (core.options().probeRouter()) {
+        if (core.options().probeRouter() && !core.type().isSingleFrame()) {
             pipe.write(ZmtpMessage.of(Unpooled.EMPTY_BUFFER));
         }
     }
@@ -690,6 +703,9 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
         @Override
         public void received(Pipe pipe, ZmtpMessage msg) {
+            if (receiving.dropsMultipart(msg)) {
+                return;
+            }
             ZmtpSocket.this.received(pipe, msg);
         }
 
