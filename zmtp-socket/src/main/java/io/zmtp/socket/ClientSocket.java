@@ -12,4 +12,10 @@ public final class ClientSocket extends DealerSocket {
     ClientSocket(Setup setup) {
         super(setup, SocketType.CLIENT);
     }
+
+    /** CONFLATE does not apply to this type, as in libzmq. */
+    @Override
+    boolean conflates() {
+        return false;
+    }
 }

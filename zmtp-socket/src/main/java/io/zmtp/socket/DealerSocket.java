@@ -19,10 +19,10 @@ public class DealerSocket extends ZmtpSocket {
         super(setup, type);
     }
 
-    /** CONFLATE applies to DEALER, not to CLIENT, as in libzmq. */
+    /** CONFLATE applies to this type, as in libzmq (not to CLIENT). */
     @Override
-    final boolean conflates() {
-        return type() == SocketType.DEALER;
+    boolean conflates() {
+        return true;
     }
 
     @Override

@@ -11,4 +11,10 @@ public final class GatherSocket extends PullSocket {
     GatherSocket(Setup setup) {
         super(setup, SocketType.GATHER);
     }
+
+    /** CONFLATE does not apply to this type, as in libzmq. */
+    @Override
+    boolean conflates() {
+        return false;
+    }
 }

@@ -18,10 +18,10 @@ public class PullSocket extends ZmtpSocket {
         super(setup, type);
     }
 
-    /** CONFLATE applies to PULL, not to GATHER, as in libzmq. */
+    /** CONFLATE applies to this type, as in libzmq (not to GATHER). */
     @Override
-    final boolean conflates() {
-        return type() == SocketType.PULL;
+    boolean conflates() {
+        return true;
     }
 
     @Override

@@ -19,10 +19,10 @@ public class PushSocket extends ZmtpSocket {
         super(setup, type);
     }
 
-    /** CONFLATE applies to PUSH, not to SCATTER, as in libzmq. */
+    /** CONFLATE applies to this type, as in libzmq (not to SCATTER). */
     @Override
-    final boolean conflates() {
-        return type() == SocketType.PUSH;
+    boolean conflates() {
+        return true;
     }
 
     @Override

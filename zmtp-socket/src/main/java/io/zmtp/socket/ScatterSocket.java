@@ -11,4 +11,10 @@ public final class ScatterSocket extends PushSocket {
     ScatterSocket(Setup setup) {
         super(setup, SocketType.SCATTER);
     }
+
+    /** CONFLATE does not apply to this type, as in libzmq. */
+    @Override
+    boolean conflates() {
+        return false;
+    }
 }
