@@ -146,6 +146,7 @@ public final class BlockingSocket implements AutoCloseable {
     }
 
     public void send(String... frames) {
+        SendPath.checkFrameCount(socket.type(), frames.length); // before a message exists to leak
         send(ZmtpMessage.ofStrings(frames));
     }
 

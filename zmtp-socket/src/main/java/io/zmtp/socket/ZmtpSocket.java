@@ -334,6 +334,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     /** Sends a message of UTF-8 string frames. */
     public final Future<Void> send(String... frames) {
+        SendPath.checkFrameCount(core.type(), frames.length); // before a message exists to leak
         return send(ZmtpMessage.ofStrings(frames));
     }
 

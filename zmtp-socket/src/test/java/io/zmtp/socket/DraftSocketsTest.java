@@ -167,6 +167,8 @@ class DraftSocketsTest {
             assertThrows(IllegalArgumentException.class, () -> blocking.send(m), t.toString());
             assertEquals(1, m.refCnt(), t + ": nor the blocking send");
             assertThrows(IllegalArgumentException.class, () -> blocking.sendMore("a").send("b"), t.toString());
+            assertThrows(IllegalArgumentException.class, () -> blocking.send("a", "b"), t.toString());
+            assertThrows(IllegalArgumentException.class, () -> s.send("a", "b"), t.toString());
             m.release();
             get(s.close(Duration.ZERO));
         }
