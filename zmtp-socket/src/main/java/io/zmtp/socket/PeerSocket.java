@@ -37,8 +37,9 @@ public final class PeerSocket extends ServerSocket {
      * Connects to {@code endpoint} (any transport, as {@link #connect(String)}) and gives its peer
      * a routing id kept for this endpoint across reconnects. The future completes with that id
      * once the first connection through the endpoint has completed its handshake (from then on a
-     * send to it is routed), and fails if the socket closes first or the endpoint is refused. A
-     * second connectPeer of the same endpoint replaces the first: it stops, and a new id is kept.
+     * send to it is routed), and fails if the socket closes, or the endpoint is disconnected,
+     * first, or the endpoint is refused. A second connectPeer of the same endpoint replaces the
+     * first: it stops, and a new id is kept. {@link #disconnect(String)} gives the id up.
      */
     public Future<Integer> connectPeer(String endpoint) {
         Promise<Integer> p = eventLoop().newPromise();
@@ -80,6 +81,16 @@ public final class PeerSocket extends ServerSocket {
         Promise<Integer> p = waiting.remove(pipe.serverRoutingId);
         if (p != null) {
             p.trySuccess(pipe.serverRoutingId);
+        }
+    }
+
+    /** The endpoint's kept id is given up; a connectPeer still waiting for it fails. */
+    @Override
+    void disconnected(String endpoint) {
+        Integer id = keptIds.remove(endpoint);
+        if (id != null) {
+            peers().forget(id);
+            failWaiting(id, new IllegalStateException("disconnected from " + endpoint + " before its peer connected"));
         }
     }
 

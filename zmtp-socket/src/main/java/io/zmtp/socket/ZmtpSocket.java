@@ -187,7 +187,13 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
     /** Stops connecting to an endpoint and closes the connection made to it. */
     public final Future<Void> disconnect(String endpoint) {
-        return endpoints.disconnect(endpoint);
+        Future<Void> f = endpoints.disconnect(endpoint);
+        inLoop(() -> disconnected(endpoint)); // after the endpoint stopped: both run on the loop in order
+        return f;
+    }
+
+    /** Hook: the application disconnected {@code endpoint} (PEER forgets the id it kept for it). */
+    void disconnected(String endpoint) {
     }
 
     /** Stops listening on an endpoint and closes the connections accepted through it. */

@@ -254,9 +254,13 @@ class DraftSocketsTest {
     }
 
     @Test
-    void connectPeerFailsWhenTheSocketClosesFirst() {
+    void connectPeerFailsWhenDisconnectedOrClosedFirst() {
         PeerSocket peer = ctx.peer(SocketOptions.DEFAULTS);
-        Future<Integer> f = peer.connectPeer("tcp://127.0.0.1:1"); // nobody listens there
+        Future<Integer> gone = peer.connectPeer("tcp://127.0.0.1:1"); // nobody listens there
+        get(peer.disconnect("tcp://127.0.0.1:1"));
+        gone.awaitUninterruptibly(T.toMillis());
+        assertInstanceOf(IllegalStateException.class, gone.cause(), "disconnected before its peer came");
+        Future<Integer> f = peer.connectPeer("tcp://127.0.0.1:1");
         peer.close(Duration.ZERO);
         f.awaitUninterruptibly(T.toMillis());
         assertInstanceOf(SocketClosedException.class, f.cause());
