@@ -1,5 +1,6 @@
 package io.zmtp.socket;
 
+import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.ZmtpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,6 +15,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ReceivePath {
     private static final Logger log = LoggerFactory.getLogger(ReceivePath.class);
+    private static final PeerFailureLog DROPS = PeerFailureLog.get(ReceivePath.class);
 
     private final SocketCore core;
     private final SendReceiveState state;
@@ -82,12 +84,15 @@ final class ReceivePath {
      * The single-frame rule of ZMTP 3.1's thread-safe types, on the receiving side: a message of
      * more than one frame from a peer of such a type is released and counted
      * ({@link SocketMetrics#multipartDrops()}), as libzmq's CLIENT, SERVER and the others skip
-     * the frames of a multipart message; the connection stays open. True when dropped. Its
-     * sending side is {@link SendPath#checkFrameCount}.
+     * the frames of a multipart message; the connection stays open (a DEBUG line, off the loop,
+     * names the peer). True when dropped. Its sending side is {@link SendPath#checkFrameCount}.
      */
-    boolean dropsMultipart(ZmtpMessage msg) {
+    boolean dropsMultipart(Pipe pipe, ZmtpMessage msg) {
         if (msg.size() <= 1 || !core.type().isSingleFrame()) {
             return false;
+        }
+        if (DROPS.isDebugEnabled()) {
+            DROPS.debug("{} dropped a message of {} frames from {}: single frames only", core, msg.size(), pipe);
         }
         msg.release();
         core.counters().multipartDrop();

@@ -710,7 +710,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
         @Override
         public void received(Pipe pipe, ZmtpMessage msg) {
-            if (receiving.dropsMultipart(msg)) {
+            if (receiving.dropsMultipart(pipe, msg)) {
                 return;
             }
             ZmtpSocket.this.received(pipe, msg);
