@@ -325,6 +325,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
      *
      * @throws IllegalArgumentException at once, the message still the caller's, when the type's
      *         messages are single frames (CLIENT, SERVER, SCATTER...) and {@code msg} has more
+     *         than one frame
      */
     public final Future<Void> send(ZmtpMessage msg) {
         SendPath.checkFrameCount(core.type(), msg.size()); // throws while the message is still the caller's
