@@ -58,6 +58,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private enum State { GREETING, HANDSHAKE, ACTIVE, CLOSED }
 
     private final ZmtpOptions options;
+    /** A RADIO's messages go out as their group frame, then the body (RFC 48). */
+    private final boolean radio;
     /** This connection as its helpers see it: they hold this, not the codec. */
     private final Connection connection = new ConnectionView();
     private State state = State.GREETING;
@@ -104,6 +106,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     public ZmtpCodec(ZmtpOptions options) {
         this.options = options;
+        this.radio = options.socketType() == SocketType.RADIO;
         this.reader = new FrameReader(options, new ConnectionCommands(connection));
     }
 
@@ -510,7 +513,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private void encode(Object msg, ChannelPromise promise) {
         try {
             if (msg instanceof ZmtpMessage) {
-                writer.writeMessage((ZmtpMessage) msg, promise);
+                ZmtpMessage m = (ZmtpMessage) msg;
+                if (radio && m.groupUtf8() != null) {
+                    writer.writeGroupFrame(m.groupUtf8());
+                }
+                writer.writeMessage(m, promise);
             } else if (msg instanceof ZmtpSubscription) {
                 writer.writeSubscription((ZmtpSubscription) msg, version);
                 writer.endWrite(promise);

@@ -47,6 +47,8 @@ public abstract class Pipe {
      */
     /** Set by distribution (PUB, XPUB) at this peer's first SUBSCRIBE: its prefixes and fan-out mark. */
     Subscriber subscriber;
+    /** Set by a RADIO's {@link GroupIndex} at this peer's first JOIN: the groups it joined. */
+    java.util.HashSet<String> joinedGroups;
     /** ROUTER: the routing id given to the connect that made this pipe (ZMQ_CONNECT_ROUTING_ID), or null. */
     byte[] connectRoutingId;
     /**
@@ -78,6 +80,14 @@ public abstract class Pipe {
     /** The endpoint this peer came through (bound or connected), or a description. */
     public String endpoint() {
         return endpoint;
+    }
+
+    /**
+     * Whether this peer is a udp:// datagram channel rather than a connection: no JOIN or LEAVE
+     * travels over it, so a RADIO sends it every message and a DISH filters what it brings.
+     */
+    boolean isDatagram() {
+        return false;
     }
 
     /** Whether a message can be written without passing the send high-water mark. */

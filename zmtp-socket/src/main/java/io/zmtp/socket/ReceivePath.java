@@ -79,6 +79,21 @@ final class ReceivePath {
     }
 
     /**
+     * The single-frame rule on the way in (CLIENT, SERVER, RADIO, DISH, GATHER, SCATTER, PEER,
+     * CHANNEL): a multipart message from a peer is released and counted in
+     * {@link SocketMetrics#multipartDrops()}, before the type sees it. True when {@code msg} was
+     * dropped. The one place the rule is checked on the way in.
+     */
+    boolean droppedAsMultipart(ZmtpMessage msg) {
+        if (core.type().isSingleFrame() && msg.size() > 1) {
+            msg.release();
+            core.counters().multipartDrop();
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * Hands a message to the application with its peer's routing id in front, as ROUTER and STREAM
      * deliver every message; a peer without a routing id (not yet identified) is dropped.
      */

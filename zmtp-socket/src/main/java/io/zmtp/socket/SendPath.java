@@ -29,6 +29,12 @@ final class SendPath {
             p.tryFailure(new IllegalArgumentException("a message has at least one frame"));
             return;
         }
+        String multipart = multipartRefusal(msg);
+        if (multipart != null) {
+            // Untouched, as a type's validation in route leaves it: the caller's to release.
+            p.tryFailure(new IllegalArgumentException(multipart));
+            return;
+        }
         if (core.isClosing()) {
             msg.release();
             p.tryFailure(new SocketClosedException("socket is closed"));
@@ -59,6 +65,18 @@ final class SendPath {
         }
     }
 
+    /**
+     * The single-frame rule of ZMTP 3.1's thread-safe types (CLIENT, SERVER, RADIO, DISH, GATHER,
+     * SCATTER, PEER, CHANNEL): why {@code msg} may not be sent, or null. The one place the rule
+     * is checked on the way out, before anything is consumed.
+     */
+    private String multipartRefusal(ZmtpMessage msg) {
+        if (core.type().isSingleFrame() && msg.size() > 1) {
+            return "a " + core.type() + " socket sends single-frame messages only, not " + msg.size() + " frames";
+        }
+        return null;
+    }
+
     /** {@link ZmtpSocket#trySend}, on the loop. */
     boolean trySend(ZmtpMessage msg) {
         if (core.isClosing()) {
@@ -66,6 +84,10 @@ final class SendPath {
         }
         if (msg.isEmpty()) {
             throw new IllegalArgumentException("a message has at least one frame");
+        }
+        String multipart = multipartRefusal(msg);
+        if (multipart != null) {
+            throw new IllegalArgumentException(multipart);
         }
         if (core.conflating()) {
             if (blocked.isEmpty() && hooks.route(msg) != SendResult.WOULD_BLOCK) {

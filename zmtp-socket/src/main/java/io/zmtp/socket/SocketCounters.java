@@ -22,6 +22,8 @@ final class SocketCounters {
     private static final VarHandle HWM_DROPS;
     private static final VarHandle UNROUTABLE_DROPS;
     private static final VarHandle TOO_LARGE;
+    private static final VarHandle MULTIPART_DROPS;
+    private static final VarHandle DATAGRAM_DROPS;
     private static final VarHandle HANDSHAKES;
     private static final VarHandle DISCONNECTS;
     private static final VarHandle CONNECT_FAILURES;
@@ -42,6 +44,8 @@ final class SocketCounters {
             HWM_DROPS = l.findVarHandle(SocketCounters.class, "hwmDrops", long.class);
             UNROUTABLE_DROPS = l.findVarHandle(SocketCounters.class, "unroutableDrops", long.class);
             TOO_LARGE = l.findVarHandle(SocketCounters.class, "tooLarge", long.class);
+            MULTIPART_DROPS = l.findVarHandle(SocketCounters.class, "multipartDrops", long.class);
+            DATAGRAM_DROPS = l.findVarHandle(SocketCounters.class, "datagramDrops", long.class);
             HANDSHAKES = l.findVarHandle(SocketCounters.class, "handshakes", long.class);
             DISCONNECTS = l.findVarHandle(SocketCounters.class, "disconnects", long.class);
             CONNECT_FAILURES = l.findVarHandle(SocketCounters.class, "connectFailures", long.class);
@@ -62,6 +66,8 @@ final class SocketCounters {
     private long hwmDrops;
     private long unroutableDrops;
     private long tooLarge;
+    private long multipartDrops;
+    private long datagramDrops;
     private long handshakes;
     private long disconnects;
     private long connectFailures;
@@ -111,6 +117,16 @@ final class SocketCounters {
     /** A message was dropped because no peer could take it by the type's rules. */
     void unroutableDrop() {
         UNROUTABLE_DROPS.setOpaque(this, unroutableDrops + 1);
+    }
+
+    /** A multipart message from a peer reached a single-frame type (CLIENT, DISH...) and was dropped. */
+    void multipartDrop() {
+        MULTIPART_DROPS.setOpaque(this, multipartDrops + 1);
+    }
+
+    /** A udp:// datagram was dropped: malformed, too large, or of a group nobody joined. */
+    void datagramDrop() {
+        DATAGRAM_DROPS.setOpaque(this, datagramDrops + 1);
     }
 
     void peers(int n) {
@@ -173,6 +189,7 @@ final class SocketCounters {
                 (long) TOO_LARGE.getOpaque(this),
                 (long) HANDSHAKES.getOpaque(this), (long) DISCONNECTS.getOpaque(this),
                 (long) CONNECT_FAILURES.getOpaque(this), (long) RECONNECTS.getOpaque(this),
-                f, (int) PEERS.getOpaque(this), Math.max(0, queuedOut), queuedIn);
+                f, (int) PEERS.getOpaque(this), Math.max(0, queuedOut), queuedIn,
+                (long) MULTIPART_DROPS.getOpaque(this), (long) DATAGRAM_DROPS.getOpaque(this));
     }
 }

@@ -27,7 +27,9 @@ final class SocketTypes {
             case XPUB -> new XPubSocket(s);
             case XSUB -> new XSubSocket(s);
             case STREAM -> new StreamSocket(s);
-            case SERVER, CLIENT, RADIO, DISH, GATHER, SCATTER, PEER, CHANNEL ->
+            case RADIO -> new RadioSocket(s);
+            case DISH -> new DishSocket(s);
+            case SERVER, CLIENT, GATHER, SCATTER, PEER, CHANNEL ->
                     throw new UnsupportedOperationException(type + " sockets are not built yet");
         };
     }

@@ -690,7 +690,9 @@ public abstract class ZmtpSocket implements AutoCloseable {
 
         @Override
         public void received(Pipe pipe, ZmtpMessage msg) {
-            ZmtpSocket.this.received(pipe, msg);
+            if (!receiving.droppedAsMultipart(msg)) {
+                ZmtpSocket.this.received(pipe, msg);
+            }
         }
 
         @Override
