@@ -132,6 +132,65 @@ public final class BlockingSocket implements AutoCloseable {
         return unsubscribe(prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
+    // ------------------------------------------------------------------ RADIO and DISH
+
+    /** The group of the last message {@link #receive}, {@link #recv} and the like took (DISH), or null. */
+    private String lastGroup;
+
+    /**
+     * RADIO: sends {@code body} (copied) to the DISHes that joined {@code group} (1-255 UTF-8
+     * bytes); waits as {@link #send(ZmtpMessage)} does.
+     */
+    public void sendToGroup(String group, byte[] body) {
+        ZmtpMessage m = ZmtpMessage.of(body.clone());
+        try {
+            m.group(group);
+        } catch (IllegalArgumentException e) {
+            m.release();
+            throw e;
+        }
+        send(m);
+    }
+
+    /** DISH: the group of the last message received by {@link #recv()} or {@link #receive()}; null if it had none. */
+    public String receivedGroup() {
+        return lastGroup;
+    }
+
+    /** DISH: joins {@code group} (see {@link DishSocket#join}); other types throw {@link UnsupportedOperationException}. */
+    public BlockingSocket join(String group) {
+        await(dish("join").join(group), Duration.ofSeconds(30));
+        return this;
+    }
+
+    /** DISH: leaves {@code group} (see {@link DishSocket#leave}). */
+    public BlockingSocket leave(String group) {
+        await(dish("leave").leave(group), Duration.ofSeconds(30));
+        return this;
+    }
+
+    private DishSocket dish(String what) {
+        if (socket instanceof DishSocket d) {
+            return d;
+        }
+        throw new UnsupportedOperationException("a " + socket.type() + " socket cannot " + what
+                + " a group: only DISH sockets have groups");
+    }
+
+    /**
+     * The checks a send must pass before it is queued for the loop, where a refusal could reach
+     * no caller: the single-frame rule and the type's own (a RADIO's group). The message is untouched.
+     */
+    private void checkSendable(ZmtpMessage msg) {
+        String refusal = SendPath.multipartRefusal(socket.type(), msg);
+        if (refusal == null) {
+            refusal = socket.sendRefusalOf(msg);
+        }
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
+    }
+
     // ------------------------------------------------------------------ sending
 
     /** Sends, waiting as long as the socket's send timeout allows (forever by default). */
@@ -156,6 +215,7 @@ public final class BlockingSocket implements AutoCloseable {
         if (msg.isEmpty()) {
             throw new IllegalArgumentException("a message has at least one frame");
         }
+        checkSendable(msg);
         if (socket.isClosing()) {
             throw new SocketClosedException("socket is closed");
         }
@@ -328,6 +388,7 @@ public final class BlockingSocket implements AutoCloseable {
     private ZmtpMessage take() {
         ZmtpMessage m = inbox.take();
         if (m != null) {
+            lastGroup = m.group();
             socket.sendReceiveState().messageTaken(); // the type's state: a REQ's reply came, a REP has a request to answer
         }
         return m;
@@ -428,6 +489,7 @@ public final class BlockingSocket implements AutoCloseable {
         boolean sent = false;
         try {
             m = frames.toMessage();
+            checkSendable(m);
             sent = handOver(m, timeout);
             return sent;
         } finally {

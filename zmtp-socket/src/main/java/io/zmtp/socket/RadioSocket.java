@@ -24,9 +24,15 @@ public final class RadioSocket extends ZmtpSocket {
     }
 
     @Override
+    String sendRefusalOf(ZmtpMessage msg) {
+        return msg.group() == null ? "a RADIO message needs a group: ZmtpMessage.group(String)" : null;
+    }
+
+    @Override
     SendResult route(ZmtpMessage msg) {
-        if (msg.group() == null) {
-            throw new IllegalArgumentException("a RADIO message needs a group: ZmtpMessage.group(String)");
+        String refusal = sendRefusalOf(msg);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
         }
         groups.send(msg, datagramPeers);
         return SendResult.SENT;

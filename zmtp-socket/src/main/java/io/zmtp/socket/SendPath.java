@@ -29,7 +29,7 @@ final class SendPath {
             p.tryFailure(new IllegalArgumentException("a message has at least one frame"));
             return;
         }
-        String multipart = multipartRefusal(msg);
+        String multipart = multipartRefusal(core.type(), msg);
         if (multipart != null) {
             // Untouched, as a type's validation in route leaves it: the caller's to release.
             p.tryFailure(new IllegalArgumentException(multipart));
@@ -70,9 +70,9 @@ final class SendPath {
      * SCATTER, PEER, CHANNEL): why {@code msg} may not be sent, or null. The one place the rule
      * is checked on the way out, before anything is consumed.
      */
-    private String multipartRefusal(ZmtpMessage msg) {
-        if (core.type().isSingleFrame() && msg.size() > 1) {
-            return "a " + core.type() + " socket sends single-frame messages only, not " + msg.size() + " frames";
+    static String multipartRefusal(io.zmtp.wire.SocketType type, ZmtpMessage msg) {
+        if (type.isSingleFrame() && msg.size() > 1) {
+            return "a " + type + " socket sends single-frame messages only, not " + msg.size() + " frames";
         }
         return null;
     }
@@ -85,7 +85,7 @@ final class SendPath {
         if (msg.isEmpty()) {
             throw new IllegalArgumentException("a message has at least one frame");
         }
-        String multipart = multipartRefusal(msg);
+        String multipart = multipartRefusal(core.type(), msg);
         if (multipart != null) {
             throw new IllegalArgumentException(multipart);
         }

@@ -275,4 +275,36 @@ class RadioDishTest extends ContextTest {
             assertTrue(got.queue.isEmpty());
         }
     }
+
+    @Test
+    void blockingSocketsSpeakGroups() {
+        BlockingSocket dish = ctx.blocking(SocketType.DISH);
+        String ep = dish.bind("tcp://127.0.0.1:0");
+        dish.join("a").join("b");
+        BlockingSocket radio = ctx.blocking(SocketType.RADIO);
+        radio.connect(ep);
+        eventually("both JOINs reached the RADIO", () -> groups((RadioSocket) radio.socket()) == 2);
+        radio.sendToGroup("z", "nobody".getBytes());
+        radio.sendToGroup("b", "to b".getBytes());
+        assertEquals("to b", dish.recvStr(T));
+        assertEquals("b", dish.receivedGroup());
+        radio.sendToGroup("a", "to a".getBytes());
+        ZmtpMessage m = dish.receive(T);
+        assertEquals("a", m.group());
+        assertEquals("a", dish.receivedGroup());
+        m.release();
+        dish.leave("a");
+        assertThrows(IllegalArgumentException.class, () -> dish.leave("a"), "not joined any more");
+
+        assertThrows(IllegalArgumentException.class, () -> radio.sendToGroup("", "x".getBytes()));
+        assertThrows(IllegalArgumentException.class, () -> radio.send("no group"), "a RADIO message needs a group");
+        ZmtpMessage two = ZmtpMessage.ofStrings("1", "2").group("a");
+        assertThrows(IllegalArgumentException.class, () -> radio.send(two), "single frames only");
+        assertEquals(1, two.refCnt(), "the refused message is still the caller's");
+        two.release();
+        assertThrows(IllegalArgumentException.class, () -> radio.sendMore("1").send("2"));
+        assertThrows(UnsupportedOperationException.class, () -> radio.join("a"));
+        dish.close();
+        radio.close();
+    }
 }
