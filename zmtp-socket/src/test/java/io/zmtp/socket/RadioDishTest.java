@@ -307,4 +307,39 @@ class RadioDishTest extends ContextTest {
         dish.close();
         radio.close();
     }
+
+    @Test
+    void aRadioDropsForADishAtItsMarkAndNeverWaits() {
+        int hwm = 5;
+        RadioSocket radio = ctx.radio(SocketOptions.builder().sendHwm(hwm).build());
+        get(radio.bind("inproc://radio-hwm"));
+        DishSocket dish = ctx.dish(SocketOptions.builder().receiveHwm(hwm).build());
+        get(dish.join("g"));
+        get(dish.connect("inproc://radio-hwm"));
+        eventually("joined", () -> groups(radio) == 1);
+        // no handler on the DISH: what it receives waits, so the marks fill up
+        List<Future<Void>> sends = new java.util.ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            sends.add(radio.send(inGroup("g", "m" + i)));
+        }
+        eventually("a RADIO never waits", () -> sends.stream().allMatch(Future::isDone));
+        assertTrue(sends.stream().allMatch(Future::isSuccess));
+        SocketMetrics m = onLoop(radio, radio::metrics);
+        assertEquals(50, m.messagesOut() + m.hwmDrops(), "each message was written or dropped: " + m);
+        assertTrue(m.hwmDrops() > 0, "some were dropped at the mark: " + m);
+    }
+
+    @Test
+    void aDishThatJoinsTooManyGroupsIsDisconnected() throws Exception {
+        RadioSocket radio = ctx.radio(SocketOptions.builder().maxSubscriptions(2).build());
+        String ep = get(radio.bind("tcp://127.0.0.1:0"));
+        try (RawPeer dish = RawPeer.handshaken(ep, "127.0.0.1", "DISH")) {
+            dish.send(PeerBytes.create().command("JOIN", "a".getBytes()).command("JOIN", "b".getBytes())
+                    .command("JOIN", "a".getBytes()).toArray());
+            eventually("two groups joined; a JOIN again changes nothing", () -> groups(radio) == 2);
+            dish.send(PeerBytes.create().command("JOIN", "c".getBytes()).toArray());
+            assertTrue(dish.closedWithin(T.toMillis()), "a third group passes maxSubscriptions");
+        }
+        eventually("its groups are forgotten", () -> groups(radio) == 0);
+    }
 }
