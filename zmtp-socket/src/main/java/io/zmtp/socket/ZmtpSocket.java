@@ -315,7 +315,9 @@ public abstract class ZmtpSocket implements AutoCloseable {
      * {@link SocketStateException} when the type's state forbids a send now (a REQ awaiting its
      * reply, a REP with no request to answer: checked when the send is made, so a second request
      * queued behind a first fails at once), or with {@link UnroutableMessageException} (ROUTER
-     * with the mandatory option).
+     * with the mandatory option). A message of several frames to a type that sends single
+     * frames (CLIENT, RADIO...) fails with {@link IllegalArgumentException} untouched: it is
+     * still the caller's to release.
      */
     public final Future<Void> send(ZmtpMessage msg) {
         EventLoop loop = core.loop();
