@@ -10,8 +10,8 @@ import java.util.List;
  * inside a CURVE MESSAGE box). ERROR ends the connection at any time. During the handshake the
  * others are the {@link HandshakeDriver}'s. Afterwards PING is answered by the
  * {@link ZmtpHeartbeat}, PONG is only a sign of life, SUBSCRIBE and CANCEL (and a RADIO's JOIN
- * and LEAVE) become {@link ZmtpSubscription}s in the decoder's output, a second READY is a protocol error, and an
- * unknown command is ignored (23/ZMTP). Commands that produce no output still count against the
+ * and LEAVE) become {@link ZmtpSubscription}s in the decoder's output, a second READY is a
+ * protocol error, and an unknown command is ignored (23/ZMTP). Commands that produce no output still count against the
  * connection's turn ({@link Connection#commandHandled()}), or a flood of them would hold the loop.
  */
 final class ConnectionCommands implements FrameReader.Listener {

@@ -21,7 +21,8 @@ import java.util.function.Supplier;
 
 /**
  * ZMTP 3.0/3.1 on one Netty channel: greeting, security handshake, framing and the connection
- * commands (READY, ERROR, PING/PONG, SUBSCRIBE/CANCEL).
+ * commands (READY, ERROR, PING/PONG, SUBSCRIBE/CANCEL, and RFC 48's JOIN/LEAVE with the group
+ * frame a RADIO's messages carry).
  *
  * <p>Put one in a pipeline (a new instance per channel) and, after it, a handler of your own.
  * Once the handshake succeeds the codec fires a {@link HandshakeCompleted} user event, then reads
