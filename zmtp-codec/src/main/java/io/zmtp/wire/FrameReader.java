@@ -265,8 +265,29 @@ final class FrameReader {
             partial = null;
             partialBytes = 0;
             m.properties(properties);
+            if (options.socketType() == SocketType.DISH) {
+                takeGroupFrame(m);
+            }
             out.add(m);
         }
+    }
+
+    /**
+     * A DISH's message from its RADIO: the group frame, then the body (RFC 48), become one
+     * message whose {@link ZmtpMessage#group()} is set. A message without a body or with a group
+     * of 0 or more than 255 bytes is a protocol error, as libzmq's dish session fails it. A body
+     * of more than one frame stays multipart here: the socket drops it (single-frame rule).
+     */
+    private static void takeGroupFrame(ZmtpMessage m) throws ZmtpProtocolException {
+        int groupLength = m.size() < 2 ? -1 : m.frameLength(0);
+        if (groupLength < 1 || groupLength > ZmtpWire.MAX_GROUP_LENGTH) {
+            m.release();
+            throw new ZmtpProtocolException(groupLength < 0 ? "RADIO message without a group frame"
+                    : "RADIO message with a group frame of " + groupLength + " bytes (1-"
+                    + ZmtpWire.MAX_GROUP_LENGTH + " allowed)");
+        }
+        m.groupFromWire(m.frameBytes(0)); // at most 255 bytes: checked above
+        m.dropFirst();
     }
 
     /** A command frame from the wire: a command, or (once encrypted) a box holding a frame. */
@@ -362,7 +383,7 @@ final class FrameReader {
     }
 
     private static final String[] KNOWN_NAMES = {"MESSAGE", ZmtpWire.READY, ZmtpWire.ERROR, "PING", "PONG",
-            "SUBSCRIBE", "CANCEL", "HELLO", "WELCOME", "INITIATE"};
+            "SUBSCRIBE", "CANCEL", "HELLO", "WELCOME", "INITIATE", ZmtpWire.JOIN, ZmtpWire.LEAVE};
     private static final byte[][] KNOWN_BYTES = new byte[KNOWN_NAMES.length][];
 
     static {

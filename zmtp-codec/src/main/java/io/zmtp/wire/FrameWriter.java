@@ -78,6 +78,11 @@ final class FrameWriter {
         endWrite(promise);
     }
 
+    /** A RADIO message's group frame (RFC 48), MORE set: the body frame follows. */
+    void writeGroupFrame(byte[] group) {
+        writeFrame(ZmtpWire.FLAG_MORE, Unpooled.wrappedBuffer(group));
+    }
+
     /** Encodes one frame; {@code flags} is MORE and/or COMMAND. The body's indexes are untouched. */
     void writeFrame(int flags, ByteBuf body) {
         int size = body.readableBytes();
@@ -122,6 +127,11 @@ final class FrameWriter {
      * SUBSCRIBE or CANCEL command, a 3.0 (or 2.0) peer a message of byte 1 or 0 and the topic.
      */
     void writeSubscription(ZmtpSubscription sub, ZmtpVersion version) {
+        if (sub.isGroup()) {
+            // RFC 48 has only the command form (a DISH speaks ZMTP 3.1)
+            writeCommand(sub.isSubscribe() ? ZmtpWire.JOIN : ZmtpWire.LEAVE, sub.topic());
+            return;
+        }
         if (version.hasCommands31()) {
             writeCommand(sub.isSubscribe() ? ZmtpWire.SUBSCRIBE : ZmtpWire.CANCEL, sub.topic());
             return;

@@ -137,10 +137,11 @@ public enum SocketType {
 
     /**
      * Whether a socket of this type hands messages to its application: every type but PUB, whose
-     * peers send it subscriptions only, and PUSH and SCATTER, whose peers send them nothing.
+     * peers send it subscriptions only, RADIO, whose peers send it JOIN and LEAVE only, and PUSH
+     * and SCATTER, whose peers send them nothing.
      */
     public boolean deliversMessages() {
-        return this != PUB && this != PUSH && this != SCATTER;
+        return this != PUB && this != RADIO && this != PUSH && this != SCATTER;
     }
 
     /**

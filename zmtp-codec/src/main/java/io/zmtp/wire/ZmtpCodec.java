@@ -21,7 +21,8 @@ import java.util.function.Supplier;
 
 /**
  * ZMTP 3.0/3.1 on one Netty channel: greeting, security handshake, framing and the connection
- * commands (READY, ERROR, PING/PONG, SUBSCRIBE/CANCEL).
+ * commands (READY, ERROR, PING/PONG, SUBSCRIBE/CANCEL, and RFC 48's JOIN/LEAVE with the group
+ * frame a RADIO's messages carry).
  *
  * <p>Put one in a pipeline (a new instance per channel) and, after it, a handler of your own.
  * Once the handshake succeeds the codec fires a {@link HandshakeCompleted} user event, then reads
@@ -58,6 +59,8 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private enum State { GREETING, HANDSHAKE, ACTIVE, CLOSED }
 
     private final ZmtpOptions options;
+    /** A RADIO's messages go out as their group frame, then the body (RFC 48). */
+    private final boolean radio;
     /** This connection as its helpers see it: they hold this, not the codec. */
     private final Connection connection = new ConnectionView();
     private State state = State.GREETING;
@@ -104,6 +107,7 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
 
     public ZmtpCodec(ZmtpOptions options) {
         this.options = options;
+        this.radio = options.socketType() == SocketType.RADIO;
         this.reader = new FrameReader(options, new ConnectionCommands(connection));
     }
 
@@ -510,7 +514,11 @@ public final class ZmtpCodec extends ByteToMessageDecoder implements ChannelOutb
     private void encode(Object msg, ChannelPromise promise) {
         try {
             if (msg instanceof ZmtpMessage) {
-                writer.writeMessage((ZmtpMessage) msg, promise);
+                ZmtpMessage m = (ZmtpMessage) msg;
+                if (radio && m.groupUtf8() != null) {
+                    writer.writeGroupFrame(m.groupUtf8());
+                }
+                writer.writeMessage(m, promise);
             } else if (msg instanceof ZmtpSubscription) {
                 writer.writeSubscription((ZmtpSubscription) msg, version);
                 writer.endWrite(promise);

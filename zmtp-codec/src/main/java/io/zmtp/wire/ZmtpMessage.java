@@ -80,6 +80,9 @@ public final class ZmtpMessage extends FrameSlots {
     private ZmtpMetadata properties = ZmtpMetadata.EMPTY;
     /** SERVER and PEER: the peer this message came from or goes to; 0 = none (libzmq's msg routing id). */
     private int routingId;
+    /** RADIO/DISH: the group (null = none), and its UTF-8 bytes, encoded once per message. */
+    private String group;
+    private byte[] groupUtf8;
 
     ZmtpMessage(MessagePool<ZmtpMessage> pool) {
         this.pool = pool;
@@ -421,6 +424,61 @@ public final class ZmtpMessage extends FrameSlots {
     }
 
     /**
+     * RADIO/DISH (RFC 48): the group this message belongs to, or null when it has none. A DISH's
+     * received messages carry the group they were published to.
+     */
+    public String group() {
+        live();
+        return group;
+    }
+
+    /**
+     * Sets the group a RADIO publishes this message to: 1-255 bytes once encoded as UTF-8, or null
+     * for none. The bytes are encoded here, once, however many peers the message goes to.
+     *
+     * @return this message
+     * @throws IllegalArgumentException for an empty group or one of more than 255 bytes
+     */
+    public ZmtpMessage group(String g) {
+        live();
+        if (g == null) {
+            group = null;
+            groupUtf8 = null;
+            return this;
+        }
+        byte[] b = g.getBytes(StandardCharsets.UTF_8);
+        if (b.length < 1 || b.length > ZmtpWire.MAX_GROUP_LENGTH) {
+            throw new IllegalArgumentException("a group is 1-" + ZmtpWire.MAX_GROUP_LENGTH
+                    + " bytes of UTF-8, not " + b.length);
+        }
+        group = g;
+        groupUtf8 = b;
+        return this;
+    }
+
+    /** The group as it travels (the array itself: not to be changed), or null. */
+    byte[] groupUtf8() {
+        return groupUtf8;
+    }
+
+    /** The group read from a RADIO's group frame (1-255 bytes, checked by the reader). */
+    void groupFromWire(byte[] utf8) {
+        groupUtf8 = utf8;
+        group = new String(utf8, StandardCharsets.UTF_8);
+    }
+
+    /** The length of frame {@code i}, without making a buffer of a span. */
+    int frameLength(int i) {
+        live();
+        checkIndex(i);
+        long span = spanAt(head + i);
+        if (span != 0) {
+            return spanLength(span);
+        }
+        return frame(i).readableBytes();
+    }
+
+    /**
      * Lets this message object go to the garbage collector at its last release instead of back to
      * its thread's pool; its frames are released as always. For a message handed to another
      * thread, as an inproc:// hop between two event loops does. A pooled object lives long enough
@@ -495,6 +553,8 @@ public final class ZmtpMessage extends FrameSlots {
         }
         m.properties = properties;
         m.routingId = routingId;
+        m.group = group;
+        m.groupUtf8 = groupUtf8;
         return m;
     }
 
@@ -517,6 +577,8 @@ public final class ZmtpMessage extends FrameSlots {
         }
         m.properties = properties;
         m.routingId = routingId;
+        m.group = group;
+        m.groupUtf8 = groupUtf8;
         return m;
     }
 
@@ -553,6 +615,8 @@ public final class ZmtpMessage extends FrameSlots {
         resetFrames();
         properties = ZmtpMetadata.EMPTY;
         routingId = 0;
+        group = null;
+        groupUtf8 = null;
         pool.recycle(this);
     }
 

@@ -6,17 +6,51 @@ import io.netty.buffer.DefaultByteBufHolder;
 import io.netty.buffer.Unpooled;
 
 /**
- * A subscription change travelling from a SUB/XSUB to a PUB/XPUB. The codec writes it in the
- * form the peer expects (a SUBSCRIBE/CANCEL command to a ZMTP 3.1 peer, a message prefixed with
- * 0x01/0x00 to a 3.0 peer) and turns received SUBSCRIBE/CANCEL commands into this object.
- * The topic is a binary prefix; an empty topic matches every message.
+ * A subscription change travelling from a SUB/XSUB to a PUB/XPUB, or from a DISH to a RADIO. The
+ * codec writes it in the form the peer expects (a SUBSCRIBE/CANCEL command to a ZMTP 3.1 peer, a
+ * message prefixed with 0x01/0x00 to a 3.0 peer; JOIN/LEAVE for a group) and turns received
+ * SUBSCRIBE/CANCEL (and, at a RADIO, JOIN/LEAVE) commands into this object. The topic is a
+ * binary prefix, where an empty topic matches every message; a group ({@link #isGroup()}, RFC 48)
+ * is 1-255 bytes, matched exactly.
  */
 public final class ZmtpSubscription extends DefaultByteBufHolder {
     private final boolean subscribe;
+    /** JOIN/LEAVE of a RADIO/DISH group, not a SUBSCRIBE/CANCEL of a prefix. */
+    private final boolean group;
 
     public ZmtpSubscription(boolean subscribe, ByteBuf topic) {
+        this(subscribe, false, topic);
+    }
+
+    private ZmtpSubscription(boolean subscribe, boolean group, ByteBuf topic) {
         super(topic);
         this.subscribe = subscribe;
+        this.group = group;
+    }
+
+    /** A DISH's JOIN ({@code join}) or LEAVE of {@code group} (1-255 bytes, not checked here); owns it. */
+    public static ZmtpSubscription group(boolean join, ByteBuf group) {
+        return new ZmtpSubscription(join, true, group);
+    }
+
+    /** A DISH's JOIN of {@code group} (its UTF-8 bytes, wrapped: not to be changed afterwards). */
+    public static ZmtpSubscription join(byte[] group) {
+        return new ZmtpSubscription(true, true, Unpooled.wrappedBuffer(group));
+    }
+
+    /** A DISH's LEAVE of {@code group} (its UTF-8 bytes, wrapped: not to be changed afterwards). */
+    public static ZmtpSubscription leave(byte[] group) {
+        return new ZmtpSubscription(false, true, Unpooled.wrappedBuffer(group));
+    }
+
+    /** True for a RADIO/DISH group's JOIN or LEAVE, false for a prefix's SUBSCRIBE or CANCEL. */
+    public boolean isGroup() {
+        return group;
+    }
+
+    /** The group of a JOIN or LEAVE, decoded as UTF-8. */
+    public String groupName() {
+        return content().toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     public static ZmtpSubscription subscribe(byte[] topic) {
@@ -64,7 +98,7 @@ public final class ZmtpSubscription extends DefaultByteBufHolder {
         }
     }
 
-    /** True for SUBSCRIBE, false for CANCEL. */
+    /** True for SUBSCRIBE (or JOIN), false for CANCEL (or LEAVE). */
     public boolean isSubscribe() {
         return subscribe;
     }
@@ -80,7 +114,7 @@ public final class ZmtpSubscription extends DefaultByteBufHolder {
 
     @Override
     public ZmtpSubscription replace(ByteBuf content) {
-        return new ZmtpSubscription(subscribe, content);
+        return new ZmtpSubscription(subscribe, group, content);
     }
 
     @Override
@@ -96,6 +130,7 @@ public final class ZmtpSubscription extends DefaultByteBufHolder {
 
     @Override
     public String toString() {
-        return (subscribe ? "SUBSCRIBE " : "CANCEL ") + FrameText.describe(content());
+        String kind = group ? (subscribe ? "JOIN " : "LEAVE ") : (subscribe ? "SUBSCRIBE " : "CANCEL ");
+        return kind + FrameText.describe(content());
     }
 }

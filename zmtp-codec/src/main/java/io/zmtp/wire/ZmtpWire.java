@@ -23,6 +23,11 @@ public final class ZmtpWire {
     public static final String PONG = "PONG";
     public static final String SUBSCRIBE = "SUBSCRIBE";
     public static final String CANCEL = "CANCEL";
+    /** ZMTP 3.1's RADIO/DISH commands (RFC 48): a DISH joins or leaves a group; the rest of the body is the group. */
+    public static final String JOIN = "JOIN";
+    public static final String LEAVE = "LEAVE";
+    /** A RADIO/DISH group is 1 to this many bytes (libzmq's ZMQ_GROUP_MAX_LENGTH). */
+    public static final int MAX_GROUP_LENGTH = 255;
 
     /** PONG echoes at most this much of a PING's context (37/ZMTP). */
     public static final int MAX_PING_CONTEXT = 16;

@@ -134,6 +134,63 @@ public final class BlockingSocket implements AutoCloseable {
         return unsubscribe(prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
+    // ------------------------------------------------------------------ RADIO and DISH
+
+    /** The group of the last message {@link #receive}, {@link #recv} and the like took (DISH), or null. */
+    private String lastGroup;
+
+    /**
+     * RADIO: sends {@code body} (copied) to the DISHes that joined {@code group} (1-255 UTF-8
+     * bytes); waits as {@link #send(ZmtpMessage)} does.
+     */
+    public void sendToGroup(String group, byte[] body) {
+        ZmtpMessage m = ZmtpMessage.of(body.clone());
+        try {
+            m.group(group);
+        } catch (IllegalArgumentException e) {
+            m.release();
+            throw e;
+        }
+        send(m);
+    }
+
+    /** DISH: the group of the last message received by {@link #recv()} or {@link #receive()}; null if it had none. */
+    public String receivedGroup() {
+        return lastGroup;
+    }
+
+    /** DISH: joins {@code group} (see {@link DishSocket#join}); other types throw {@link UnsupportedOperationException}. */
+    public BlockingSocket join(String group) {
+        await(dish("join").join(group), Duration.ofSeconds(30));
+        return this;
+    }
+
+    /** DISH: leaves {@code group} (see {@link DishSocket#leave}). */
+    public BlockingSocket leave(String group) {
+        await(dish("leave").leave(group), Duration.ofSeconds(30));
+        return this;
+    }
+
+    private DishSocket dish(String what) {
+        if (socket instanceof DishSocket d) {
+            return d;
+        }
+        throw new UnsupportedOperationException("a " + socket.type() + " socket cannot " + what
+                + " a group: only DISH sockets have groups");
+    }
+
+    /**
+     * The checks a send must pass before it is queued for the loop, where a refusal could reach
+     * no caller: the single-frame rule and the type's own (a RADIO's group). The message is untouched.
+     */
+    private void checkSendable(ZmtpMessage msg) {
+        SendPath.checkFrameCount(socket.type(), msg.size());
+        String refusal = socket.sendRefusalOf(msg);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
+    }
+
     // ------------------------------------------------------------------ sending
 
     /** Sends, waiting as long as the socket's send timeout allows (forever by default). */
@@ -159,7 +216,7 @@ public final class BlockingSocket implements AutoCloseable {
         if (msg.isEmpty()) {
             throw new IllegalArgumentException("a message has at least one frame");
         }
-        SendPath.checkFrameCount(socket.type(), msg.size());
+        checkSendable(msg);
         if (socket.isClosing()) {
             throw new SocketClosedException("socket is closed");
         }
@@ -333,6 +390,7 @@ public final class BlockingSocket implements AutoCloseable {
         ZmtpMessage m = inbox.take();
         if (m != null) {
             lastRoutingId = m.routingId();
+            lastGroup = m.group();
             socket.sendReceiveState().messageTaken(); // the type's state: a REQ's reply came, a REP has a request to answer
         }
         return m;
@@ -473,6 +531,7 @@ public final class BlockingSocket implements AutoCloseable {
         boolean sent = false;
         try {
             m = frames.toMessage();
+            checkSendable(m);
             sent = handOver(m, timeout);
             return sent;
         } finally {

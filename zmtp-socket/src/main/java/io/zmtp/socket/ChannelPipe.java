@@ -57,6 +57,11 @@ final class ChannelPipe extends Pipe {
     }
 
     @Override
+    boolean isDatagram() {
+        return ctx.channel() instanceof io.netty.channel.socket.DatagramChannel;
+    }
+
+    @Override
     boolean hasRoom() {
         return conflating || backlog.size() < sendHwm;
     }

@@ -268,4 +268,23 @@ final class Distributor {
         }
         ReferenceCountUtil.release(msg);
     }
+
+    /**
+     * Writes {@code msg} to each attached peer of {@code pipes} that has room below its send
+     * high-water mark, counting a drop for each that has not (a RADIO's groups, {@link GroupIndex});
+     * the caller keeps its own reference.
+     */
+    static void writeToEach(java.util.List<Pipe> pipes, ZmtpMessage msg) {
+        for (int i = 0, n = pipes.size(); i < n; i++) {
+            Pipe p = pipes.get(i);
+            if (!p.attached) {
+                continue;
+            }
+            if (p.hasRoom()) {
+                p.write(msg.retain());
+            } else {
+                p.core.counters().hwmDrop();
+            }
+        }
+    }
 }

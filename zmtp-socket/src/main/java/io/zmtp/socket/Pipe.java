@@ -43,13 +43,15 @@ public abstract class Pipe {
     /*
      * Per-type state of the socket about this peer lives in typed fields, each owned by one
      * strategy: the routing id above (ROUTER's RoutingTable), the subscriber and the number below
-     * (PUB and XPUB's Distributor, SERVER and PEER's NumberedPeers). A type with state of its
+     * (PUB and XPUB's Distributor, SERVER and PEER's NumberedPeers, RADIO's GroupIndex). A type with state of its
      * own about each peer adds a field here.
      */
     /** Set by distribution (PUB, XPUB) at this peer's first SUBSCRIBE: its prefixes and fan-out mark. */
     Subscriber subscriber;
     /** SERVER and PEER ({@link NumberedPeers}): the number messages to this peer are routed by; 0 = none. */
     int serverRoutingId;
+    /** Set by a RADIO's {@link GroupIndex} at this peer's first JOIN: the groups it joined. */
+    java.util.HashSet<String> joinedGroups;
     /**
      * The routing id given to the connect that made this pipe, or null: a ROUTER's
      * (ZMQ_CONNECT_ROUTING_ID), or a PEER's number kept for the endpoint (4 bytes, big-endian).
@@ -84,6 +86,14 @@ public abstract class Pipe {
     /** The endpoint this peer came through (bound or connected), or a description. */
     public String endpoint() {
         return endpoint;
+    }
+
+    /**
+     * Whether this peer is a udp:// datagram channel rather than a connection: no JOIN or LEAVE
+     * travels over it, so a RADIO sends it every message and a DISH filters what it brings.
+     */
+    boolean isDatagram() {
+        return false;
     }
 
     /** Whether a message can be written without passing the send high-water mark. */

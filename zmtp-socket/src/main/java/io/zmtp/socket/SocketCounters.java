@@ -23,6 +23,7 @@ final class SocketCounters {
     private static final VarHandle UNROUTABLE_DROPS;
     private static final VarHandle TOO_LARGE;
     private static final VarHandle MULTIPART_DROPS;
+    private static final VarHandle DATAGRAM_DROPS;
     private static final VarHandle HANDSHAKES;
     private static final VarHandle DISCONNECTS;
     private static final VarHandle CONNECT_FAILURES;
@@ -44,6 +45,7 @@ final class SocketCounters {
             UNROUTABLE_DROPS = l.findVarHandle(SocketCounters.class, "unroutableDrops", long.class);
             TOO_LARGE = l.findVarHandle(SocketCounters.class, "tooLarge", long.class);
             MULTIPART_DROPS = l.findVarHandle(SocketCounters.class, "multipartDrops", long.class);
+            DATAGRAM_DROPS = l.findVarHandle(SocketCounters.class, "datagramDrops", long.class);
             HANDSHAKES = l.findVarHandle(SocketCounters.class, "handshakes", long.class);
             DISCONNECTS = l.findVarHandle(SocketCounters.class, "disconnects", long.class);
             CONNECT_FAILURES = l.findVarHandle(SocketCounters.class, "connectFailures", long.class);
@@ -65,6 +67,7 @@ final class SocketCounters {
     private long unroutableDrops;
     private long tooLarge;
     private long multipartDrops;
+    private long datagramDrops;
     private long handshakes;
     private long disconnects;
     private long connectFailures;
@@ -119,6 +122,11 @@ final class SocketCounters {
     /** A multipart message arrived at a single-frame type and was dropped. */
     void multipartDrop() {
         MULTIPART_DROPS.setOpaque(this, multipartDrops + 1);
+    }
+
+    /** A udp:// datagram was dropped: malformed, too large, or of a group nobody joined. */
+    void datagramDrop() {
+        DATAGRAM_DROPS.setOpaque(this, datagramDrops + 1);
     }
 
     void peers(int n) {
@@ -181,6 +189,7 @@ final class SocketCounters {
                 (long) TOO_LARGE.getOpaque(this), (long) MULTIPART_DROPS.getOpaque(this),
                 (long) HANDSHAKES.getOpaque(this), (long) DISCONNECTS.getOpaque(this),
                 (long) CONNECT_FAILURES.getOpaque(this), (long) RECONNECTS.getOpaque(this),
-                f, (int) PEERS.getOpaque(this), Math.max(0, queuedOut), queuedIn);
+                f, (int) PEERS.getOpaque(this), Math.max(0, queuedOut), queuedIn,
+                (long) DATAGRAM_DROPS.getOpaque(this));
     }
 }

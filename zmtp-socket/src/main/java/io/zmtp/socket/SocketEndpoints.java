@@ -26,6 +26,8 @@ final class SocketEndpoints {
     /** By the endpoint as given and as resolved (port 0 becomes the port chosen): one object, two keys. */
     private final Map<String, BindEndpoint> binds = new LinkedHashMap<>();
     private final Map<String, ConnectEndpoint> connects = new LinkedHashMap<>();
+    /** udp:// endpoints (RADIO connects, DISH binds), by the endpoint as given and as resolved. */
+    private final Map<String, DatagramEndpoint> datagrams = new LinkedHashMap<>();
     private final List<String> inprocNames = new ArrayList<>();
 
     SocketEndpoints(SocketCore socket, TypeHooks hooks, InprocRegistry inproc) {
@@ -52,6 +54,10 @@ final class SocketEndpoints {
             String refusal = hooks.transportRefusal(ep);
             if (refusal != null) {
                 p.tryFailure(new IllegalArgumentException(refusal));
+                return;
+            }
+            if (ep.transport() == Endpoint.Transport.UDP) {
+                bindDatagram(endpoint, ep, p);
                 return;
             }
             if (ep.transport() == Endpoint.Transport.INPROC) {
@@ -109,6 +115,10 @@ final class SocketEndpoints {
                 p.tryFailure(new IllegalArgumentException(refusal));
                 return;
             }
+            if (ep.transport() == Endpoint.Transport.UDP) {
+                connectDatagram(endpoint, ep, p);
+                return;
+            }
             if (ep.transport() == Endpoint.Transport.INPROC) {
                 inproc.connect(ep.address(), socket, routingId);
                 p.trySuccess(null);
@@ -125,6 +135,48 @@ final class SocketEndpoints {
         return p;
     }
 
+    /** A DISH's udp:// bind. */
+    private void bindDatagram(String endpoint, Endpoint ep, Promise<String> p) {
+        String refusal = DatagramEndpoint.refusal(socket.type(), true);
+        if (refusal != null) {
+            p.tryFailure(new IllegalArgumentException(refusal));
+            return;
+        }
+        DatagramEndpoint d = new DatagramEndpoint(socket, ep);
+        d.bind().addListener(f -> {
+            if (f.isSuccess()) {
+                String resolved = (String) f.getNow();
+                datagrams.put(resolved, d);
+                datagrams.put(endpoint, d);
+                p.trySuccess(resolved);
+            } else {
+                p.tryFailure(f.cause());
+            }
+        });
+    }
+
+    /** A RADIO's udp:// connect: the future fails if the host does not resolve (now, as libzmq does). */
+    private void connectDatagram(String endpoint, Endpoint ep, Promise<Void> p) {
+        String refusal = DatagramEndpoint.refusal(socket.type(), false);
+        if (refusal != null) {
+            p.tryFailure(new IllegalArgumentException(refusal));
+            return;
+        }
+        DatagramEndpoint d = new DatagramEndpoint(socket, ep);
+        DatagramEndpoint old = datagrams.put(endpoint, d);
+        if (old != null) {
+            old.close();
+        }
+        d.connect().addListener(f -> {
+            if (f.isSuccess()) {
+                p.trySuccess(null);
+            } else {
+                datagrams.remove(endpoint, d);
+                p.tryFailure(f.cause());
+            }
+        });
+    }
+
     /** {@link ZmtpSocket#disconnect}. */
     Future<Void> disconnect(String endpoint) {
         Promise<Void> p = socket.loop().newPromise();
@@ -132,6 +184,10 @@ final class SocketEndpoints {
             ConnectEndpoint c = connects.remove(endpoint);
             if (c != null) {
                 c.stop(true);
+            }
+            DatagramEndpoint d = datagrams.remove(endpoint);
+            if (d != null) {
+                d.close();
             }
             p.trySuccess(null);
         });
@@ -142,6 +198,13 @@ final class SocketEndpoints {
     Future<Void> unbind(String endpoint) {
         Promise<Void> p = socket.loop().newPromise();
         socket.inLoop(() -> {
+            DatagramEndpoint d = datagrams.remove(endpoint);
+            if (d != null) {
+                datagrams.values().removeIf(v -> v == d);
+                d.close().addListener(f -> p.trySuccess(null));
+                socket.monitor().event(SocketEvent.Type.UNBOUND, endpoint, null, null, null);
+                return;
+            }
             BindEndpoint b = binds.remove(endpoint);
             if (b == null) {
                 String name = endpoint.replaceFirst("^inproc://", "");
@@ -184,6 +247,14 @@ final class SocketEndpoints {
         for (String n : inprocNames) {
             l.add("inproc://" + n);
         }
+        if (socket.type() == io.zmtp.wire.SocketType.DISH) {
+            java.util.Set<DatagramEndpoint> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            for (Map.Entry<String, DatagramEndpoint> e : datagrams.entrySet()) {
+                if (seen.add(e.getValue())) {
+                    l.add(e.getKey()); // the resolved endpoint is put first
+                }
+            }
+        }
         return l;
     }
 
@@ -193,6 +264,10 @@ final class SocketEndpoints {
             c.stop(false);
         }
         connects.clear();
+        for (DatagramEndpoint d : new HashSet<>(datagrams.values())) {
+            d.close();
+        }
+        datagrams.clear();
         for (BindEndpoint b : new HashSet<>(binds.values())) {
             b.close(false);
         }

@@ -38,12 +38,15 @@ import java.util.Map;
  *        connection's backlog behind a full channel, a {@link BlockingSocket}'s outgoing queue
  * @param queuedIn messages received but not yet taken by the application now (waiting for a
  *        handler, or in a {@link BlockingSocket}'s incoming queue)
+ * @param datagramDrops udp:// datagrams dropped (docs/radio-dish.md): received ones that were
+ *        malformed, too large or of a group this DISH has not joined, and messages a RADIO could
+ *        not fit in one datagram
  */
 public record SocketMetrics(long messagesIn, long bytesIn, long messagesOut, long bytesOut,
                             long hwmDrops, long unroutableDrops, long tooLarge, long multipartDrops,
                             long handshakesSucceeded, long disconnects, long connectFailures, long reconnects,
                             Map<ConnectionFailed.Kind, Long> handshakeFailures,
-                            int peers, long queuedOut, long queuedIn) {
+                            int peers, long queuedOut, long queuedIn, long datagramDrops) {
 
     /** Makes the map of failures an unmodifiable copy. */
     public SocketMetrics {
@@ -79,6 +82,7 @@ public record SocketMetrics(long messagesIn, long bytesIn, long messagesOut, lon
                 .append(" unroutable=").append(unroutableDrops)
                 .append(" too-large=").append(tooLarge)
                 .append(" multipart-drops=").append(multipartDrops)
+                .append(" datagram-drops=").append(datagramDrops)
                 .append(" peers=").append(peers)
                 .append(" handshakes=").append(handshakesSucceeded)
                 .append(" disconnects=").append(disconnects)

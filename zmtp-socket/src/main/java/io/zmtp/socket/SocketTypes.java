@@ -29,12 +29,12 @@ final class SocketTypes {
             case STREAM -> new StreamSocket(s);
             case SERVER -> new ServerSocket(s);
             case CLIENT -> new ClientSocket(s);
+            case RADIO -> new RadioSocket(s);
+            case DISH -> new DishSocket(s);
             case GATHER -> new GatherSocket(s);
             case SCATTER -> new ScatterSocket(s);
             case PEER -> new PeerSocket(s);
             case CHANNEL -> new ChannelSocket(s);
-            case RADIO, DISH ->
-                    throw new UnsupportedOperationException(type + " sockets are not built yet");
         };
     }
 }

@@ -189,6 +189,14 @@ public final class ZmtpContext implements AutoCloseable {
         return opened(new ChannelSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
     }
 
+    public RadioSocket radio(SocketOptions options) {
+        return opened(new RadioSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
+    }
+
+    public DishSocket dish(SocketOptions options) {
+        return opened(new DishSocket(new ZmtpSocket.Setup(this, options, nextLoop())));
+    }
+
     /** Counts {@code s} among this context's sockets, which {@link #close()} closes. */
     private <S extends ZmtpSocket> S opened(S s) {
         sockets.add(s);

@@ -405,6 +405,15 @@ public abstract class ZmtpSocket implements AutoCloseable {
         return core.options().routerMandatory();
     }
 
+    /**
+     * Why this type refuses to send {@code msg} whatever its peers (a RADIO's message without a
+     * group), or null. {@link #route} throws it; a {@link BlockingSocket} checks it on its user's
+     * thread before queueing the message, where a refusal could reach no caller.
+     */
+    String sendRefusalOf(ZmtpMessage msg) {
+        return null;
+    }
+
     /** A peer completed its handshake; return false to keep it but ignore it (duplicate ROUTER id). */
     abstract boolean pipeAttached(Pipe pipe);
 

@@ -10,7 +10,9 @@ import java.util.Objects;
  * {@code ipc://@name} is Linux's abstract namespace, as libzmq) and {@code inproc://name}; and
  * over tcp, {@code ws://host:port/path} and {@code wss://host:port/path} (ZMTP on WebSocket after
  * ZWS 2.0, as libzmq's ws://; the path defaults to {@code /}) and {@code tls://host:port} (ZMTP
- * inside TLS; libzmq has no equivalent).
+ * inside TLS; libzmq has no equivalent); and for RADIO and DISH only, {@code udp://host:port},
+ * {@code udp://*:port} or a multicast group {@code udp://239.1.2.3:port}, optionally after the
+ * interface to use and a semicolon: {@code udp://eth0;239.1.2.3:port} (zmq_udp(7)).
  */
 public final class Endpoint {
 
@@ -22,7 +24,9 @@ public final class Endpoint {
         /** ZWS 2.0 over WebSocket over TLS. */
         WSS,
         /** ZMTP inside TLS over tcp. */
-        TLS;
+        TLS,
+        /** RADIO/DISH datagrams (zmq_udp(7)): no connection, no ZMTP greeting, one message per datagram. */
+        UDP;
 
         /** Whether this transport runs over a tcp connection (host and port). */
         public boolean overTcp() {
@@ -46,17 +50,24 @@ public final class Endpoint {
     private final int port;
     /** The WebSocket path of ws:// and wss:// ({@code /} when none is given); null otherwise. */
     private final String path;
+    /** udp://: the interface given before a semicolon (a name or an address), or null. */
+    private final String udpInterface;
 
     private Endpoint(Transport transport, String address, String host, int port) {
         this(transport, address, host, port, null);
     }
 
     private Endpoint(Transport transport, String address, String host, int port, String path) {
+        this(transport, address, host, port, path, null);
+    }
+
+    private Endpoint(Transport transport, String address, String host, int port, String path, String udpInterface) {
         this.transport = transport;
         this.address = address;
         this.host = host;
         this.port = port;
         this.path = path;
+        this.udpInterface = udpInterface;
     }
 
     /**
@@ -114,13 +125,22 @@ public final class Endpoint {
                 Endpoint hp = parse("tcp://" + rest);
                 return new Endpoint(Transport.TLS, rest, hp.host, hp.port);
             }
+            case "udp": {
+                int semicolon = rest.indexOf(';');
+                String iface = semicolon < 0 ? null : rest.substring(0, semicolon);
+                if (iface != null && iface.isEmpty()) {
+                    throw new IllegalArgumentException("udp endpoint with an empty interface before ';': " + endpoint);
+                }
+                Endpoint hp = parse("tcp://" + rest.substring(semicolon + 1));
+                return new Endpoint(Transport.UDP, rest, hp.host, hp.port, null, iface);
+            }
             case "ipc":
                 return new Endpoint(Transport.IPC, rest, null, -1);
             case "inproc":
                 return new Endpoint(Transport.INPROC, rest, null, -1);
             default:
                 throw new IllegalArgumentException("unsupported transport '" + scheme + "' in " + endpoint
-                        + " (tcp, ipc, inproc, ws, wss and tls are supported)");
+                        + " (tcp, ipc, inproc, ws, wss, tls and udp are supported)");
         }
     }
 
@@ -138,7 +158,12 @@ public final class Endpoint {
         return path;
     }
 
-    /** The tcp host ({@code *} for every interface); null for other transports. */
+    /** udp://: the interface named before the semicolon (a name or an address), or null. */
+    public String udpInterface() {
+        return udpInterface;
+    }
+
+    /** The tcp or udp host ({@code *} for every interface); null for other transports. */
     public String host() {
         return host;
     }
@@ -173,7 +198,10 @@ public final class Endpoint {
         if (path != null) {
             a = a + path;
         }
-        return new Endpoint(transport, a, host, actualPort, path);
+        if (udpInterface != null) {
+            a = udpInterface + ";" + a;
+        }
+        return new Endpoint(transport, a, host, actualPort, path, udpInterface);
     }
 
     /** An ipc endpoint with its path replaced (for {@code ipc://*}). */

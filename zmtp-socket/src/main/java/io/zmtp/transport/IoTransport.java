@@ -75,6 +75,17 @@ public enum IoTransport {
         return this == EPOLL ? EpollDomainSocketChannel.class : NioDomainSocketChannel.class;
     }
 
+    /**
+     * A new udp:// channel of this kind, for IPv4 or IPv6 addresses ({@code ipv6}): NIO needs the
+     * family up front to join an IPv4 multicast group.
+     */
+    public io.netty.channel.socket.DatagramChannel newDatagramChannel(boolean ipv6) {
+        io.netty.channel.socket.SocketProtocolFamily family = ipv6 ? io.netty.channel.socket.SocketProtocolFamily.INET6
+                : io.netty.channel.socket.SocketProtocolFamily.INET;
+        return this == EPOLL ? new io.netty.channel.epoll.EpollDatagramChannel(family)
+                : new io.netty.channel.socket.nio.NioDatagramChannel(family);
+    }
+
     public Class<? extends ServerChannel> ipcServerChannel() {
         return this == EPOLL ? EpollServerDomainSocketChannel.class : NioServerDomainSocketChannel.class;
     }

@@ -1,0 +1,200 @@
+package io.zmtp.socket;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import io.zmtp.transport.DatagramCodec;
+import io.zmtp.transport.Endpoint;
+import io.zmtp.wire.SocketType;
+
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.util.Collections;
+
+/**
+ * One udp:// endpoint of a RADIO or DISH (zmq_udp(7)): a datagram channel on the socket's loop
+ * with a {@link DatagramCodec} and a {@link PeerHandler}, so it is one peer of the socket. A DISH
+ * binds: a unicast address, {@code *}, or a multicast group, which it then joins on the given
+ * interface (or the first multicast interface that is up). A RADIO connects: the host is resolved
+ * then, and every message goes to it as one datagram from an ephemeral port. There is no
+ * connection, so nothing reconnects.
+ */
+final class DatagramEndpoint {
+    private final SocketCore socket;
+    private final Endpoint endpoint;
+    private Channel channel;
+
+    DatagramEndpoint(SocketCore socket, Endpoint endpoint) {
+        this.socket = socket;
+        this.endpoint = endpoint;
+    }
+
+    /** Why {@code type} may not {@code bind} (else connect) a udp:// endpoint, or null when it may. */
+    static String refusal(SocketType type, boolean bind) {
+        if (type != SocketType.RADIO && type != SocketType.DISH) {
+            return "udp:// is for RADIO and DISH sockets only, not " + type;
+        }
+        if (bind && type == SocketType.RADIO) {
+            return "a RADIO connects to udp:// endpoints; a DISH binds them";
+        }
+        if (!bind && type == SocketType.DISH) {
+            return "a DISH binds udp:// endpoints; a RADIO connects to them";
+        }
+        return null;
+    }
+
+    /** DISH: binds (and joins the multicast group); the future gives the endpoint as bound. */
+    Future<String> bind() {
+        Promise<String> p = socket.loop().newPromise();
+        InetAddress group;
+        NetworkInterface iface;
+        try {
+            group = endpoint.isWildcardHost() ? null : InetAddress.getByName(endpoint.host());
+            iface = group != null && group.isMulticastAddress() ? multicastInterface(endpoint.udpInterface()) : null;
+        } catch (IOException | IllegalArgumentException e) {
+            return failed(p, SocketEvent.Type.BIND_FAILED, e);
+        }
+        boolean multicast = iface != null;
+        InetSocketAddress local = group == null || multicast ? new InetSocketAddress(endpoint.port())
+                : new InetSocketAddress(group, endpoint.port());
+        ChannelFuture f = bootstrap(group instanceof Inet6Address, SocketType.RADIO, null)
+                .option(ChannelOption.SO_REUSEADDR, multicast)
+                .bind(local);
+        track(f.channel());
+        f.addListener((ChannelFuture bound) -> {
+            if (!bound.isSuccess()) {
+                failed(p, SocketEvent.Type.BIND_FAILED, bound.cause());
+                return;
+            }
+            int port = ((InetSocketAddress) bound.channel().localAddress()).getPort();
+            String resolved = endpoint.withPort(port).toString();
+            if (!multicast) {
+                listening(p, resolved);
+                return;
+            }
+            ((DatagramChannel) bound.channel()).joinGroup(new InetSocketAddress(group, port), iface)
+                    .addListener(joined -> {
+                        if (joined.isSuccess()) {
+                            listening(p, resolved);
+                        } else {
+                            bound.channel().close();
+                            failed(p, SocketEvent.Type.BIND_FAILED, joined.cause());
+                        }
+                    });
+        });
+        return p;
+    }
+
+    private void listening(Promise<String> p, String resolved) {
+        socket.monitor().event(SocketEvent.Type.LISTENING, resolved, null, null, null);
+        p.trySuccess(resolved);
+    }
+
+    /** RADIO: resolves the host now and opens the channel its datagrams leave from. */
+    Future<String> connect() {
+        Promise<String> p = socket.loop().newPromise();
+        InetSocketAddress target;
+        NetworkInterface iface = null;
+        try {
+            if (endpoint.isWildcardHost()) {
+                throw new IllegalArgumentException("cannot connect to a wildcard host: " + endpoint);
+            }
+            target = new InetSocketAddress(InetAddress.getByName(endpoint.host()), endpoint.port());
+            if (endpoint.udpInterface() != null && target.getAddress().isMulticastAddress()) {
+                iface = multicastInterface(endpoint.udpInterface());
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            return failed(p, SocketEvent.Type.CONNECT_FAILED, e);
+        }
+        Bootstrap b = bootstrap(target.getAddress() instanceof Inet6Address, SocketType.DISH, target);
+        if (iface != null) {
+            b.option(ChannelOption.IP_MULTICAST_IF, iface);
+        }
+        ChannelFuture f = b.bind(new InetSocketAddress(0));
+        track(f.channel());
+        f.addListener((ChannelFuture bound) -> {
+            if (!bound.isSuccess()) {
+                failed(p, SocketEvent.Type.CONNECT_FAILED, bound.cause());
+                return;
+            }
+            socket.monitor().event(SocketEvent.Type.CONNECTED, endpoint.toString(), target.toString(), null, null);
+            p.trySuccess(endpoint.toString());
+        });
+        return p;
+    }
+
+    private Bootstrap bootstrap(boolean ipv6, SocketType peerType, InetSocketAddress target) {
+        return new Bootstrap().group(socket.loop())
+                .channelFactory(() -> socket.transport().newDatagramChannel(ipv6))
+                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                // one byte more than the largest datagram: a larger one shows as too large, not cut short
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(DatagramCodec.MAX_DATAGRAM + 1))
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new DatagramCodec(peerType, target, socket.counters()::datagramDrop),
+                                new PeerHandler(socket, endpoint.toString(), null));
+                    }
+                });
+    }
+
+    private void track(Channel ch) {
+        channel = ch;
+        socket.channelOpened(ch);
+    }
+
+    private <V> Future<V> failed(Promise<V> p, SocketEvent.Type type, Throwable cause) {
+        String reason = cause instanceof UnknownHostException ? "cannot resolve " + cause.getMessage() : cause.getMessage();
+        socket.monitor().event(type, endpoint.toString(), null, reason, null);
+        p.tryFailure(cause instanceof UnknownHostException ? new IllegalArgumentException(reason, cause) : cause);
+        return p;
+    }
+
+    /**
+     * The interface named in a udp:// endpoint (a name such as {@code eth0}, or one of its
+     * addresses), or, with none named, the first that is up and does multicast, preferring one
+     * that is not the loopback.
+     */
+    static NetworkInterface multicastInterface(String name) throws SocketException, UnknownHostException {
+        if (name != null) {
+            NetworkInterface byName = NetworkInterface.getByName(name);
+            NetworkInterface ni = byName != null ? byName : NetworkInterface.getByInetAddress(InetAddress.getByName(name));
+            if (ni == null) {
+                throw new IllegalArgumentException("no network interface " + name);
+            }
+            return ni;
+        }
+        NetworkInterface fallback = null;
+        for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            if (ni.isUp() && ni.supportsMulticast()) {
+                if (!ni.isLoopback()) {
+                    return ni;
+                }
+                fallback = fallback == null ? ni : fallback;
+            }
+        }
+        if (fallback == null) {
+            throw new IllegalArgumentException("no network interface that is up supports multicast");
+        }
+        return fallback;
+    }
+
+    /** Closes the channel; the socket's peer goes with it. */
+    Future<Void> close() {
+        Channel ch = channel;
+        channel = null;
+        return ch == null ? socket.loop().newSucceededFuture(null) : ch.close();
+    }
+}
