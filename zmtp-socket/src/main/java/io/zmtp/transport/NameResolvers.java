@@ -171,6 +171,10 @@ public final class NameResolvers implements AutoCloseable {
         if (answer.isDone()) {
             return;
         }
+        if (closed) {
+            answer.tryFailure(new UnknownHostException("name lookup of " + host + ": the context is closed"));
+            return;
+        }
         LoopResolver r;
         try {
             r = resolverOf(loop, s);
