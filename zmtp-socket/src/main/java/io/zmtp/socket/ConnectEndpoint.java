@@ -162,6 +162,12 @@ final class ConnectEndpoint implements PeerHandler.Origin {
                     // refused, timed out or unreachable: the name may point elsewhere now
                     names.forget(socket.loop(), endpoint.host());
                 }
+                if (refused(cf.cause()) && socket.options().reconnectStop().contains(ReconnectStop.CONNECTION_REFUSED)) {
+                    socket.monitor().event(SocketEvent.Type.CONNECT_FAILED, endpoint.toString(), String.valueOf(address),
+                            cf.cause().getMessage(), null);
+                    stopReconnecting("connection refused (ReconnectStop.CONNECTION_REFUSED)");
+                    return;
+                }
                 failedAttempt(cf.cause().getMessage(), address);
                 return;
             }
@@ -211,10 +217,30 @@ final class ConnectEndpoint implements PeerHandler.Origin {
     /** The codec is closing the connection for a reason of its own. */
     @Override
     public void connectionFailed(Channel ch, ConnectionFailed f) {
-        if (f.suppressesReconnect() && !suppressed) {
-            suppressed = true;
-            socket.monitor().event(SocketEvent.Type.RECONNECT_STOPPED, endpoint.toString(), null, f.reason(), null);
+        if (f.suppressesReconnect()) {
+            stopReconnecting(f.reason());
+        } else if (f.beforeHandshake() && socket.options().reconnectStop().contains(ReconnectStop.HANDSHAKE_FAILED)) {
+            stopReconnecting("handshake failed (ReconnectStop.HANDSHAKE_FAILED): " + f.reason());
         }
+    }
+
+    /** No more attempts for this endpoint: the current connection, if any, closes without a reconnect. */
+    private void stopReconnecting(String reason) {
+        if (suppressed) {
+            return;
+        }
+        suppressed = true;
+        socket.monitor().event(SocketEvent.Type.RECONNECT_STOPPED, endpoint.toString(), null, reason, null);
+    }
+
+    /**
+     * Nothing listened at the address (ECONNREFUSED). A timeout or a missing route is not a
+     * refusal; Netty's epoll reports every connect errno as a ConnectException, so the system's
+     * words tell them apart.
+     */
+    private static boolean refused(Throwable cause) {
+        return cause instanceof java.net.ConnectException && !(cause instanceof io.netty.channel.ConnectTimeoutException)
+                && String.valueOf(cause.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("refused");
     }
 
     /** Stops reconnecting; with {@code closeChannel}, closes the current connection too. */
