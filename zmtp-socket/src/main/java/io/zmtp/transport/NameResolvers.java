@@ -1,11 +1,8 @@
 package io.zmtp.transport;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.dns.DefaultDnsQuestion;
-import io.netty.handler.codec.dns.DnsRecordEncoder;
-import io.netty.handler.codec.dns.DnsRecordType;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.resolver.HostsFileEntriesResolver;
 import io.netty.resolver.ResolvedAddressTypes;
 import io.netty.resolver.dns.DnsNameResolver;
@@ -13,6 +10,7 @@ import io.netty.resolver.dns.DnsNameResolverBuilder;
 import io.netty.resolver.dns.DnsServerAddressStreamProviders;
 import io.netty.resolver.dns.SequentialDnsServerAddressStreamProvider;
 import io.netty.util.NetUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -160,7 +158,7 @@ public final class NameResolvers implements AutoCloseable {
         if (WARMED_UP.isDone()) {
             ask(loop, host, s, answer);
         } else {
-            warmUp(loop);
+            warmUp();
             WARMED_UP.whenComplete((v, t) -> loop.execute(() -> ask(loop, host, s, answer)));
         }
         return answer;
@@ -251,31 +249,41 @@ public final class NameResolvers implements AutoCloseable {
     }
 
     /**
-     * Loads and initialises, off the loops, what a resolver needs the first time one is made in
-     * this JVM: the system's name servers and search domains read from {@code /etc/resolv.conf},
-     * the hosts file read, the classes of the resolver, its cache, its UDP channel and the DNS
-     * codec, by making a resolver on {@code loop} here and closing it. Made on a loop instead, the
-     * first resolver costs that loop (and every socket on it) tens of milliseconds of file reading
-     * and class loading, hundreds on a loaded machine. Lookups wait for it, once per JVM.
+     * Loads and initialises, off the loops, what a resolver needs the first time one works in this
+     * JVM: the system's name servers and search domains read from {@code /etc/resolv.conf}, the
+     * hosts file read, and the classes of the resolver, its cache, its UDP channel, the DNS codec
+     * and a query's whole path. For the last, a probe resolver on an event loop of its own (of the
+     * loops' kind) asks one question of a closed port on the loopback interface (the discard
+     * port, 9: refused at once, or unanswered for 200 ms), then the probe and its loop are closed.
+     * Done on a socket's loop instead, that first lookup costs the loop, and every socket on it,
+     * tens of milliseconds of file reading and class loading (hundreds on a loaded machine).
+     * Lookups wait for it, once per JVM.
      */
-    private void warmUp(EventLoop loop) {
+    private void warmUp() {
         if (!WARM_UP_STARTED.compareAndSet(false, true)) {
             return;
         }
         Thread t = new Thread(() -> {
+            EventLoopGroup probeLoop = null;
             try {
                 HostsFileEntriesResolver.DEFAULT.address("localhost", ResolvedAddressTypes.IPV4_PREFERRED);
                 DnsServerAddressStreamProviders.platformDefault().nameServerAddressStream("localhost");
-                newResolver(loop, new ForgettingDnsCache(), settings).close();
-                ByteBuf buf = Unpooled.buffer(64);
+                probeLoop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("zmtp-dns-warm-up-loop", true),
+                        io.handlerFactory());
+                Settings discard = new Settings(List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 9)),
+                        Duration.ofMillis(200));
+                DnsNameResolver probe = newResolver((EventLoop) probeLoop.next(), new ForgettingDnsCache(), discard);
                 try {
-                    DnsRecordEncoder.DEFAULT.encodeQuestion(new DefaultDnsQuestion("warm.up.", DnsRecordType.A), buf);
+                    probe.resolveAll("warm-up.invalid").awaitUninterruptibly(1, TimeUnit.SECONDS);
                 } finally {
-                    buf.release();
+                    probe.close();
                 }
             } catch (Throwable e) {
-                log.debug("warming the name resolver's classes up failed; they load on first use", e);
+                log.debug("warming the name resolver up failed; what it needs loads on first use", e);
             } finally {
+                if (probeLoop != null) {
+                    probeLoop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+                }
                 WARMED_UP.complete(null);
             }
         }, "zmtp-dns-warm-up");
