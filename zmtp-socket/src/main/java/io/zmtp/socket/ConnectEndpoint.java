@@ -30,7 +30,9 @@ import java.util.concurrent.TimeUnit;
  * of its addresses, so a dead address costs one attempt; a failed lookup is a failed attempt, and
  * a failed connect to a looked-up address makes the next attempt ask the name servers again, so
  * a name that moved is followed. A peer that sends ZMTP ERROR (refused credentials,
- * incompatible socket type) is not reconnected to: ERROR is fatal for these settings.
+ * incompatible socket type) is not reconnected to: ERROR is fatal for these settings. The user
+ * may add a refused connect and a failed handshake to what stops it
+ * ({@link SocketOptions#reconnectStop()}, ZMQ_RECONNECT_STOP).
  */
 final class ConnectEndpoint implements PeerHandler.Origin {
     private final SocketCore socket;
