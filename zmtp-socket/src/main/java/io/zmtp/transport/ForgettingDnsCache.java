@@ -10,6 +10,7 @@ import java.net.InetAddress;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -26,7 +27,7 @@ final class ForgettingDnsCache implements DnsCache {
 
     /** Forgets {@code host} and every name made of it by a search domain ({@code host.}...). */
     void forget(String host) {
-        String h = NameResolvers.normalized(host);
+        String h = normalized(host);
         for (Iterator<String> i = names.iterator(); i.hasNext(); ) {
             String n = i.next();
             if (n.equals(h) || n.startsWith(h + ".")) {
@@ -45,7 +46,7 @@ final class ForgettingDnsCache implements DnsCache {
 
     @Override
     public boolean clear(String hostname) {
-        names.remove(NameResolvers.normalized(hostname));
+        names.remove(normalized(hostname));
         return cache.clear(hostname);
     }
 
@@ -57,13 +58,19 @@ final class ForgettingDnsCache implements DnsCache {
     @Override
     public DnsCacheEntry cache(String hostname, DnsRecord[] additionals, InetAddress address, long originalTtl,
                                EventLoop loop) {
-        names.add(NameResolvers.normalized(hostname));
+        names.add(normalized(hostname));
         return cache.cache(hostname, additionals, address, originalTtl, loop);
     }
 
     @Override
     public DnsCacheEntry cache(String hostname, DnsRecord[] additionals, Throwable cause, EventLoop loop) {
-        names.add(NameResolvers.normalized(hostname));
+        names.add(normalized(hostname));
         return cache.cache(hostname, additionals, cause, loop);
+    }
+
+    /** The lowercase name without its final dot: how the names are compared. */
+    private static String normalized(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        return n.endsWith(".") ? n.substring(0, n.length() - 1) : n;
     }
 }

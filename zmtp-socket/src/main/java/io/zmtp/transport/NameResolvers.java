@@ -22,7 +22,6 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -310,11 +309,5 @@ public final class NameResolvers implements AutoCloseable {
     private static void closeResolver(LoopResolver r) {
         r.resolver().close();
         r.cache().clear();
-    }
-
-    /** The lowercase name without its final dot: how the cache's names are compared. */
-    static String normalized(String name) {
-        String n = name.toLowerCase(Locale.ROOT);
-        return n.endsWith(".") ? n.substring(0, n.length() - 1) : n;
     }
 }
