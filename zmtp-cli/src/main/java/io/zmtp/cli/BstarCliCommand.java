@@ -61,6 +61,9 @@ public final class BstarCliCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
@@ -89,7 +92,7 @@ public final class BstarCliCommand implements Callable<Integer> {
             err.println("bstarcli: " + e.getMessage());
             return CommonOptions.USAGE;
         }
-        ZmtpContext ctx = CommandSupport.clientContext();
+        ZmtpContext ctx = CommandSupport.clientContext(names);
         BinaryStarClient client = null;
         Thread hook = null;
         try {

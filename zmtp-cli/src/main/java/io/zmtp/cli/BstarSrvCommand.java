@@ -61,12 +61,15 @@ public final class BstarSrvCommand implements Callable<Integer> {
     BoundLimits limits;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     CommonOptions.Output output;
 
     @Override
     public Integer call() {
         int status = CommandSupport.<BinaryStarServer.Settings, BinaryStarEvent>runComponent(spec, "bstarsrv",
-                "cannot start", output, this::settings,
+                "cannot start", output, names, this::settings,
                 (ctx, s, listener) -> new BinaryStarServer(ctx, s, listener), BinaryStarEvent.Fatal.class);
         return status == CommonOptions.SIMULATED_CRASH ? CommonOptions.FAILED : status;
     }

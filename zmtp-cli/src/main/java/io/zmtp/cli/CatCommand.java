@@ -163,6 +163,9 @@ public final class CatCommand implements Callable<Integer> {
     Long statsMs;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security = new SecurityOptions();
 
     @Mixin
@@ -213,7 +216,7 @@ public final class CatCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        ZmtpContext ctx = ZmtpContext.create(1);
+        ZmtpContext ctx = names.apply(ZmtpContext.create(1));
         try {
             return run(ctx, options);
         } finally {

@@ -20,10 +20,10 @@ final class CommandSupport {
     /**
      * A context for a client command, warmed up ({@link io.zmtp.socket.ZmtpContext#warmUp}) so
      * that the first request's timeout does not pay for the JVM's first connection; the system
-     * property {@code zmtp.warmUp=false} skips it.
+     * property {@code zmtp.warmUp=false} skips it. Host names are looked up as {@code names} say.
      */
-    static io.zmtp.socket.ZmtpContext clientContext() {
-        io.zmtp.socket.ZmtpContext ctx = io.zmtp.socket.ZmtpContext.create(1);
+    static io.zmtp.socket.ZmtpContext clientContext(NameLookupOptions names) {
+        io.zmtp.socket.ZmtpContext ctx = names.apply(io.zmtp.socket.ZmtpContext.create(1));
         if (Boolean.parseBoolean(System.getProperty("zmtp.warmUp", "true"))) {
             ctx.warmUp(WARM_UP);
         }
@@ -106,10 +106,11 @@ final class CommandSupport {
      * Builds a component from settings made by {@code settings} (an IllegalArgumentException there
      * is a usage error: {@link CommonOptions#USAGE}), runs it on a context of one event loop until
      * it stops (see {@link #run}), with its events printed unless quiet; a {@code crash} event ends
-     * with {@link CommonOptions#SIMULATED_CRASH}.
+     * with {@link CommonOptions#SIMULATED_CRASH}. {@code names}: how a component that connects
+     * looks host names up (null for one that only binds).
      */
     static <S, E> int runComponent(CommandSpec spec, String name, String what, CommonOptions.Output output,
-            java.util.function.Supplier<S> settings, ComponentFactory<S, E> factory, Class<?> crash) {
+            NameLookupOptions names, java.util.function.Supplier<S> settings, ComponentFactory<S, E> factory, Class<?> crash) {
         S s;
         try {
             s = settings.get();
@@ -119,6 +120,9 @@ final class CommandSupport {
         }
         java.util.concurrent.atomic.AtomicBoolean crashed = new java.util.concurrent.atomic.AtomicBoolean();
         io.zmtp.socket.ZmtpContext ctx = io.zmtp.socket.ZmtpContext.create(1);
+        if (names != null) {
+            names.apply(ctx);
+        }
         try {
             io.zmtp.patterns.kit.LoopComponent c = factory.create(ctx, s,
                     CommandSupport.<E>printer(spec.commandLine().getOut(), output.quiet()).andThen(e -> {

@@ -76,6 +76,9 @@ public final class FlClientCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
@@ -93,7 +96,7 @@ public final class FlClientCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--requests must not be negative");
             }
             SocketOptions options = security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build();
-            ctx = CommandSupport.clientContext();
+            ctx = CommandSupport.clientContext(names);
             switch (model) {
                 case 1 -> {
                     FailoverClient.Settings.Builder b = FailoverClient.Settings.builder().endpoints(endpoints)

@@ -46,7 +46,7 @@ public final class FlServerCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         return CommandSupport.<FreelanceServer.Settings, FreelanceEvent>runComponent(spec, "flserver",
-                "cannot bind " + endpoint, output,
+                "cannot bind " + endpoint, output, null,
                 () -> FreelanceServer.Settings.builder().model(model).endpoint(endpoint)
                         .socketOptions(limits.apply(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder())).build())
                         .traceMessages(output.verbose()).build(),

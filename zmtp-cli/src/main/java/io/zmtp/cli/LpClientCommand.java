@@ -54,6 +54,9 @@ public final class LpClientCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
@@ -73,7 +76,7 @@ public final class LpClientCommand implements Callable<Integer> {
             err.println("lpclient: " + e.getMessage());
             return CommonOptions.USAGE;
         }
-        ZmtpContext ctx = CommandSupport.clientContext();
+        ZmtpContext ctx = CommandSupport.clientContext(names);
         LazyPirateClient client = null;
         Thread hook = null;
         try {

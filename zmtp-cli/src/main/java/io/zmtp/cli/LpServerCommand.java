@@ -42,7 +42,7 @@ public final class LpServerCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         return CommandSupport.<WorkerSettings, WorkerEvent>runComponent(spec, "lpserver",
-                "cannot bind " + endpoint, output,
+                "cannot bind " + endpoint, output, null,
                 () -> demo.apply(LazyPirateServer.settings().endpoint(endpoint),
                         FailureSimulation.guideServer(), security, limits, output).build(),
                 LazyPirateServer::new, WorkerEvent.Crashing.class);

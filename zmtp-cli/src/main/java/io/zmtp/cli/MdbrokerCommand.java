@@ -98,6 +98,9 @@ public final class MdbrokerCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
@@ -156,7 +159,7 @@ public final class MdbrokerCommand implements Callable<Integer> {
         if (pair != null) {
             return runPair(pair, settings.build(), out, err, quiet);
         }
-        ZmtpContext ctx = ZmtpContext.create(1);
+        ZmtpContext ctx = names.apply(ZmtpContext.create(1));
         MajordomoBroker broker = new MajordomoBroker(ctx, settings.build());
         try {
             Futures.await(broker.start(), Duration.ofSeconds(10));
@@ -195,7 +198,7 @@ public final class MdbrokerCommand implements Callable<Integer> {
             }
         });
         HighAvailabilityBroker.Settings s = pair.build();
-        ZmtpContext ctx = ZmtpContext.create(1);
+        ZmtpContext ctx = names.apply(ZmtpContext.create(1));
         HighAvailabilityBroker broker = new HighAvailabilityBroker(ctx, s);
         try {
             Futures.await(broker.start(), Duration.ofSeconds(10));

@@ -65,6 +65,9 @@ public final class MdclientCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     private long requests;
@@ -101,7 +104,7 @@ public final class MdclientCommand implements Callable<Integer> {
         if (output.verbose()) {
             settings.tracer(MdpOptions.tracer(out));
         }
-        ZmtpContext ctx = CommandSupport.clientContext();
+        ZmtpContext ctx = CommandSupport.clientContext(names);
         long start = System.nanoTime();
         long answered;
         try {

@@ -74,6 +74,9 @@ public final class MdworkerCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
@@ -113,7 +116,7 @@ public final class MdworkerCommand implements Callable<Integer> {
                 MdpOptions.line(out, "I: " + service + " request " + n + ": " + text(request));
             }
         };
-        ZmtpContext ctx = ZmtpContext.create(1);
+        ZmtpContext ctx = names.apply(ZmtpContext.create(1));
         List<MajordomoWorker> running = new ArrayList<>();
         try {
             for (int i = 0; i < workers; i++) {

@@ -59,6 +59,9 @@ public final class MmiCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Parameters(index = "0", defaultValue = "echo", description = "the service asked about (default: ${DEFAULT-VALUE})")
@@ -80,7 +83,7 @@ public final class MmiCommand implements Callable<Integer> {
         if (output.verbose()) {
             settings.tracer(MdpOptions.tracer(out));
         }
-        ZmtpContext ctx = CommandSupport.clientContext();
+        ZmtpContext ctx = CommandSupport.clientContext(names);
         try (MajordomoClient client = new MajordomoClient(ctx, connect, settings.build())) {
             client.start(); // connects in the background; the request waits behind it on the client's loop
             MajordomoReply r = client.request(mmiService, name);

@@ -38,7 +38,7 @@ public final class PpQueueCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         return CommandSupport.<ParanoidPirateQueue.Settings, QueueEvent>runComponent(spec, "ppqueue",
-                "cannot bind " + endpoints.describe(), output,
+                "cannot bind " + endpoints.describe(), output, null,
                 () -> endpoints.apply(ParanoidPirateQueue.Settings.builder(), security, limits)
                         .heartbeat(heartbeat.heartbeat()).traceMessages(output.verbose()).build(),
                 ParanoidPirateQueue::new, null);

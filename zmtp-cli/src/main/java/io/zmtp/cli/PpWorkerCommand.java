@@ -39,12 +39,15 @@ public final class PpWorkerCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
     public Integer call() {
         return CommandSupport.<ParanoidPirateWorker.Settings, WorkerEvent>runComponent(spec, "ppworker",
-                "cannot connect to " + endpoint, output,
+                "cannot connect to " + endpoint, output, names,
                 () -> demo.apply(ParanoidPirateWorker.Settings.builder().endpoint(endpoint), FailureSimulation.guideWorker(),
                         security, output).heartbeat(heartbeat.heartbeat()).reconnectInterval(reconnect.initial())
                         .reconnectIntervalMax(reconnect.max()).build(),

@@ -35,7 +35,7 @@ public final class SpQueueCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         return CommandSupport.<SimplePirateQueue.Settings, QueueEvent>runComponent(spec, "spqueue",
-                "cannot bind " + endpoints.describe(), output,
+                "cannot bind " + endpoints.describe(), output, null,
                 () -> endpoints.apply(SimplePirateQueue.Settings.builder(), security, limits).traceMessages(output.verbose())
                         .build(),
                 SimplePirateQueue::new, null);

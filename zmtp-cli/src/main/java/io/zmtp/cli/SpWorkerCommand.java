@@ -34,12 +34,15 @@ public final class SpWorkerCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
     public Integer call() {
         return CommandSupport.<WorkerSettings, WorkerEvent>runComponent(spec, "spworker",
-                "cannot connect to " + endpoint, output,
+                "cannot connect to " + endpoint, output, names,
                 () -> demo.apply(SimplePirateWorker.settings().endpoint(endpoint),
                         FailureSimulation.guideWorker(), security, output).build(),
                 SimplePirateWorker::new, WorkerEvent.Crashing.class);

@@ -69,6 +69,9 @@ public final class TiclientCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Parameters(arity = "0..*", description = "request body frames (default: \"Hello world\")")
@@ -105,7 +108,7 @@ public final class TiclientCommand implements Callable<Integer> {
         }
         boolean quiet = output.quiet();
         long end = System.nanoTime() + deadline.toNanos();
-        ZmtpContext ctx = CommandSupport.clientContext();
+        ZmtpContext ctx = CommandSupport.clientContext(names);
         int replied = 0;
         try (TitanicClient client = new TitanicClient(ctx, connect, settings)) {
             client.start();

@@ -88,6 +88,9 @@ public final class TitanicCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
@@ -132,7 +135,7 @@ public final class TitanicCommand implements Callable<Integer> {
                     + e.getMessage());
             return CommonOptions.FAILED;
         }
-        ZmtpContext ctx = ZmtpContext.create(2);
+        ZmtpContext ctx = names.apply(ZmtpContext.create(2));
         TitanicServer server = new TitanicServer(ctx, opened, settings);
         try {
             Futures.await(server.start(), Duration.ofSeconds(60));

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.zmtp.transport.Endpoint;
+import io.zmtp.transport.NameResolvers;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -23,6 +24,8 @@ final class SocketEndpoints {
     private final TypeHooks hooks;
     /** The context's inproc:// names. */
     private final InprocRegistry inproc;
+    /** The context's host name lookups. */
+    private final NameResolvers names;
     /** By the endpoint as given and as resolved (port 0 becomes the port chosen): one object, two keys. */
     private final Map<String, BindEndpoint> binds = new LinkedHashMap<>();
     private final Map<String, ConnectEndpoint> connects = new LinkedHashMap<>();
@@ -30,10 +33,11 @@ final class SocketEndpoints {
     private final Map<String, DatagramEndpoint> datagrams = new LinkedHashMap<>();
     private final List<String> inprocNames = new ArrayList<>();
 
-    SocketEndpoints(SocketCore socket, TypeHooks hooks, InprocRegistry inproc) {
+    SocketEndpoints(SocketCore socket, TypeHooks hooks, InprocRegistry inproc, NameResolvers names) {
         this.socket = socket;
         this.hooks = hooks;
         this.inproc = inproc;
+        this.names = names;
     }
 
     /** {@link ZmtpSocket#bind}: on the loop, the future gives the endpoint actually bound. */
@@ -104,7 +108,7 @@ final class SocketEndpoints {
             try {
                 ep = Endpoint.parse(endpoint);
                 if (ep.transport().overTcp()) {
-                    ep.connectAddress();
+                    ep.checkConnectable();
                 }
             } catch (IllegalArgumentException e) {
                 p.tryFailure(e);
@@ -124,7 +128,7 @@ final class SocketEndpoints {
                 p.trySuccess(null);
                 return;
             }
-            ConnectEndpoint c = new ConnectEndpoint(socket, hooks, ep, routingId);
+            ConnectEndpoint c = new ConnectEndpoint(socket, hooks, ep, routingId, names);
             ConnectEndpoint old = connects.put(endpoint, c);
             if (old != null) {
                 old.stop(true);

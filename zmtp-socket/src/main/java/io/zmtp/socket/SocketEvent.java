@@ -43,9 +43,14 @@ public record SocketEvent(Type type, String endpoint, String peer, String reason
          * ago. {@link #reason()} says which.
          */
         EVICTED,
-        /** An outgoing connection was established (before the handshake). */
+        /** An outgoing connection was established (before the handshake); {@link #peer()} is the address. */
         CONNECTED,
-        /** An outgoing connection attempt failed; a reconnect follows. */
+        /**
+         * An outgoing connection attempt failed; a reconnect follows. {@link #peer()} is the
+         * address tried (a host name's with the name: {@code db.example/10.0.0.7:5555}), null
+         * when the attempt failed before one, as when the name's lookup failed or timed out;
+         * {@link #reason()} says why.
+         */
         CONNECT_FAILED,
         /** A connection's ZMTP handshake completed; {@link #peer()} names the peer. */
         HANDSHAKE_SUCCEEDED,

@@ -93,6 +93,7 @@ public final class SocketOptions {
     private final Duration reconnectIntervalMax;
     private final Duration sendTimeout;
     private final Duration connectTimeout;
+    private final java.util.Set<ReconnectStop> reconnectStop;
     private final boolean routerMandatory;
     private final boolean routerHandover;
     private final boolean streamNotify;
@@ -131,6 +132,7 @@ public final class SocketOptions {
         reconnectIntervalMax = b.reconnectIntervalMax;
         sendTimeout = b.sendTimeout;
         connectTimeout = b.connectTimeout;
+        reconnectStop = b.reconnectStop;
         routerMandatory = b.routerMandatory;
         routerHandover = b.routerHandover;
         streamNotify = b.streamNotify;
@@ -175,6 +177,7 @@ public final class SocketOptions {
         b.reconnectIntervalMax = reconnectIntervalMax;
         b.sendTimeout = sendTimeout;
         b.connectTimeout = connectTimeout;
+        b.reconnectStop = reconnectStop;
         b.routerMandatory = routerMandatory;
         b.routerHandover = routerHandover;
         b.streamNotify = streamNotify;
@@ -379,6 +382,11 @@ public final class SocketOptions {
 
     public Duration connectTimeout() {
         return connectTimeout;
+    }
+
+    /** When a connected endpoint stops reconnecting beyond the fatal failures (ZMQ_RECONNECT_STOP); empty by default. */
+    public java.util.Set<ReconnectStop> reconnectStop() {
+        return reconnectStop;
     }
 
     public boolean routerMandatory() {

@@ -50,6 +50,7 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
     Duration reconnectIntervalMax = Duration.ofSeconds(5);
     Duration sendTimeout;
     Duration connectTimeout = Duration.ofSeconds(10);
+    java.util.Set<ReconnectStop> reconnectStop = java.util.Set.of();
     boolean routerMandatory;
     boolean routerHandover;
     boolean streamNotify = true;
@@ -368,6 +369,20 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
 
     public B connectTimeout(Duration d) {
         this.connectTimeout = Objects.requireNonNull(d);
+        return self();
+    }
+
+    /**
+     * When a connected endpoint stops reconnecting, beyond the failures that always stop it
+     * (ZMQ_RECONNECT_STOP; default: none, it reconnects after refusals and failed handshakes).
+     * See {@link ReconnectStop}.
+     */
+    public B reconnectStop(ReconnectStop... cases) {
+        java.util.EnumSet<ReconnectStop> set = java.util.EnumSet.noneOf(ReconnectStop.class);
+        for (ReconnectStop c : cases) {
+            set.add(Objects.requireNonNull(c));
+        }
+        this.reconnectStop = java.util.Collections.unmodifiableSet(set);
         return self();
     }
 

@@ -6,9 +6,11 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.zmtp.transport.IoTransport;
+import io.zmtp.transport.NameResolvers;
 import io.zmtp.transport.SpinThenBlockStrategy;
 import io.zmtp.wire.SocketType;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,12 +30,15 @@ public final class ZmtpContext implements AutoCloseable {
     private final IoTransport transport;
     private final InprocRegistry inproc = new InprocRegistry();
     private final Set<ZmtpSocket> sockets = ConcurrentHashMap.newKeySet();
+    /** The host name lookups of connects: one resolver per loop, made when first needed. */
+    private final NameResolvers names;
     private ZapAuthenticator zap;
 
     private ZmtpContext(EventLoopGroup group, boolean ownsGroup, IoTransport transport) {
         this.group = group;
         this.ownsGroup = ownsGroup;
         this.transport = transport;
+        this.names = new NameResolvers(transport);
     }
 
     /** A context with one event loop per available processor. */
@@ -81,6 +86,36 @@ public final class ZmtpContext implements AutoCloseable {
 
     InprocRegistry inproc() {
         return inproc;
+    }
+
+    /**
+     * Where and how long the host names of connected endpoints (tcp://, ws://, wss://, tls://)
+     * are looked up. Each connect attempt looks its host up on its socket's event loop without
+     * blocking it, with Netty's asynchronous DNS resolver (one per loop, made when first needed,
+     * closed with the context), and takes the next address of the answer: the A records first,
+     * then the AAAA records, each in the name server's order. Answers are cached for their
+     * records' TTL; a connect to a looked-up address that fails makes the next attempt ask again.
+     * A lookup that fails or takes longer than {@code lookupTimeout} is a failed attempt
+     * ({@link SocketEvent.Type#CONNECT_FAILED}, its reason saying why), followed by the usual
+     * reconnect delay. IP literals and {@code localhost} are not looked up. Binds by name keep the
+     * JDK's resolver.
+     *
+     * <p>Defaults: the system's name servers ({@code /etc/resolv.conf}) and a 5 s timeout
+     * ({@link NameResolvers#DEFAULT_LOOKUP_TIMEOUT_MILLIS}). Lookups started after this call use
+     * the new settings; set them before connecting.
+     *
+     * @param nameServers the name servers to ask, in order (addresses, not names); empty: the system's
+     * @param lookupTimeout the longest a lookup may take (positive)
+     * @return this context
+     */
+    public ZmtpContext nameResolution(List<InetSocketAddress> nameServers, Duration lookupTimeout) {
+        names.configure(nameServers, lookupTimeout);
+        return this;
+    }
+
+    /** The context's host name lookups (its sockets' endpoints, and tests). */
+    NameResolvers nameResolvers() {
+        return names;
     }
 
     /** The sockets of this context not yet removed (a snapshot; for tests). */
@@ -272,6 +307,7 @@ public final class ZmtpContext implements AutoCloseable {
             f.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
         settle();
+        names.close();
         if (ownsGroup) {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }

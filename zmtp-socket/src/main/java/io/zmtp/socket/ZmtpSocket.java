@@ -83,7 +83,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
         this.blocked = new BlockedSends(core, hooks, sendReceiveState);
         this.sends = new SendPath(core, hooks, sendReceiveState, blocked);
         this.receiving = new ReceivePath(core, sendReceiveState);
-        this.endpoints = new SocketEndpoints(core, hooks, context.inproc());
+        this.endpoints = new SocketEndpoints(core, hooks, context.inproc(), context.nameResolvers());
         this.closing = new CloseSequence(core, endpoints, blocked, sendReceiveState, receiving, hooks,
                 () -> context.socketClosed(this));
     }

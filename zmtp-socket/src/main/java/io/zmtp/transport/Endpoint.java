@@ -1,5 +1,6 @@
 package io.zmtp.transport;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Locale;
 import java.util.Objects;
@@ -178,17 +179,29 @@ public final class Endpoint {
         return "*".equals(host) || "0.0.0.0".equals(host) || "::".equals(host);
     }
 
-    /** The address to bind a tcp endpoint to. */
+    /**
+     * The address to bind a tcp endpoint to. A host name is resolved here, by the JDK's resolver
+     * (blocking): binds by name are rare and made once; connects look names up without blocking
+     * ({@link NameResolvers}).
+     */
     public InetSocketAddress bindAddress() {
         return isWildcardHost() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
     }
 
-    /** The address to connect a tcp endpoint to (resolved now). */
-    public InetSocketAddress connectAddress() {
+    /**
+     * Checks that this tcp endpoint can be connected to: not a wildcard host.
+     *
+     * @throws IllegalArgumentException for a wildcard host
+     */
+    public void checkConnectable() {
         if (isWildcardHost()) {
             throw new IllegalArgumentException("cannot connect to a wildcard host: " + this);
         }
-        return new InetSocketAddress(host, port);
+    }
+
+    /** The address to connect this tcp endpoint to, its host looked up as {@code address}. */
+    public InetSocketAddress connectAddress(InetAddress address) {
+        return new InetSocketAddress(address, port);
     }
 
     /** The endpoint with its tcp port replaced: what a bind to port 0 reports. */

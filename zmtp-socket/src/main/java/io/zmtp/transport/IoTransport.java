@@ -6,6 +6,7 @@ import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -13,6 +14,9 @@ import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -63,8 +67,13 @@ public enum IoTransport {
                 : NioIoHandler.newFactory(java.nio.channels.spi.SelectorProvider.provider(), strategy);
     }
 
-    public Class<? extends Channel> tcpChannel() {
+    public Class<? extends SocketChannel> tcpChannel() {
         return this == EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+
+    /** The channel of UDP sockets, on which {@link NameResolvers} asks name servers. */
+    public Class<? extends DatagramChannel> udpChannel() {
+        return this == EPOLL ? EpollDatagramChannel.class : NioDatagramChannel.class;
     }
 
     public Class<? extends ServerChannel> tcpServerChannel() {
