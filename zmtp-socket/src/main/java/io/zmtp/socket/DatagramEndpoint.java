@@ -12,6 +12,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.zmtp.transport.DatagramCodec;
 import io.zmtp.transport.Endpoint;
+import io.zmtp.transport.NameResolvers;
 import io.zmtp.wire.SocketType;
 
 import java.io.IOException;
@@ -22,23 +23,27 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.Collections;
+import java.util.List;
 
 /**
  * One udp:// endpoint of a RADIO or DISH (zmq_udp(7)): a datagram channel on the socket's loop
  * with a {@link DatagramCodec} and a {@link PeerHandler}, so it is one peer of the socket. A DISH
  * binds: a unicast address, {@code *}, or a multicast group, which it then joins on the given
- * interface (or the first multicast interface that is up). A RADIO connects: the host is resolved
- * then, and every message goes to it as one datagram from an ephemeral port. There is no
- * connection, so nothing reconnects.
+ * interface (or the first multicast interface that is up). A RADIO connects: the host is looked
+ * up then, without blocking the loop, by the same {@link NameResolvers} as tcp:// connects (the
+ * first address of the answer, IPv4 first), and every message goes to it as one datagram from an
+ * ephemeral port. There is no connection, so nothing reconnects or looks the name up again.
  */
 final class DatagramEndpoint {
     private final SocketCore socket;
     private final Endpoint endpoint;
+    private final NameResolvers names;
     private Channel channel;
 
-    DatagramEndpoint(SocketCore socket, Endpoint endpoint) {
+    DatagramEndpoint(SocketCore socket, Endpoint endpoint, NameResolvers names) {
         this.socket = socket;
         this.endpoint = endpoint;
+        this.names = names;
     }
 
     /** Why {@code type} may not {@code bind} (else connect) a udp:// endpoint, or null when it may. */
@@ -102,21 +107,43 @@ final class DatagramEndpoint {
         p.trySuccess(resolved);
     }
 
-    /** RADIO: resolves the host now and opens the channel its datagrams leave from. */
+    /** RADIO: looks the host up now and opens the channel its datagrams leave from. */
     Future<String> connect() {
         Promise<String> p = socket.loop().newPromise();
-        InetSocketAddress target;
+        if (endpoint.isWildcardHost()) {
+            return failed(p, SocketEvent.Type.CONNECT_FAILED,
+                    new IllegalArgumentException("cannot connect to a wildcard host: " + endpoint));
+        }
+        Future<List<InetAddress>> answer = names.lookUp(socket.loop(), endpoint.host());
+        if (answer.isDone()) {
+            looked(answer, p);
+        } else {
+            answer.addListener(f -> looked(answer, p));
+        }
+        return p;
+    }
+
+    /** The lookup is done: open the channel to its first address, or fail the connect. */
+    private void looked(Future<List<InetAddress>> answer, Promise<String> p) {
+        if (!answer.isSuccess()) {
+            failed(p, SocketEvent.Type.CONNECT_FAILED, new IllegalArgumentException(answer.cause().getMessage(),
+                    answer.cause()));
+            return;
+        }
+        if (answer.getNow().isEmpty()) {
+            failed(p, SocketEvent.Type.CONNECT_FAILED,
+                    new IllegalArgumentException("name lookup of " + endpoint.host() + " found no address"));
+            return;
+        }
+        InetSocketAddress target = new InetSocketAddress(answer.getNow().get(0), endpoint.port());
         NetworkInterface iface = null;
         try {
-            if (endpoint.isWildcardHost()) {
-                throw new IllegalArgumentException("cannot connect to a wildcard host: " + endpoint);
-            }
-            target = new InetSocketAddress(InetAddress.getByName(endpoint.host()), endpoint.port());
             if (endpoint.udpInterface() != null && target.getAddress().isMulticastAddress()) {
                 iface = multicastInterface(endpoint.udpInterface());
             }
         } catch (IOException | IllegalArgumentException e) {
-            return failed(p, SocketEvent.Type.CONNECT_FAILED, e);
+            failed(p, SocketEvent.Type.CONNECT_FAILED, e);
+            return;
         }
         Bootstrap b = bootstrap(target.getAddress() instanceof Inet6Address, SocketType.DISH, target);
         if (iface != null) {
@@ -132,7 +159,6 @@ final class DatagramEndpoint {
             socket.monitor().event(SocketEvent.Type.CONNECTED, endpoint.toString(), target.toString(), null, null);
             p.trySuccess(endpoint.toString());
         });
-        return p;
     }
 
     private Bootstrap bootstrap(boolean ipv6, SocketType peerType, InetSocketAddress target) {

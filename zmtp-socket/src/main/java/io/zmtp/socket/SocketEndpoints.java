@@ -146,7 +146,7 @@ final class SocketEndpoints {
             p.tryFailure(new IllegalArgumentException(refusal));
             return;
         }
-        DatagramEndpoint d = new DatagramEndpoint(socket, ep);
+        DatagramEndpoint d = new DatagramEndpoint(socket, ep, names);
         d.bind().addListener(f -> {
             if (f.isSuccess()) {
                 String resolved = (String) f.getNow();
@@ -159,14 +159,14 @@ final class SocketEndpoints {
         });
     }
 
-    /** A RADIO's udp:// connect: the future fails if the host does not resolve (now, as libzmq does). */
+    /** A RADIO's udp:// connect: the future fails if the host's lookup fails (now, as libzmq's does). */
     private void connectDatagram(String endpoint, Endpoint ep, Promise<Void> p) {
         String refusal = DatagramEndpoint.refusal(socket.type(), false);
         if (refusal != null) {
             p.tryFailure(new IllegalArgumentException(refusal));
             return;
         }
-        DatagramEndpoint d = new DatagramEndpoint(socket, ep);
+        DatagramEndpoint d = new DatagramEndpoint(socket, ep, names);
         DatagramEndpoint old = datagrams.put(endpoint, d);
         if (old != null) {
             old.close();

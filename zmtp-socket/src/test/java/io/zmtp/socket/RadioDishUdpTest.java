@@ -1,6 +1,7 @@
 package io.zmtp.socket;
 
 import io.netty.util.concurrent.Future;
+import io.zmtp.testing.TestDnsServer;
 import io.zmtp.transport.DatagramCodec;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
@@ -13,6 +14,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static io.zmtp.socket.RadioDishTest.inGroup;
@@ -152,8 +155,36 @@ class RadioDishUdpTest extends ContextTest {
         assertRefused(pub.connect("udp://127.0.0.1:5555"), "RADIO and DISH");
         assertRefused(ctx.radio(SocketOptions.DEFAULTS).bind("udp://127.0.0.1:0"), "a RADIO connects");
         assertRefused(ctx.dish(SocketOptions.DEFAULTS).connect("udp://127.0.0.1:5555"), "a DISH binds");
-        Future<Void> unresolvable = ctx.radio(SocketOptions.DEFAULTS).connect("udp://no-such-host.invalid:5555");
-        assertInstanceOf(IllegalArgumentException.class, unresolvable.awaitUninterruptibly().cause());
+    }
+
+    /**
+     * A RADIO's udp:// host is looked up as a tcp:// connect's is: on the loop, by the context's
+     * name servers (here one the test runs on a loopback port), and a name it does not know fails
+     * the connect with the lookup's reason.
+     */
+    @Test
+    void aRadioLooksItsHostUpThroughTheContextsNameServers() {
+        try (TestDnsServer dns = new TestDnsServer()) {
+            ZmtpContext named = ZmtpContext.create(1).nameResolution(List.of(dns.address()), Duration.ofMillis(500));
+            try {
+                dns.set("dish.zmtp.test", "127.0.0.1");
+                DishSocket dish = named.dish(SocketOptions.DEFAULTS);
+                RadioDishTest.Received got = new RadioDishTest.Received(dish);
+                get(dish.join("g"));
+                int port = port(get(dish.bind("udp://127.0.0.1:0")));
+                RadioSocket radio = named.radio(SocketOptions.DEFAULTS);
+                get(radio.connect("udp://dish.zmtp.test:" + port));
+                assertEquals(1, dns.questionsA("dish.zmtp.test").size(), "asked the context's name server");
+                get(radio.send(inGroup("g", "by name")));
+                assertEquals("g:by name", got.next());
+                Future<Void> unknown = named.radio(SocketOptions.DEFAULTS).connect("udp://nobody.zmtp.test:" + port);
+                Throwable why = unknown.awaitUninterruptibly().cause();
+                assertInstanceOf(IllegalArgumentException.class, why);
+                assertTrue(why.getMessage().contains("nobody.zmtp.test"), why.getMessage());
+            } finally {
+                named.close(Duration.ofSeconds(5));
+            }
+        }
     }
 
     private static void assertRefused(Future<?> f, String words) {
