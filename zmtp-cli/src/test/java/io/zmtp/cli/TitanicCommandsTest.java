@@ -92,7 +92,7 @@ class TitanicCommandsTest {
         Result down = new Result("titanic", "--store", "postgresql://ti:hunter2@127.0.0.1:"
                 + io.zmtp.testing.FreePorts.next() + "/titanic?connectTimeout=2");
         assertEquals(1, down.exit, down.err.text());
-        assertTrue(down.err.text().contains("titanic: cannot open the store PostgresStoreSettings{jdbc:postgresql://127.0.0.1:"),
+        assertTrue(down.err.text().contains("titanic: cannot open the Titanic store at jdbc:postgresql://127.0.0.1:"),
                 down.err.text());
         for (Result r : java.util.List.of(fsync, lease, down)) {
             assertTrue(!r.err.text().contains("hunter2") && !r.out.text().contains("hunter2"), "the password is shown");

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
@@ -98,13 +99,27 @@ public final class PostgresTitanicStore implements TitanicStore {
     public static PostgresTitanicStore open(PostgresStoreSettings settings) {
         PostgresTitanicStore store = new PostgresTitanicStore(settings);
         try {
-            store.thread = new GroupCommitThread("titanic-postgresql", PostgresStoreSettings.redacted(settings.jdbcUrl()),
+            store.thread = new GroupCommitThread("titanic-postgresql", settings.jdbcUrl(),
                     store.new Database(), settings.maxBatch(), settings.maxQueuedOperations());
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot open the Titanic store at "
-                    + PostgresStoreSettings.redacted(settings.jdbcUrl()) + ": " + e.getMessage(), e);
+            // the driver's exception is not attached as the cause: its messages are the driver's
+            // own, so only their redacted text goes on
+            throw new IllegalStateException("cannot open the Titanic store at " + settings.jdbcUrl() + ": "
+                    + settings.redact(reasons(e)));
         }
         return store;
+    }
+
+    /** The messages of a failure and its causes, the repeated ones once. */
+    private static String reasons(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable c = t; c != null && sb.length() < 2000; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName();
+            if (sb.indexOf(m) < 0) {
+                sb.append(sb.length() == 0 ? "" : ": ").append(m);
+            }
+        }
+        return sb.toString();
     }
 
     /**
@@ -115,7 +130,12 @@ public final class PostgresTitanicStore implements TitanicStore {
         @Override
         public Connection connect() throws SQLException {
             forgetTotals();                      // a transaction on a lost connection counted nothing
-            Connection c = DriverManager.getConnection(settings.jdbcUrl());
+            // the password as a property, never in the URL, which the driver's messages repeat
+            Properties info = new Properties();
+            if (settings.password() != null) {
+                info.setProperty("password", settings.password());
+            }
+            Connection c = DriverManager.getConnection(settings.jdbcUrl(), info);
             try {
                 c.setAutoCommit(false);
                 setUp(c);
@@ -484,6 +504,6 @@ public final class PostgresTitanicStore implements TitanicStore {
 
     @Override
     public String toString() {
-        return "PostgresTitanicStore{" + PostgresStoreSettings.redacted(settings.jdbcUrl()) + ", owner " + owner + "}";
+        return "PostgresTitanicStore{" + settings.jdbcUrl() + ", owner " + owner + "}";
     }
 }

@@ -227,8 +227,15 @@ class PostgresTitanicStoreTest {
 
     @Test
     void aPostgresqlUrlBecomesAJdbcUrlAndPasswordsAreNeverShown() {
-        assertEquals("jdbc:postgresql://db:5432/titanic?user=ti&password=pw",
-                PostgresStoreSettings.builder().url("postgresql://ti:pw@db:5432/titanic").build().jdbcUrl());
+        PostgresStoreSettings withPassword = PostgresStoreSettings.builder().url("postgresql://ti:p%40w@db:5432/titanic").build();
+        assertEquals("jdbc:postgresql://db:5432/titanic?user=ti", withPassword.jdbcUrl(), "the password is kept apart");
+        assertEquals("p@w", withPassword.password(), "percent-decoded as libpq does");
+        PostgresStoreSettings jdbc = PostgresStoreSettings.of("jdbc:postgresql://db/t?user=u&password=secret&ssl=true");
+        assertEquals("jdbc:postgresql://db/t?user=u&ssl=true", jdbc.jdbcUrl());
+        assertEquals("secret", jdbc.password());
+        assertEquals("masked *** here", jdbc.redact("masked secret here"));
+        assertFalse(PostgresStoreSettings.of("postgresql://u@db/t").hasPassword(), "none: the driver's ~/.pgpass");
+        assertEquals("given", PostgresStoreSettings.builder().url("postgresql://u@db/t").password("given").build().password());
         assertEquals("jdbc:postgresql://127.0.0.1/t", PostgresStoreSettings.of("postgresql://127.0.0.1/t").jdbcUrl());
         String shown = PostgresStoreSettings.builder().url("postgresql://ti:pw@db/titanic").build().toString();
         assertFalse(shown.contains("pw"), shown);
