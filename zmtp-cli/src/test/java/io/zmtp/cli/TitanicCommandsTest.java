@@ -100,6 +100,30 @@ class TitanicCommandsTest {
     }
 
     @Test
+    void aTiclientBacksOffWhileTitanicIsDownAndSaysSoOnceEachWay() throws InterruptedException {
+        Running broker = start("mdbroker", "--bind", "tcp://127.0.0.1:0");
+        String endpoint = broker.out.await("is active at (tcp://\\S+)").group(1);
+        // no Titanic yet: every titanic.request times out
+        Running client = start("ticlient", "-e", endpoint, "--timeout", "100ms", "--retries", "1", "--poll", "50ms",
+                "--retry-max", "200ms", "--deadline", "30s", "-v", "hi");
+        client.out.await("^W: titanic\\.request: .*; trying again in 50 ms, the pause doubling up to 200 ms$");
+        client.out.await("^I: try 3 in 100 ms \\(");  // the first pause is in the W: line
+        client.out.await("^I: try 4 in 200 ms \\(");
+        client.out.await("^I: try 5 in 200 ms \\(");  // the cap
+        start("titanic", "-e", endpoint, "--store", dir.resolve("store").toString(), "-q");
+        start("mdworker", "--connect", endpoint, "-q");
+        client.out.await("^I: Titanic answers again, after \\d+ failed tries in \\d+ ms$");
+        client.thread.join(20_000);
+        assertEquals(0, client.exit.get(), client.out.text());
+        List<String> warnings = client.out.lines().stream().filter(l -> l.startsWith("W: ")).toList();
+        assertEquals(1, warnings.size(), "one line when the failures begin: " + warnings);
+        List<String> tries = client.out.lines().stream().filter(l -> l.startsWith("I: try ")).toList();
+        for (int i = 1; i < tries.size(); i++) {
+            assertTrue(tries.get(i).startsWith("I: try " + (i + 3) + " in 200 ms"), "capped at --retry-max: " + tries);
+        }
+    }
+
+    @Test
     void aTiclientWithoutTitanicFailsWithinItsDeadline() {
         Result r = new Result("ticlient", "-e", "tcp://127.0.0.1:1", "--timeout", "50ms", "--retries", "1",
                 "--deadline", "300ms", "--poll", "50ms");

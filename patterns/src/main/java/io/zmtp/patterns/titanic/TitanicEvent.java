@@ -5,8 +5,12 @@ import io.zmtp.wire.FrameText;
 /**
  * What a {@link TitanicServer} does, one record per kind; {@code toString()} is the command
  * line's line. Service names and reasons a peer chose are escaped. Reported on the server's loop.
+ * A reason (a store's message, a connection's, a peer's) is escaped but kept whole up to
+ * {@link #REASON_CHARS} characters: a reason cut after 64 says nothing to an operator.
  */
 public sealed interface TitanicEvent {
+    /** How much of a reason an event's line shows (escaped, so no line is forged). */
+    int REASON_CHARS = 1024;
 
     /** The store was read and the three services are registering with the broker. */
     record Started(String broker, int recovered) implements TitanicEvent {
@@ -45,7 +49,7 @@ public sealed interface TitanicEvent {
         @Override
         public String toString() {
             return "request " + uuid + " to '" + FrameText.escape(service) + "' not answered ("
-                    + FrameText.escape(reason) + "), retrying later";
+                    + FrameText.escape(reason, REASON_CHARS) + "), retrying later";
         }
     }
 
@@ -69,7 +73,7 @@ public sealed interface TitanicEvent {
     record Refused(String tspService, TitanicStatus status, String reason) implements TitanicEvent {
         @Override
         public String toString() {
-            return tspService + " answered " + status.code() + ": " + FrameText.escape(reason);
+            return tspService + " answered " + status.code() + ": " + FrameText.escape(reason, REASON_CHARS);
         }
     }
 

@@ -210,17 +210,34 @@ class PostgresTitanicStoreTest {
         PostgresTitanicStore s = open(fresh().build());
         String before = TitanicIds.newId();
         get(s.putRequest(before, "echo", Frames.ofStrings("kept")));
-        server.stopImmediately();
+        java.io.PrintStream stderr = System.err;
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(log, true, java.nio.charset.StandardCharsets.UTF_8));
+        String where = s.toString().substring("PostgresTitanicStore{".length(), s.toString().indexOf(", owner"));
         try {
-            CompletionException e = assertThrows(CompletionException.class,
-                    () -> s.putRequest(TitanicIds.newId(), "echo", Frames.ofStrings("lost")).join());
-            assertInstanceOf(TitanicException.class, e.getCause(), String.valueOf(e.getCause()));
-            assertThrows(CompletionException.class, () -> s.reply(before).join(), "a read fails too");
+            server.stopImmediately();
+            try {
+                CompletionException e = assertThrows(CompletionException.class,
+                        () -> s.putRequest(TitanicIds.newId(), "echo", Frames.ofStrings("lost")).join());
+                assertInstanceOf(TitanicException.class, e.getCause(), String.valueOf(e.getCause()));
+                assertThrows(CompletionException.class, () -> s.reply(before).join(), "a read fails too");
+                for (int i = 0; i < 5; i++) {
+                    assertThrows(CompletionException.class, () -> s.size().join(), "and every operation after them");
+                }
+            } finally {
+                server.startAgain();
+            }
+            String after = TitanicIds.newId();
+            get(s.putRequest(after, "echo", Frames.ofStrings("again")));
         } finally {
-            server.startAgain();
+            System.setErr(stderr);
         }
-        String after = TitanicIds.newId();
-        get(s.putRequest(after, "echo", Frames.ofStrings("again")));
+        // the outage in two lines, not one (with a stack trace) per failed operation
+        java.util.List<String> lines = log.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
+                .filter(l -> l.contains(where)).toList();
+        assertEquals(2, lines.size(), String.join("\n", lines));
+        assertTrue(lines.get(0).contains("WARN") && lines.get(0).contains("cannot be reached"), lines.get(0));
+        assertTrue(lines.get(1).contains("connected again to " + where + " (7 operations failed meanwhile)"), lines.get(1));
         assertEquals(Frames.ofStrings("kept"), get(s.request(before)).orElseThrow().body());
         assertEquals(2L, get(s.size()), "the request that failed was not stored");
     }
