@@ -40,7 +40,8 @@ class TitanicCommandsTest {
         Path store = dir.resolve("store");
         Running titanic = start("titanic", "-e", endpoint, "--store", store.toString(), "--retry-interval", "100ms");
         try {
-            titanic.out.await("titanic serving through " + endpoint.replace(".", "\\.") + ", 0 stored request\\(s\\)");
+            titanic.out.await("titanic serving through " + endpoint.replace(".", "\\.") + ", 0 stored request\\(s\\) "
+                    + "to dispatch; store: SQLite in " + java.util.regex.Pattern.quote(store.toAbsolutePath().toString()) + "$");
         } catch (AssertionError e) {
             throw new AssertionError("titanic said: " + titanic.err.text(), e);
         }

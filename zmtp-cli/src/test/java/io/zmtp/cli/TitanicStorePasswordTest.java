@@ -88,6 +88,8 @@ class TitanicStorePasswordTest {
 
         Run env = Run.serving(Map.of("PGPASSWORD", SECRET), "titanic", "-e", broker, "--store", url);
         assertTrue(env.out.contains("titanic serving through " + broker), env.toString());
+        assertTrue(env.out.matches("(?s).*; store: PostgreSQL jdbc:postgresql://127\\.0\\.0\\.1:" + db.port()
+                + "/postgres\\?user=operator, owner [0-9a-f-]{36}\n.*"), "the start-up line names the store: " + env);
         assertNoSecret("PGPASSWORD", env);
 
         Path passfile = dir.resolve("pgpass");

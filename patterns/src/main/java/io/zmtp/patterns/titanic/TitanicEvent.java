@@ -12,11 +12,16 @@ public sealed interface TitanicEvent {
     /** How much of a reason an event's line shows (escaped, so no line is forged). */
     int REASON_CHARS = 1024;
 
-    /** The store was read and the three services are registering with the broker. */
-    record Started(String broker, int recovered) implements TitanicEvent {
+    /**
+     * The store was read and the three services are registering with the broker; {@code store}
+     * is the store's {@code toString()}, which names where it is (never a password) and, for a
+     * shared store, this server's owner id, the one its claimed rows carry.
+     */
+    record Started(String broker, int recovered, String store) implements TitanicEvent {
         @Override
         public String toString() {
-            return "titanic serving through " + broker + ", " + recovered + " stored request(s) to dispatch";
+            return "titanic serving through " + broker + ", " + recovered + " stored request(s) to dispatch; store: "
+                    + store;
         }
     }
 

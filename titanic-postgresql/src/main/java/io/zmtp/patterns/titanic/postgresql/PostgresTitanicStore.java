@@ -504,6 +504,6 @@ public final class PostgresTitanicStore implements TitanicStore {
 
     @Override
     public String toString() {
-        return "PostgresTitanicStore{" + settings.jdbcUrl() + ", owner " + owner + "}";
+        return "PostgreSQL " + settings.jdbcUrl() + ", owner " + owner;
     }
 }

@@ -213,7 +213,7 @@ class PostgresTitanicStoreTest {
         java.io.PrintStream stderr = System.err;
         java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
         System.setErr(new java.io.PrintStream(log, true, java.nio.charset.StandardCharsets.UTF_8));
-        String where = s.toString().substring("PostgresTitanicStore{".length(), s.toString().indexOf(", owner"));
+        String where = s.toString().substring("PostgreSQL ".length(), s.toString().indexOf(", owner"));
         try {
             server.stopImmediately();
             try {
