@@ -142,6 +142,51 @@ class PostgresTitanicStoreTest {
     }
 
     @Test
+    void theUsageRowsOfGoneServersAreFoldedIntoALiveOneWithTheSameTotals() throws Exception {
+        PostgresStoreSettings settings = fresh().claimLease(Duration.ofSeconds(1)).build();
+        List<String> ids = new ArrayList<>();
+        for (int start = 0; start < 3; start++) {         // a server started three times
+            PostgresTitanicStore a = open(settings);
+            for (int i = 0; i < 2; i++) {
+                String id = TitanicIds.newId();
+                ids.add(id);
+                get(a.putRequest(id, "echo", Frames.ofStrings("r")));
+            }
+            stores.remove(a);
+            a.close();
+        }
+        PostgresTitanicStore b = open(settings);
+        get(b.close(ids.get(0)));                         // b's net change is -1
+        assertEquals(4, usageRows(settings).size(), "three gone servers and b: " + usageRows(settings));
+        Await.until(Duration.ofSeconds(30), () -> "folded: " + usageRows(settings), () -> {
+            get(b.renewClaims());                           // as b's claim keeper does every third of the lease
+            return usageRows(settings).size() == 1;
+        });
+        assertEquals(List.of(b.owner() + " 5"), usageRows(settings), "the gone servers' counts are b's now");
+        assertEquals(5L, get(b.size()));
+        PostgresTitanicStore c = open(settings);
+        get(c.close(ids.get(1)));
+        get(c.renewClaims());                               // c seen just now: alive
+        get(b.renewClaims());
+        assertEquals(2, usageRows(settings).size(), "a live server's row stays: " + usageRows(settings));
+        assertEquals(4L, get(c.size()));
+    }
+
+    /** The rows of titanic_usage: "owner entries", by owner. */
+    private static List<String> usageRows(PostgresStoreSettings settings) {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(settings.jdbcUrl());
+             java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT owner, entries FROM titanic_usage ORDER BY owner")) {
+            List<String> rows = new ArrayList<>();
+            while (rs.next()) {
+                rows.add(rs.getString(1) + " " + rs.getLong(2));
+            }
+            return rows;
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void concurrentRepliesFromTwoServersStoreOne() {
         PostgresStoreSettings settings = fresh().build();
         PostgresTitanicStore a = open(settings);
