@@ -163,7 +163,9 @@ public final class TiclientCommand implements Callable<Integer> {
                     progress = true;
                     if (!quiet) {
                         Frames r = reply.get();
-                        MdpOptions.line(out, "I: reply: " + MdworkerCommand.text(r.isEmpty() ? r : r.dropFirst(r.size() - 1)));
+                        // with its uuid: with several requests, or several clients, which reply is whose
+                        MdpOptions.line(out, "I: reply to " + uuid + ": "
+                                + MdworkerCommand.text(r.isEmpty() ? r : r.dropFirst(r.size() - 1)));
                     }
                     try {
                         client.close(uuid);

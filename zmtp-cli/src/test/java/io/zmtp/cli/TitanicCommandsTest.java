@@ -58,7 +58,20 @@ class TitanicCommandsTest {
         client.out.await("I: 3 replies received");
         client.thread.join(10_000);
         assertEquals(0, client.exit.get(), client.out.text());
-        assertEquals(3, client.out.lines().stream().filter(l -> l.equals("I: reply: [hi]")).count(), client.out.text());
+        java.util.Set<String> submitted = new java.util.HashSet<>();
+        java.util.Set<String> answered = new java.util.HashSet<>();
+        for (String l : client.out.lines()) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("^I: request UUID ([0-9a-f]{32})$").matcher(l);
+            if (m.find()) {
+                submitted.add(m.group(1));
+            }
+            m = java.util.regex.Pattern.compile("^I: reply to ([0-9a-f]{32}): \\[hi\\]$").matcher(l);
+            if (m.find()) {
+                answered.add(m.group(1));
+            }
+        }
+        assertEquals(3, submitted.size(), client.out.text());
+        assertEquals(submitted, answered, "each reply printed with its request's uuid: " + client.out.text());
 
         Result one = new Result("ticlient", "-e", endpoint, "-q");
         assertEquals(0, one.exit, one.out.text());
