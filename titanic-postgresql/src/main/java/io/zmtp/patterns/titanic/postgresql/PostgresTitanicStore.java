@@ -387,11 +387,15 @@ public final class PostgresTitanicStore implements TitanicStore {
      * This server's usage row marked as seen, with the rows of servers not seen for a claim lease
      * (stopped or dead: their claims lapsed too) added to it and deleted, in one statement: the
      * sums stay the same. A server that was only frozen finds its row gone at its next write and
-     * makes it again ({@link #writeDelta}).
+     * makes it again ({@link #writeDelta}). A row another server is folding (locked) is skipped,
+     * so a fold never waits on another transaction: the batch it is in cannot deadlock with
+     * another server's over it.
      */
     private void foldGoneServers(Connection c) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("""
-                WITH gone AS (DELETE FROM titanic_usage WHERE owner <> ? AND seen_at < now() - ?::interval
+                WITH gone AS (DELETE FROM titanic_usage WHERE owner IN (
+                                  SELECT owner FROM titanic_usage WHERE owner <> ? AND seen_at < now() - ?::interval
+                                  FOR UPDATE SKIP LOCKED)
                               RETURNING entries, bytes, reply_bytes)
                 UPDATE titanic_usage SET entries = entries + (SELECT coalesce(sum(entries), 0) FROM gone),
                     bytes = bytes + (SELECT coalesce(sum(bytes), 0) FROM gone),
