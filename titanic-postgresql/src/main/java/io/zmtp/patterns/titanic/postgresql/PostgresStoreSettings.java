@@ -131,7 +131,7 @@ public final class PostgresStoreSettings {
     }
 
     /** The URL without a password (userinfo or a password parameter). */
-    public static String redacted(String url) {
+    static String redacted(String url) {
         return url.replaceAll("(?i)(password=)[^&]*", "$1***").replaceAll("//([^/@:]*):[^/@]*@", "//$1:***@");
     }
 
