@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <li>{@code <!-- run: skip REASON -->}: not run here; REASON says which test or script of the
  *     suite runs it instead.</li>
  * </ul>
- * In a block, {@code zmtp} is the command line ({@code java -jar zmtp-cli/target/zmtp.jar}), the
+ * In a block, {@code zmtp} is the launcher {@code zmtp-cli/target/zmtp} on the PATH, as the docs say, the
  * working directory is a fresh one that sees the checkout's top-level entries (files a command
  * writes stay out of the checkout), and every tcp port from 5000 to 5999 written as
  * {@code :PORT} is replaced by a free one (the same one throughout the block). Every other fenced
@@ -119,7 +119,8 @@ class DocCommandsTest {
         }
         Map<String, String> ports = new HashMap<>();
         StringBuilder script = new StringBuilder("set -euo pipefail\n")
-                .append("zmtp() { java -jar \"").append(ROOT.resolve("zmtp-cli/target/zmtp.jar")).append("\" \"$@\"; }\n");
+                // the launcher beside zmtp.jar on the PATH, as README.md tells users to put it
+                .append("export PATH=\"").append(ROOT.resolve("zmtp-cli/target")).append(":$PATH\"\n");
         for (String line : b.lines()) {
             Matcher p = PORT.matcher(line);
             StringBuilder sb = new StringBuilder();

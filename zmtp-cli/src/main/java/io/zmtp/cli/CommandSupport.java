@@ -150,4 +150,20 @@ final class CommandSupport {
         }
         return c.getMessage() != null ? c.getMessage() : c.toString();
     }
+
+    /**
+     * A failure and its causes as one line, each message once ("a: b: c"), for the error stream:
+     * the cause of a store that cannot be opened is the reason an operator needs.
+     */
+    static String reasons(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        int depth = 0;
+        for (Throwable c = t; c != null && depth < 10; c = c.getCause(), depth++) {
+            String m = c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName();
+            if (sb.indexOf(m) < 0) {
+                sb.append(sb.length() == 0 ? "" : ": ").append(m);
+            }
+        }
+        return sb.toString();
+    }
 }

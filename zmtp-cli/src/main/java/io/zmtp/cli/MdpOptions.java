@@ -104,7 +104,9 @@ final class MdpOptions {
                     }
                     tokens--;
                 }
-                String text = "I: " + io.zmtp.wire.FrameText.escape(e.toString());
+                // escaped (a peer's words cannot forge a line) but whole: a reason cut after 64
+                // characters told an operator nothing
+                String text = "I: " + io.zmtp.wire.FrameText.escape(e.toString(), EVENT_CHARS);
                 if (suppressed > 0) {
                     text += " (" + suppressed + " similar line(s) left out)";
                     suppressed = 0;
@@ -115,6 +117,9 @@ final class MdpOptions {
     }
 
     static final int BURST = 20;
+
+    /** How much of a broker event's line is shown (escaped): far more than any reason we write. */
+    static final int EVENT_CHARS = 1024;
 
     static void line(PrintWriter out, String text) {
         synchronized (out) {

@@ -1,5 +1,6 @@
 package io.zmtp.cli;
 
+import io.zmtp.patterns.kit.Backoff;
 import io.zmtp.patterns.majordomo.MajordomoClientSettings;
 import io.zmtp.patterns.majordomo.MdpVersion;
 import io.zmtp.patterns.titanic.TitanicClient;
@@ -58,6 +59,11 @@ public final class TiclientCommand implements Callable<Integer> {
             description = "pause before asking for replies; doubles after each 300 PENDING up to 5s (default: ${DEFAULT-VALUE})")
     Duration poll;
 
+    @Option(names = "--retry-max", defaultValue = "10s", converter = DurationConverter.class, paramLabel = "DURATION",
+            description = "while Titanic or its store fails (500, or no answer), the pause before trying again starts at "
+                    + "--poll and doubles up to this (default: ${DEFAULT-VALUE})")
+    Duration retryMax;
+
     @Option(names = "--protocol", defaultValue = "0.1", converter = MdpOptions.VersionConverter.class,
             description = "MDP version, 0.1 or 0.2 (default: ${DEFAULT-VALUE})")
     MdpVersion protocol;
@@ -101,13 +107,14 @@ public final class TiclientCommand implements Callable<Integer> {
             }
             settings = TitanicClientSettings.builder().majordomo(md.build()).pollDelay(poll)
                     .pollDelayMax(poll.compareTo(Duration.ofSeconds(5)) > 0 ? poll : Duration.ofSeconds(5))
-                    .retryDelay(poll).build();
+                    .retryDelay(poll).retryDelayMax(retryMax).build();
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("ticlient: " + e.getMessage());
             return CommonOptions.USAGE;
         }
         boolean quiet = output.quiet();
         long end = System.nanoTime() + deadline.toNanos();
+        Outage outage = new Outage(out, quiet, output.verbose(), new Backoff(poll, retryMax));
         ZmtpContext ctx = CommandSupport.clientContext(names);
         int replied = 0;
         try (TitanicClient client = new TitanicClient(ctx, connect, settings)) {
@@ -119,12 +126,13 @@ public final class TiclientCommand implements Callable<Integer> {
                 while (uuid == null) {
                     try {
                         uuid = client.submit(service, frames);
+                        outage.over();
                     } catch (TitanicException e) {
                         if (!e.retryable() || System.nanoTime() - end >= 0) {
-                            MdpOptions.line(out, "E: " + e.getMessage());
+                            MdpOptions.line(out, "E: " + e.getMessage() + outage.sofar());
                             return CommonOptions.FAILED;
                         }
-                        pause(poll);
+                        pause(outage.failed(e));
                     }
                 }
                 waiting.put(uuid, i);
@@ -137,6 +145,7 @@ public final class TiclientCommand implements Callable<Integer> {
             while (!waiting.isEmpty()) {
                 pause(delay);
                 boolean progress = false;
+                Duration failedPause = null;
                 for (Iterator<String> it = waiting.keySet().iterator(); it.hasNext(); ) {
                     String uuid = it.next();
                     Optional<Frames> reply;
@@ -147,15 +156,19 @@ public final class TiclientCommand implements Callable<Integer> {
                             MdpOptions.line(out, "E: " + uuid + ": " + e.getMessage());
                             return CommonOptions.FAILED;
                         }
-                        break; // 500 or no answer: the next round
+                        failedPause = outage.failed(e);
+                        break; // 500 or no answer: the next round, after the outage's pause
                     }
+                    outage.over();
                     if (reply.isEmpty()) {
                         continue;
                     }
                     progress = true;
                     if (!quiet) {
                         Frames r = reply.get();
-                        MdpOptions.line(out, "I: reply: " + MdworkerCommand.text(r.isEmpty() ? r : r.dropFirst(r.size() - 1)));
+                        // with its uuid: with several requests, or several clients, which reply is whose
+                        MdpOptions.line(out, "I: reply to " + uuid + ": "
+                                + MdworkerCommand.text(r.isEmpty() ? r : r.dropFirst(r.size() - 1)));
                     }
                     try {
                         client.close(uuid);
@@ -170,8 +183,12 @@ public final class TiclientCommand implements Callable<Integer> {
                 }
                 if (System.nanoTime() - end >= 0) {
                     MdpOptions.line(out, "E: " + waiting.size() + " repl" + (waiting.size() == 1 ? "y" : "ies")
-                            + " not there after " + deadline.toMillis() + " ms");
+                            + " not there after " + deadline.toMillis() + " ms" + outage.sofar());
                     return CommonOptions.FAILED;
+                }
+                if (failedPause != null) {
+                    delay = failedPause;
+                    continue;
                 }
                 if (!quiet && !progress) {
                     MdpOptions.line(out, "I: no reply yet, trying again...");
@@ -188,6 +205,58 @@ public final class TiclientCommand implements Callable<Integer> {
             MdpOptions.line(out, "I: " + replied + " repl" + (replied == 1 ? "y" : "ies") + " received");
         }
         return CommonOptions.OK;
+    }
+
+    /**
+     * Failures of Titanic or its store (500, no answer) one after another: the pause before the
+     * next try, doubling from --poll up to --retry-max, and one line when they begin and one when
+     * they end (with -v a line per try), not one per failure.
+     */
+    static final class Outage {
+        private final PrintWriter out;
+        private final boolean quiet;
+        private final boolean verbose;
+        private final Backoff backoff;
+        private int failures;
+        private long since;
+
+        Outage(PrintWriter out, boolean quiet, boolean verbose, Backoff backoff) {
+            this.out = out;
+            this.quiet = quiet;
+            this.verbose = verbose;
+            this.backoff = backoff;
+        }
+
+        /** A failed try: the pause before the next one. */
+        Duration failed(TitanicException e) {
+            Duration pause = backoff.next();
+            if (failures++ == 0) {
+                since = System.nanoTime();
+                if (!quiet) {
+                    MdpOptions.line(out, "W: " + e.getMessage() + "; trying again in " + pause.toMillis()
+                            + " ms, the pause doubling up to " + backoff.max().toMillis() + " ms");
+                }
+            } else if (verbose) {
+                MdpOptions.line(out, "I: try " + (failures + 1) + " in " + pause.toMillis() + " ms (" + e.getMessage() + ")");
+            }
+            return pause;
+        }
+
+        /** A try succeeded: the outage, if any, is over. */
+        void over() {
+            if (failures > 0 && !quiet) {
+                MdpOptions.line(out, "I: Titanic answers again, after " + failures + " failed tr"
+                        + (failures == 1 ? "y" : "ies") + " in " + (System.nanoTime() - since) / 1_000_000 + " ms");
+            }
+            failures = 0;
+            backoff.reset();
+        }
+
+        /** For a final error: the failed tries so far, if any. */
+        String sofar() {
+            return failures == 0 ? "" : " (" + failures + " failed tr" + (failures == 1 ? "y" : "ies") + " since "
+                    + (System.nanoTime() - since) / 1_000_000 + " ms ago)";
+        }
     }
 
     private static Duration min(Duration a, Duration b) {

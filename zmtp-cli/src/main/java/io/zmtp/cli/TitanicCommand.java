@@ -131,8 +131,8 @@ public final class TitanicCommand implements Callable<Integer> {
         try {
             opened = TitanicStores.open(store, fsync, maxEntries, claimLease);
         } catch (RuntimeException e) {
-            spec.commandLine().getErr().println("titanic: cannot open the store " + TitanicStores.describe(store) + ": "
-                    + e.getMessage());
+            // the store's own message names the store (a PostgreSQL one without its password)
+            spec.commandLine().getErr().println("titanic: " + CommandSupport.reasons(e));
             return CommonOptions.FAILED;
         }
         ZmtpContext ctx = names.apply(ZmtpContext.create(2));

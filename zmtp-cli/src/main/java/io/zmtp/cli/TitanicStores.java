@@ -28,12 +28,33 @@ final class TitanicStores {
         }
     }
 
+    /**
+     * Opens the store. A PostgreSQL URL without a password takes {@code PGPASSWORD} from the
+     * environment, as libpq does; without either the driver reads {@code ~/.pgpass} (or the file
+     * {@code PGPASSFILE} names). The failure's message never holds the password.
+     */
     static TitanicStore open(String store, boolean fsync, long maxEntries, Duration claimLease) {
         if (PostgresStoreSettings.isUrl(store)) {
-            return PostgresTitanicStore.open(PostgresStoreSettings.builder().url(store).maxEntries(maxEntries)
-                    .claimLease(claimLease).build());
+            PostgresStoreSettings settings = postgres(store).maxEntries(maxEntries).claimLease(claimLease).build();
+            try {
+                return PostgresTitanicStore.open(settings);
+            } catch (RuntimeException e) {
+                throw new IllegalStateException(settings.redact(CommandSupport.reasons(e)));
+            }
         }
         return open(Path.of(store), fsync, maxEntries);
+    }
+
+    /** The PostgreSQL settings of the URL, with {@code PGPASSWORD} when the URL has no password. */
+    static PostgresStoreSettings.Builder postgres(String url) {
+        PostgresStoreSettings.Builder b = PostgresStoreSettings.builder().url(url);
+        if (!b.build().hasPassword()) {
+            String env = System.getenv("PGPASSWORD");
+            if (env != null && !env.isEmpty()) {
+                b.password(env);
+            }
+        }
+        return b;
     }
 
     static TitanicStore open(Path dir, boolean fsync, long maxEntries) {
@@ -42,9 +63,9 @@ final class TitanicStores {
                 .build());
     }
 
-    /** The store for messages: a directory, or the URL without its password. */
+    /** The store for messages: a directory, or the JDBC URL without its password. */
     static String describe(String store) {
-        return PostgresStoreSettings.isUrl(store) ? PostgresStoreSettings.builder().url(store).build().toString()
+        return PostgresStoreSettings.isUrl(store) ? PostgresStoreSettings.builder().url(store).build().jdbcUrl()
                 : "in " + store;
     }
 }

@@ -79,6 +79,7 @@ public final class ZmtpCli implements Runnable {
     }
 
     public static void main(String[] args) {
+        JulToSlf4j.install();
         boolean one = args.length > 0 && COMMANDS.containsKey(args[0]) && !args[0].equals("help");
         System.exit((one ? commandLine(List.of(args[0])) : commandLine()).execute(args));
     }

@@ -40,7 +40,8 @@ class TitanicCommandsTest {
         Path store = dir.resolve("store");
         Running titanic = start("titanic", "-e", endpoint, "--store", store.toString(), "--retry-interval", "100ms");
         try {
-            titanic.out.await("titanic serving through " + endpoint.replace(".", "\\.") + ", 0 stored request\\(s\\)");
+            titanic.out.await("titanic serving through " + endpoint.replace(".", "\\.") + ", 0 stored request\\(s\\) "
+                    + "to dispatch; store: SQLite in " + java.util.regex.Pattern.quote(store.toAbsolutePath().toString()) + "$");
         } catch (AssertionError e) {
             throw new AssertionError("titanic said: " + titanic.err.text(), e);
         }
@@ -57,7 +58,20 @@ class TitanicCommandsTest {
         client.out.await("I: 3 replies received");
         client.thread.join(10_000);
         assertEquals(0, client.exit.get(), client.out.text());
-        assertEquals(3, client.out.lines().stream().filter(l -> l.equals("I: reply: [hi]")).count(), client.out.text());
+        java.util.Set<String> submitted = new java.util.HashSet<>();
+        java.util.Set<String> answered = new java.util.HashSet<>();
+        for (String l : client.out.lines()) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("^I: request UUID ([0-9a-f]{32})$").matcher(l);
+            if (m.find()) {
+                submitted.add(m.group(1));
+            }
+            m = java.util.regex.Pattern.compile("^I: reply to ([0-9a-f]{32}): \\[hi\\]$").matcher(l);
+            if (m.find()) {
+                answered.add(m.group(1));
+            }
+        }
+        assertEquals(3, submitted.size(), client.out.text());
+        assertEquals(submitted, answered, "each reply printed with its request's uuid: " + client.out.text());
 
         Result one = new Result("ticlient", "-e", endpoint, "-q");
         assertEquals(0, one.exit, one.out.text());
@@ -92,10 +106,34 @@ class TitanicCommandsTest {
         Result down = new Result("titanic", "--store", "postgresql://ti:hunter2@127.0.0.1:"
                 + io.zmtp.testing.FreePorts.next() + "/titanic?connectTimeout=2");
         assertEquals(1, down.exit, down.err.text());
-        assertTrue(down.err.text().contains("titanic: cannot open the store PostgresStoreSettings{jdbc:postgresql://127.0.0.1:"),
+        assertTrue(down.err.text().contains("titanic: cannot open the Titanic store at jdbc:postgresql://127.0.0.1:"),
                 down.err.text());
         for (Result r : java.util.List.of(fsync, lease, down)) {
             assertTrue(!r.err.text().contains("hunter2") && !r.out.text().contains("hunter2"), "the password is shown");
+        }
+    }
+
+    @Test
+    void aTiclientBacksOffWhileTitanicIsDownAndSaysSoOnceEachWay() throws InterruptedException {
+        Running broker = start("mdbroker", "--bind", "tcp://127.0.0.1:0");
+        String endpoint = broker.out.await("is active at (tcp://\\S+)").group(1);
+        // no Titanic yet: every titanic.request times out
+        Running client = start("ticlient", "-e", endpoint, "--timeout", "100ms", "--retries", "1", "--poll", "50ms",
+                "--retry-max", "200ms", "--deadline", "30s", "-v", "hi");
+        client.out.await("^W: titanic\\.request: .*; trying again in 50 ms, the pause doubling up to 200 ms$");
+        client.out.await("^I: try 3 in 100 ms \\(");  // the first pause is in the W: line
+        client.out.await("^I: try 4 in 200 ms \\(");
+        client.out.await("^I: try 5 in 200 ms \\(");  // the cap
+        start("titanic", "-e", endpoint, "--store", dir.resolve("store").toString(), "-q");
+        start("mdworker", "--connect", endpoint, "-q");
+        client.out.await("^I: Titanic answers again, after \\d+ failed tries in \\d+ ms$");
+        client.thread.join(20_000);
+        assertEquals(0, client.exit.get(), client.out.text());
+        List<String> warnings = client.out.lines().stream().filter(l -> l.startsWith("W: ")).toList();
+        assertEquals(1, warnings.size(), "one line when the failures begin: " + warnings);
+        List<String> tries = client.out.lines().stream().filter(l -> l.startsWith("I: try ")).toList();
+        for (int i = 1; i < tries.size(); i++) {
+            assertTrue(tries.get(i).startsWith("I: try " + (i + 3) + " in 200 ms"), "capped at --retry-max: " + tries);
         }
     }
 

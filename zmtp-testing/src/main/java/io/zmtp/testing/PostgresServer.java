@@ -92,6 +92,39 @@ public final class PostgresServer implements AutoCloseable {
         return port;
     }
 
+    /**
+     * A superuser {@code role} that must give {@code password} (scram-sha-256) over TCP, while
+     * the others keep trust; returns once the server asks it for the password.
+     */
+    public synchronized void addPasswordRole(String role, String password) {
+        run(60, "psql", "-h", "127.0.0.1", "-p", Integer.toString(port), "-U", "titanic", "-d", "postgres",
+                "-v", "ON_ERROR_STOP=1", "-c", "CREATE ROLE " + role + " LOGIN SUPERUSER PASSWORD '" + password + "'");
+        try {
+            Path hba = data.resolve("pg_hba.conf");
+            String rules = Files.readString(hba);
+            Files.writeString(hba, "host all " + role + " 127.0.0.1/32 scram-sha-256\n" + rules);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot change pg_hba.conf", e);
+        }
+        run(60, "pg_ctl", "-D", data.toString(), "reload");
+        // the reload is a signal: wait until a connection without the password is refused
+        Await.until(() -> role + " still connects without a password", () -> {
+            try {
+                Process p = new ProcessBuilder(bin.resolve("psql").toString(), "-h", "127.0.0.1", "-p",
+                        Integer.toString(port), "-U", role, "-d", "postgres", "-w", "-c", "SELECT 1")
+                        .redirectErrorStream(true).start();
+                p.getOutputStream().close();
+                p.getInputStream().readAllBytes();
+                return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() != 0;
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
+    }
+
     /** Stops the server (fast shutdown) and deletes its directory. */
     @Override
     public synchronized void close() {

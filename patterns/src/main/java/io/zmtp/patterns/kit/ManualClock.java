@@ -77,6 +77,17 @@ public final class ManualClock implements PatternClock {
     }
 
     /**
+     * Whether a timer is set to fall due exactly {@code d} from now: how a test sees that a
+     * component has begun a pause of that length (a backoff), among its other timers.
+     */
+    public boolean hasTimerIn(Duration d) {
+        long due = now + d.toNanos();
+        synchronized (lock) {
+            return timers.stream().anyMatch(t -> t.due == due);
+        }
+    }
+
+    /**
      * Moves the time forward by {@code d}, running every timer due by then at its due time, in
      * order, each on its loop; timers set meanwhile run too if they fall due within {@code d}.
      */

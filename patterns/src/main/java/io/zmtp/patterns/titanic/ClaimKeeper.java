@@ -71,6 +71,9 @@ final class ClaimKeeper {
         }
     }
 
+    /** Rounds failed one after another (the store unreachable): logged when they begin and end. Loop only. */
+    private int failedRounds;
+
     private void schedule() {
         if (!stopped) {
             timer = clock.schedule(this::round, period);
@@ -92,10 +95,19 @@ final class ClaimKeeper {
             return;
         }
         if (error != null) {
-            log.warn("titanic: renewing or claiming requests failed (tried again in {} ms): {}",
-                    period.toMillis(), StoreCall.unwrap(error).toString());
+            // once when the failures begin (the store logs its outage itself), not every round
+            if (failedRounds++ == 0) {
+                log.warn("titanic: renewing or claiming requests failed (tried again every {} ms): {}",
+                        period.toMillis(), StoreCall.unwrap(error).getMessage());
+            } else {
+                log.debug("titanic: renewing or claiming requests failed again", StoreCall.unwrap(error));
+            }
             schedule();
             return;
+        }
+        if (failedRounds > 0) {
+            log.info("titanic: renewing and claiming requests again, after {} failed round(s)", failedRounds);
+            failedRounds = 0;
         }
         if (!claimed.isEmpty()) {
             dispatcher.recover(claimed);

@@ -81,6 +81,11 @@ public final class GroupCommitThread {
     private volatile boolean closing;
     /** The connection, or null after it was lost. */
     private Connection connection;
+    /**
+     * Operations failed since the database could not be reached, or -1 while it can: the outage
+     * is logged once when it begins and once when it ends, not per batch. Store thread only.
+     */
+    private long failedWhileUnreachable = -1;
 
     /**
      * Connects (the failure propagates: a store that cannot reach its database does not open) and
@@ -189,7 +194,13 @@ public final class GroupCommitThread {
         if (connection == null) {
             try {
                 connection = database.connect();
-                LOG.info("Titanic store: connected again to {}", where);
+                if (failedWhileUnreachable >= 0) {
+                    LOG.info("Titanic store: connected again to {} ({} operations failed meanwhile)", where,
+                            failedWhileUnreachable);
+                    failedWhileUnreachable = -1;
+                } else {
+                    LOG.info("Titanic store: connected again to {}", where);
+                }
             } catch (SQLException e) {
                 unreachable(ops, e);
                 return;
@@ -251,7 +262,12 @@ public final class GroupCommitThread {
 
     /** The batch fails: the database cannot be reached (the connection was lost, or connecting failed). */
     private void unreachable(List<Op<?>> ops, Exception cause) {
-        LOG.warn("Titanic store: {} cannot be reached: {} ({} operations fail)", where, cause.getMessage(), ops.size());
+        if (failedWhileUnreachable < 0) {
+            LOG.warn("Titanic store: {} cannot be reached: {} (operations fail until it is back; "
+                    + "logged again when it is)", where, cause.getMessage());
+            failedWhileUnreachable = 0;
+        }
+        failedWhileUnreachable += ops.size();
         TitanicException e = new TitanicException("the Titanic store at " + where + " cannot be reached: "
                 + cause.getMessage(), TitanicStatus.ERROR, cause);
         for (Op<?> op : ops) {

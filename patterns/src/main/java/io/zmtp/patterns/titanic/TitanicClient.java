@@ -144,16 +144,34 @@ public final class TitanicClient implements AutoCloseable {
         T run();
     }
 
+    /**
+     * The call until it succeeds, fails for good or the deadline passes; after each retryable
+     * failure a pause that doubles from retryDelay up to retryDelayMax, so a client waiting out an
+     * outage of Titanic or its store asks ever more rarely. One line when the failures begin
+     * (DEBUG after it), one when the call succeeds after them.
+     */
     private <T> T retrying(long end, Call<T> call) {
+        Backoff pause = new Backoff(settings.retryDelay(), settings.retryDelayMax());
+        int failures = 0;
         while (true) {
             try {
-                return call.run();
+                T result = call.run();
+                if (failures > 0) {
+                    log.info("titanic client: answered after {} failed tr{}", failures, failures == 1 ? "y" : "ies");
+                }
+                return result;
             } catch (TitanicException e) {
                 if (!e.retryable() || clock.nanoTime() - end >= 0 || Thread.currentThread().isInterrupted()) {
                     throw e;
                 }
-                log.debug("titanic client: {}, trying again", e.getMessage());
-                pauseUntil(end, settings.retryDelay());
+                failures++;
+                if (failures == 1) {
+                    log.warn("titanic client: {}; trying again, pausing {} ms doubling up to {} ms", e.getMessage(),
+                            pause.peek().toMillis(), pause.max().toMillis());
+                } else {
+                    log.debug("titanic client: {}, trying again", e.getMessage());
+                }
+                pauseUntil(end, pause.next());
             }
         }
     }

@@ -18,7 +18,11 @@ import java.util.Objects;
  *       after each 300 PENDING up to {@code pollDelayMax}</td></tr>
  *   <tr><td>pollDelayMax</td><td>5 s (the guide's pause after "no reply yet")</td></tr>
  *   <tr><td>retryDelay</td><td>1 s before a call answered 500, or not answered, is made again by
- *       {@link TitanicClient#call}</td></tr>
+ *       {@link TitanicClient#call}, doubling after each further failure up to
+ *       {@code retryDelayMax}</td></tr>
+ *   <tr><td>retryDelayMax</td><td>10 s: the longest pause between tries while Titanic or its
+ *       store is down (a client then tries 6 times a minute, and is back within 10 s of
+ *       them)</td></tr>
  *   <tr><td>clock</td><td>{@link PatternClock#system()}: the pauses of {@link TitanicClient#call}
  *       (and the Majordomo client's timeouts)</td></tr>
  * </table>
@@ -31,6 +35,7 @@ public final class TitanicClientSettings extends ComponentSettings {
     private final Duration pollDelay;
     private final Duration pollDelayMax;
     private final Duration retryDelay;
+    private final Duration retryDelayMax;
 
     private TitanicClientSettings(Builder b) {
         super(b);
@@ -38,6 +43,7 @@ public final class TitanicClientSettings extends ComponentSettings {
         pollDelay = b.pollDelay;
         pollDelayMax = b.pollDelayMax.compareTo(b.pollDelay) < 0 ? b.pollDelay : b.pollDelayMax;
         retryDelay = b.retryDelay;
+        retryDelayMax = b.retryDelayMax.compareTo(b.retryDelay) < 0 ? b.retryDelay : b.retryDelayMax;
     }
 
     public static Builder builder() {
@@ -60,11 +66,17 @@ public final class TitanicClientSettings extends ComponentSettings {
         return retryDelay;
     }
 
+    /** The longest pause between tries of a failing call (at least {@link #retryDelay()}). */
+    public Duration retryDelayMax() {
+        return retryDelayMax;
+    }
+
     public static final class Builder extends ComponentSettings.Builder<Builder, TitanicClientSettings> {
         private MajordomoClientSettings majordomo = MajordomoClientSettings.DEFAULTS;
         private Duration pollDelay = Duration.ofMillis(100);
         private Duration pollDelayMax = Duration.ofSeconds(5);
         private Duration retryDelay = Duration.ofSeconds(1);
+        private Duration retryDelayMax = Duration.ofSeconds(10);
 
         private Builder() {
         }
@@ -92,6 +104,12 @@ public final class TitanicClientSettings extends ComponentSettings {
 
         public Builder retryDelay(Duration d) {
             this.retryDelay = positive(d, "retryDelay");
+            return this;
+        }
+
+        /** The longest pause between tries: the delay doubles after each failure up to it; equal to retryDelay: a fixed pause. */
+        public Builder retryDelayMax(Duration d) {
+            this.retryDelayMax = positive(d, "retryDelayMax");
             return this;
         }
 

@@ -35,8 +35,8 @@ final class TitanicCloseService extends TspService {
         serverLoop.execute(() -> dispatcher.forget(uuid));
         StoreCall.of(() -> store.close(uuid)).whenComplete((v, error) -> {
             if (error != null) {
-                log.warn("titanic.close: the store failed", StoreCall.unwrap(error));
-                refuse(replies, TitanicStatus.ERROR, "store failed: " + StoreCall.unwrap(error));
+                log.debug("titanic.close: the store failed", StoreCall.unwrap(error));
+                refuse(replies, TitanicStatus.ERROR, storeFailure(error));
             } else {
                 replies.finish(TitanicStatus.OK.frame());
             }

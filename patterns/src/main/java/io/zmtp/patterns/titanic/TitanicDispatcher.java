@@ -265,9 +265,10 @@ final class TitanicDispatcher {
         }
         StoreCall.of(() -> store.request(e.uuid)).whenComplete((stored, error) -> loop.execute(() -> {
             if (error != null) {
-                log.warn("titanic: reading request {} failed", e.uuid, StoreCall.unwrap(error));
+                // the store logged its failure; the event says what it means for this request
+                log.debug("titanic: reading request {} failed", e.uuid, StoreCall.unwrap(error));
                 done(s, lane);
-                retryLater(e, "store failed: " + StoreCall.unwrap(error));
+                retryLater(e, TspService.storeFailure(error));
             } else if (stored.isEmpty() || e.closed || stopped) {
                 done(s, lane); // closed meanwhile
                 pending.remove(e.uuid, e);
@@ -305,8 +306,8 @@ final class TitanicDispatcher {
         }
         StoreCall.of(() -> store.putReply(e.uuid, r.body())).whenComplete((ok, putError) -> loop.execute(() -> {
             if (putError != null) {
-                log.warn("titanic: storing the reply to {} failed", e.uuid, StoreCall.unwrap(putError));
-                retryLater(e, "store failed: " + StoreCall.unwrap(putError));
+                log.debug("titanic: storing the reply to {} failed", e.uuid, StoreCall.unwrap(putError));
+                retryLater(e, TspService.storeFailure(putError));
                 return;
             }
             pending.remove(e.uuid, e);

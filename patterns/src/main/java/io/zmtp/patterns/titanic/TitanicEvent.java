@@ -5,14 +5,23 @@ import io.zmtp.wire.FrameText;
 /**
  * What a {@link TitanicServer} does, one record per kind; {@code toString()} is the command
  * line's line. Service names and reasons a peer chose are escaped. Reported on the server's loop.
+ * A reason (a store's message, a connection's, a peer's) is escaped but kept whole up to
+ * {@link #REASON_CHARS} characters: a reason cut after 64 says nothing to an operator.
  */
 public sealed interface TitanicEvent {
+    /** How much of a reason an event's line shows (escaped, so no line is forged). */
+    int REASON_CHARS = 1024;
 
-    /** The store was read and the three services are registering with the broker. */
-    record Started(String broker, int recovered) implements TitanicEvent {
+    /**
+     * The store was read and the three services are registering with the broker; {@code store}
+     * is the store's {@code toString()}, which names where it is (never a password) and, for a
+     * shared store, this server's owner id, the one its claimed rows carry.
+     */
+    record Started(String broker, int recovered, String store) implements TitanicEvent {
         @Override
         public String toString() {
-            return "titanic serving through " + broker + ", " + recovered + " stored request(s) to dispatch";
+            return "titanic serving through " + broker + ", " + recovered + " stored request(s) to dispatch; store: "
+                    + store;
         }
     }
 
@@ -45,7 +54,7 @@ public sealed interface TitanicEvent {
         @Override
         public String toString() {
             return "request " + uuid + " to '" + FrameText.escape(service) + "' not answered ("
-                    + FrameText.escape(reason) + "), retrying later";
+                    + FrameText.escape(reason, REASON_CHARS) + "), retrying later";
         }
     }
 
@@ -69,7 +78,7 @@ public sealed interface TitanicEvent {
     record Refused(String tspService, TitanicStatus status, String reason) implements TitanicEvent {
         @Override
         public String toString() {
-            return tspService + " answered " + status.code() + ": " + FrameText.escape(reason);
+            return tspService + " answered " + status.code() + ": " + FrameText.escape(reason, REASON_CHARS);
         }
     }
 

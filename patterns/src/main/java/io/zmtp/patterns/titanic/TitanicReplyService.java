@@ -30,8 +30,8 @@ final class TitanicReplyService extends TspService {
         }
         StoreCall.of(() -> store.reply(uuid)).whenComplete((r, error) -> {
             if (error != null) {
-                log.warn("titanic.reply: reading the store failed", StoreCall.unwrap(error));
-                refuse(replies, TitanicStatus.ERROR, "store failed: " + StoreCall.unwrap(error));
+                log.debug("titanic.reply: reading the store failed", StoreCall.unwrap(error));
+                refuse(replies, TitanicStatus.ERROR, storeFailure(error));
             } else if (r instanceof TitanicStore.ReplyLookup.Ready ready) {
                 replies.finish(ready.reply().push(TitanicStatus.OK.frame()));
             } else if (r instanceof TitanicStore.ReplyLookup.Pending) {

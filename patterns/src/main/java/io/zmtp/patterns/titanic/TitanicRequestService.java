@@ -61,8 +61,8 @@ final class TitanicRequestService extends TspService {
                 if (cause instanceof TitanicStoreFullException) {
                     refuse(replies, TitanicStatus.ERROR, "store full: " + cause.getMessage());
                 } else {
-                    log.warn("titanic.request: storing failed", cause);
-                    refuse(replies, TitanicStatus.ERROR, "store failed: " + cause);
+                    log.debug("titanic.request: storing failed", cause);
+                    refuse(replies, TitanicStatus.ERROR, storeFailure(cause));
                 }
                 return;
             }

@@ -161,7 +161,7 @@ public final class TitanicServer extends LoopComponent {
                         claims = new ClaimKeeper(store, clock, this::inLoop, dispatcher, events);
                         claims.start(recovered == ClaimKeeper.BATCH);
                     }
-                    events.report(() -> new TitanicEvent.Started(settings.broker(), recovered));
+                    events.report(() -> new TitanicEvent.Started(settings.broker(), recovered, store.toString()));
                     CompletableFuture.allOf(workerStarts.toArray(CompletableFuture[]::new))
                             .whenComplete((v, e) -> {
                                 if (e != null) {

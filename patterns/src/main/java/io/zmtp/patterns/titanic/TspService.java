@@ -45,6 +45,16 @@ abstract class TspService implements MajordomoHandler {
         serverLoop.execute(() -> events.report(() -> new TitanicEvent.Refused(name, status, reason)));
     }
 
+    /**
+     * Why the store failed, for a 500's event: the failure's message (the store's own words, which
+     * name no password), without the exception's class. The store logged the failure itself (an
+     * outage once, a failed operation with its trace), so the services log it at DEBUG only.
+     */
+    static String storeFailure(Throwable error) {
+        Throwable cause = StoreCall.unwrap(error);
+        return "store failed: " + (cause.getMessage() != null ? cause.getMessage() : cause.toString());
+    }
+
     /** The one uuid frame of the request, in lower case; null (answered 400) if the request is not that. */
     final String uuidOf(Frames request, ReplyStream replies) {
         if (request.size() != 1) {

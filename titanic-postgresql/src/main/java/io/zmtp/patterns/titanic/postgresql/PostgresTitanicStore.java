@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
@@ -44,7 +45,11 @@ import java.util.function.LongSupplier;
  *   <li>One reply per request: {@link #putReply} stores only where none is stored yet (one
  *       conditional update), whichever server's dispatch answered first.</li>
  *   <li>Bounds: entries and bytes, counted per server in {@code titanic_usage} and checked against
- *       the totals before each batch (so servers together may pass a bound by one batch each).</li>
+ *       the totals before each batch (so servers together may pass a bound by one batch each).
+ *       A server's row is its net change to the totals (negative when it closed more than it
+ *       stored: only the sum is the store's usage), and carries {@code seen_at}, renewed with its
+ *       claims; the row of a server not seen for a claim lease is folded into a live server's,
+ *       so the table holds about one row per live server, not one per server ever started.</li>
  *   <li>When the database cannot be reached every operation fails at once ({@code titanic.request}
  *       answers 500), and the store connects again on the next operation.</li>
  * </ul>
@@ -69,7 +74,8 @@ public final class PostgresTitanicStore implements TitanicStore {
                 owner text PRIMARY KEY,
                 entries bigint NOT NULL,
                 bytes bigint NOT NULL,
-                reply_bytes bigint NOT NULL)""";
+                reply_bytes bigint NOT NULL);
+            ALTER TABLE titanic_usage ADD COLUMN IF NOT EXISTS seen_at timestamptz NOT NULL DEFAULT now()""";
 
     private final PostgresStoreSettings settings;
     private final String owner = UUID.randomUUID().toString();
@@ -98,13 +104,27 @@ public final class PostgresTitanicStore implements TitanicStore {
     public static PostgresTitanicStore open(PostgresStoreSettings settings) {
         PostgresTitanicStore store = new PostgresTitanicStore(settings);
         try {
-            store.thread = new GroupCommitThread("titanic-postgresql", PostgresStoreSettings.redacted(settings.jdbcUrl()),
+            store.thread = new GroupCommitThread("titanic-postgresql", settings.jdbcUrl(),
                     store.new Database(), settings.maxBatch(), settings.maxQueuedOperations());
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot open the Titanic store at "
-                    + PostgresStoreSettings.redacted(settings.jdbcUrl()) + ": " + e.getMessage(), e);
+            // the driver's exception is not attached as the cause: its messages are the driver's
+            // own, so only their redacted text goes on
+            throw new IllegalStateException("cannot open the Titanic store at " + settings.jdbcUrl() + ": "
+                    + settings.redact(reasons(e)));
         }
         return store;
+    }
+
+    /** The messages of a failure and its causes, the repeated ones once. */
+    private static String reasons(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable c = t; c != null && sb.length() < 2000; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName();
+            if (sb.indexOf(m) < 0) {
+                sb.append(sb.length() == 0 ? "" : ": ").append(m);
+            }
+        }
+        return sb.toString();
     }
 
     /**
@@ -115,7 +135,12 @@ public final class PostgresTitanicStore implements TitanicStore {
         @Override
         public Connection connect() throws SQLException {
             forgetTotals();                      // a transaction on a lost connection counted nothing
-            Connection c = DriverManager.getConnection(settings.jdbcUrl());
+            // the password as a property, never in the URL, which the driver's messages repeat
+            Properties info = new Properties();
+            if (settings.password() != null) {
+                info.setProperty("password", settings.password());
+            }
+            Connection c = DriverManager.getConnection(settings.jdbcUrl(), info);
             try {
                 c.setAutoCommit(false);
                 setUp(c);
@@ -255,7 +280,7 @@ public final class PostgresTitanicStore implements TitanicStore {
             return;
         }
         try (PreparedStatement p = c.prepareStatement("UPDATE titanic_usage SET entries = entries + ?, "
-                + "bytes = bytes + ?, reply_bytes = reply_bytes + ? WHERE owner = ?")) {
+                + "bytes = bytes + ?, reply_bytes = reply_bytes + ?, seen_at = now() WHERE owner = ?")) {
             p.setLong(1, delta[0]);
             p.setLong(2, delta[1]);
             p.setLong(3, delta[2]);
@@ -351,9 +376,43 @@ public final class PostgresTitanicStore implements TitanicStore {
                     + "WHERE owner = ? AND reply IS NULL")) {
                 p.setString(1, settings.claimLease().toMillis() + " milliseconds");
                 p.setString(2, owner);
-                return p.executeUpdate();
+                int renewed = p.executeUpdate();
+                foldGoneServers(c);
+                return renewed;
             }
         });
+    }
+
+    /**
+     * This server's usage row marked as seen, with the rows of servers not seen for a claim lease
+     * (stopped or dead: their claims lapsed too) added to it and deleted, in one statement: the
+     * sums stay the same. A server that was only frozen finds its row gone at its next write and
+     * makes it again ({@link #writeDelta}). A row another server is folding (locked) is skipped,
+     * so a fold never waits on another transaction: the batch it is in cannot deadlock with
+     * another server's over it.
+     */
+    private void foldGoneServers(Connection c) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("""
+                WITH gone AS (DELETE FROM titanic_usage WHERE owner IN (
+                                  SELECT owner FROM titanic_usage WHERE owner <> ? AND seen_at < now() - ?::interval
+                                  FOR UPDATE SKIP LOCKED)
+                              RETURNING entries, bytes, reply_bytes)
+                UPDATE titanic_usage SET entries = entries + (SELECT coalesce(sum(entries), 0) FROM gone),
+                    bytes = bytes + (SELECT coalesce(sum(bytes), 0) FROM gone),
+                    reply_bytes = reply_bytes + (SELECT coalesce(sum(reply_bytes), 0) FROM gone),
+                    seen_at = now()
+                WHERE owner = ?""")) {
+            p.setString(1, owner);
+            p.setString(2, settings.claimLease().toMillis() + " milliseconds");
+            p.setString(3, owner);
+            if (p.executeUpdate() != 1) {
+                try (PreparedStatement i = c.prepareStatement("INSERT INTO titanic_usage VALUES (?, 0, 0, 0) "
+                        + "ON CONFLICT (owner) DO NOTHING")) {
+                    i.setString(1, owner);
+                    i.executeUpdate(); // folded by another server while we were frozen: seen again
+                }
+            }
+        }
     }
 
     @Override
@@ -484,6 +543,6 @@ public final class PostgresTitanicStore implements TitanicStore {
 
     @Override
     public String toString() {
-        return "PostgresTitanicStore{" + PostgresStoreSettings.redacted(settings.jdbcUrl()) + ", owner " + owner + "}";
+        return "PostgreSQL " + settings.jdbcUrl() + ", owner " + owner;
     }
 }

@@ -142,6 +142,51 @@ class PostgresTitanicStoreTest {
     }
 
     @Test
+    void theUsageRowsOfGoneServersAreFoldedIntoALiveOneWithTheSameTotals() throws Exception {
+        PostgresStoreSettings settings = fresh().claimLease(Duration.ofSeconds(1)).build();
+        List<String> ids = new ArrayList<>();
+        for (int start = 0; start < 3; start++) {         // a server started three times
+            PostgresTitanicStore a = open(settings);
+            for (int i = 0; i < 2; i++) {
+                String id = TitanicIds.newId();
+                ids.add(id);
+                get(a.putRequest(id, "echo", Frames.ofStrings("r")));
+            }
+            stores.remove(a);
+            a.close();
+        }
+        PostgresTitanicStore b = open(settings);
+        get(b.close(ids.get(0)));                         // b's net change is -1
+        assertEquals(4, usageRows(settings).size(), "three gone servers and b: " + usageRows(settings));
+        Await.until(Duration.ofSeconds(30), () -> "folded: " + usageRows(settings), () -> {
+            get(b.renewClaims());                           // as b's claim keeper does every third of the lease
+            return usageRows(settings).size() == 1;
+        });
+        assertEquals(List.of(b.owner() + " 5"), usageRows(settings), "the gone servers' counts are b's now");
+        assertEquals(5L, get(b.size()));
+        PostgresTitanicStore c = open(settings);
+        get(c.close(ids.get(1)));
+        get(c.renewClaims());                               // c seen just now: alive
+        get(b.renewClaims());
+        assertEquals(2, usageRows(settings).size(), "a live server's row stays: " + usageRows(settings));
+        assertEquals(4L, get(c.size()));
+    }
+
+    /** The rows of titanic_usage: "owner entries", by owner. */
+    private static List<String> usageRows(PostgresStoreSettings settings) {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(settings.jdbcUrl());
+             java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT owner, entries FROM titanic_usage ORDER BY owner")) {
+            List<String> rows = new ArrayList<>();
+            while (rs.next()) {
+                rows.add(rs.getString(1) + " " + rs.getLong(2));
+            }
+            return rows;
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void concurrentRepliesFromTwoServersStoreOne() {
         PostgresStoreSettings settings = fresh().build();
         PostgresTitanicStore a = open(settings);
@@ -210,25 +255,49 @@ class PostgresTitanicStoreTest {
         PostgresTitanicStore s = open(fresh().build());
         String before = TitanicIds.newId();
         get(s.putRequest(before, "echo", Frames.ofStrings("kept")));
-        server.stopImmediately();
+        java.io.PrintStream stderr = System.err;
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(log, true, java.nio.charset.StandardCharsets.UTF_8));
+        String where = s.toString().substring("PostgreSQL ".length(), s.toString().indexOf(", owner"));
         try {
-            CompletionException e = assertThrows(CompletionException.class,
-                    () -> s.putRequest(TitanicIds.newId(), "echo", Frames.ofStrings("lost")).join());
-            assertInstanceOf(TitanicException.class, e.getCause(), String.valueOf(e.getCause()));
-            assertThrows(CompletionException.class, () -> s.reply(before).join(), "a read fails too");
+            server.stopImmediately();
+            try {
+                CompletionException e = assertThrows(CompletionException.class,
+                        () -> s.putRequest(TitanicIds.newId(), "echo", Frames.ofStrings("lost")).join());
+                assertInstanceOf(TitanicException.class, e.getCause(), String.valueOf(e.getCause()));
+                assertThrows(CompletionException.class, () -> s.reply(before).join(), "a read fails too");
+                for (int i = 0; i < 5; i++) {
+                    assertThrows(CompletionException.class, () -> s.size().join(), "and every operation after them");
+                }
+            } finally {
+                server.startAgain();
+            }
+            String after = TitanicIds.newId();
+            get(s.putRequest(after, "echo", Frames.ofStrings("again")));
         } finally {
-            server.startAgain();
+            System.setErr(stderr);
         }
-        String after = TitanicIds.newId();
-        get(s.putRequest(after, "echo", Frames.ofStrings("again")));
+        // the outage in two lines, not one (with a stack trace) per failed operation
+        java.util.List<String> lines = log.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
+                .filter(l -> l.contains(where)).toList();
+        assertEquals(2, lines.size(), String.join("\n", lines));
+        assertTrue(lines.get(0).contains("WARN") && lines.get(0).contains("cannot be reached"), lines.get(0));
+        assertTrue(lines.get(1).contains("connected again to " + where + " (7 operations failed meanwhile)"), lines.get(1));
         assertEquals(Frames.ofStrings("kept"), get(s.request(before)).orElseThrow().body());
         assertEquals(2L, get(s.size()), "the request that failed was not stored");
     }
 
     @Test
     void aPostgresqlUrlBecomesAJdbcUrlAndPasswordsAreNeverShown() {
-        assertEquals("jdbc:postgresql://db:5432/titanic?user=ti&password=pw",
-                PostgresStoreSettings.builder().url("postgresql://ti:pw@db:5432/titanic").build().jdbcUrl());
+        PostgresStoreSettings withPassword = PostgresStoreSettings.builder().url("postgresql://ti:p%40w@db:5432/titanic").build();
+        assertEquals("jdbc:postgresql://db:5432/titanic?user=ti", withPassword.jdbcUrl(), "the password is kept apart");
+        assertEquals("p@w", withPassword.password(), "percent-decoded as libpq does");
+        PostgresStoreSettings jdbc = PostgresStoreSettings.of("jdbc:postgresql://db/t?user=u&password=secret&ssl=true");
+        assertEquals("jdbc:postgresql://db/t?user=u&ssl=true", jdbc.jdbcUrl());
+        assertEquals("secret", jdbc.password());
+        assertEquals("masked *** here", jdbc.redact("masked secret here"));
+        assertFalse(PostgresStoreSettings.of("postgresql://u@db/t").hasPassword(), "none: the driver's ~/.pgpass");
+        assertEquals("given", PostgresStoreSettings.builder().url("postgresql://u@db/t").password("given").build().password());
         assertEquals("jdbc:postgresql://127.0.0.1/t", PostgresStoreSettings.of("postgresql://127.0.0.1/t").jdbcUrl());
         String shown = PostgresStoreSettings.builder().url("postgresql://ti:pw@db/titanic").build().toString();
         assertFalse(shown.contains("pw"), shown);

@@ -384,6 +384,12 @@ public final class SqliteTitanicStore implements TitanicStore {
      * called on the store's own thread, from a callback). Operations after it fail with
      * {@link IllegalStateException}.
      */
+    /** Where the store is, for the server's start-up line. */
+    @Override
+    public String toString() {
+        return "SQLite in " + settings.directory().toAbsolutePath();
+    }
+
     @Override
     public void close() {
         writer.stop();
