@@ -435,6 +435,7 @@ public final class CatCommand implements Callable<Integer> {
      * A PEER's connect: the user learns the routing id of the endpoint's peer, to send to it, on
      * stderr as {@code peer ID ENDPOINT}. The id comes once the first handshake through the
      * endpoint is done, and the run does not wait for it (the peer may come later, or never).
+     * A refused endpoint ends the run as any connect's does ({@link #event}).
      */
     private void connectPeer(String ep) {
         try {
@@ -446,8 +447,7 @@ public final class CatCommand implements Callable<Integer> {
             if (f.isSuccess()) {
                 printErr("peer " + Integer.toUnsignedString((Integer) f.getNow()) + " " + ep);
             } else if (!exit.isDone()) {
-                printErr("cannot connect to " + ep + ": " + CommandSupport.reason(f.cause()));
-                finish(EXIT_FAILURE);
+                printErr("no routing id for " + ep + ": " + CommandSupport.reason(f.cause()));
             }
         });
     }
