@@ -245,11 +245,11 @@ public final class CatCommand implements Callable<Integer> {
     }
 
     /**
-     * Whether the socket receives messages: RADIO's peers send it only JOIN and LEAVE, and
-     * SCATTER's nothing, as PUSH's.
+     * Whether the socket receives messages. A RADIO's peers send it only JOIN and LEAVE, though
+     * {@link SocketType#deliversMessages()} counts it among the types that deliver.
      */
     private boolean receives() {
-        return type.deliversMessages() && type != SocketType.RADIO && type != SocketType.SCATTER;
+        return type.deliversMessages() && type != SocketType.RADIO;
     }
 
     private boolean readsInput() {
