@@ -163,6 +163,10 @@ jmh pipelined '\.PipelinedRequestBenchmark\.'
 step "DEALER/ROUTER pipelined: libzmq"
 native pipelined
 
+# libzmq has no twin: Debian's libzmq is built without the draft types; JeroMQ has no udp://
+step "CLIENT/SERVER round trip and RADIO/DISH throughput (tcp, udp): zmtp-netty and JeroMQ"
+jmh draft '\.(ClientServerBenchmark|RadioDishBenchmark)\.'
+
 if [ -n "$many" ]; then
   step "many peers (benchmarks/manypeers.sh): zmtp-netty, libzmq and JeroMQ"
   many_run="compare-$(date +%Y%m%d-%H%M%S)"

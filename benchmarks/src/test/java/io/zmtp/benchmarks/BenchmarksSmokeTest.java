@@ -4,7 +4,9 @@ import io.zmtp.benchmarks.codec.CodecBenchmark;
 import io.zmtp.benchmarks.latency.ReqRepLatencyBenchmark;
 import io.zmtp.benchmarks.pipeline.PipelinedRequestBenchmark;
 import io.zmtp.benchmarks.throughput.CurveThroughputBenchmark;
+import io.zmtp.benchmarks.throughput.RadioDishBenchmark;
 import io.zmtp.benchmarks.throughput.ThroughputBenchmark;
+import io.zmtp.benchmarks.tripping.ClientServerBenchmark;
 import io.zmtp.benchmarks.tripping.CurveTrippingBenchmark;
 import io.zmtp.benchmarks.tripping.TrippingBenchmark;
 import org.junit.jupiter.api.BeforeAll;
@@ -119,6 +121,17 @@ class BenchmarksSmokeTest {
     @Test
     void pipelinedRequestsRunForBothImplementations() throws RunnerException {
         assertRan(runOnce(PipelinedRequestBenchmark.class), "request impl=zmtp", "request impl=jeromq");
+    }
+
+    @Test
+    void clientServerRoundTripRunsForBothImplementations() throws RunnerException {
+        assertRan(runOnce(ClientServerBenchmark.class),
+                "synchronous impl=zmtp", "synchronous impl=jeromq", "asynchronous impl=zmtp", "asynchronous impl=jeromq");
+    }
+
+    @Test
+    void radioDishRunsOverTcpForBothImplementationsAndOverUdpForOurs() throws RunnerException {
+        assertRan(runOnce(RadioDishBenchmark.class), "tcp impl=zmtp", "tcp impl=jeromq", "udp");
     }
 
     @Test

@@ -1,11 +1,14 @@
 package io.zmtp.cli;
 
 import io.netty.util.concurrent.Future;
+import io.zmtp.socket.DishSocket;
+import io.zmtp.socket.PeerSocket;
 import io.zmtp.socket.RouterSocket;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
+import io.zmtp.transport.Endpoint;
 import io.zmtp.wire.HeartbeatPolicy;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
@@ -29,6 +32,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -38,7 +42,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code zmtp cat}: one ZeroMQ socket between stdin and stdout, as zmq_cat. Each input line is
  * sent as one message and each message received is printed as one line; {@link MessageLines}
- * says how frames are written. Everything a socket does comes from the socket API: this class
+ * says how frames are written ({@link SingleFrameLines} how the thread-safe types' lines carry a
+ * routing id or a group). Everything a socket does comes from the socket API: this class
  * parses the options, opens the socket, counts what it receives and decides the exit status.
  *
  * <p>Three threads: the caller's waits for the end; {@link CatInput} reads lines and hands them
@@ -58,9 +63,14 @@ import java.util.concurrent.TimeUnit;
             "Sends wait for a connected peer (at most --send-timeout). ROUTER sends a line to the peer its "
                 + "first frame names, waiting for that peer to connect; REQ "
                 + "waits for each reply before the next line; REP answers each request with the next line "
-                + "(or with --echo). PUB drops lines no connected subscriber wants. SUB and PULL ignore "
-                + "stdin; PUB and PUSH exit once stdin ends and its lines are sent. Others exit when stdin "
-                + "ends, unless -n, --timeout or --echo keep them receiving."},
+                + "(or with --echo). PUB drops lines no connected subscriber wants. SUB, PULL, DISH and GATHER "
+                + "ignore stdin; PUB, PUSH, RADIO and SCATTER exit once stdin ends and its lines are sent. Others "
+                + "exit when stdin ends, unless -n, --timeout or --echo keep them receiving.",
+            "The thread-safe types (SERVER, CLIENT, RADIO, DISH, SCATTER, GATHER, PEER, CHANNEL) send and "
+                + "receive one frame per line. SERVER and PEER print each message led by the routing id of its "
+                + "peer, in decimal, and send a line 'ID<TAB>text' to the peer ID; a PEER's -c reports "
+                + "'peer ID <endpoint>' on stderr. DISH prints 'GROUP<TAB>text'; RADIO sends a line "
+                + "'GROUP<TAB>text' to GROUP, or every line to --group GROUP."},
         footer = {"", "Security: PLAIN (--plain-user and --plain-password for a client; --plain-server with "
                 + "--plain-account for a server) or CURVE (--curve-server-key for a client; --curve-server with "
                 + "--curve-secret-key or --curve-cert for a server). 'zmtp keygen' makes CURVE keys.",
@@ -74,7 +84,8 @@ public final class CatCommand implements Callable<Integer> {
     static final int EXIT_USAGE = 2;
     static final int EXIT_FAILURE = 3;
 
-    private static final Set<SocketType> RECEIVE_ONLY = EnumSet.of(SocketType.SUB, SocketType.PULL);
+    private static final Set<SocketType> RECEIVE_ONLY = EnumSet.of(SocketType.SUB, SocketType.PULL, SocketType.DISH,
+            SocketType.GATHER);
 
     @Spec
     CommandSpec spec;
@@ -105,8 +116,18 @@ public final class CatCommand implements Callable<Integer> {
                     + "all), written as an input frame is (hex with --hex, 0x and hex with --0x).")
     List<String> subscriptions = new ArrayList<>();
 
+    @Option(names = "--join", paramLabel = "GROUP",
+            description = "DISH: receive the messages of GROUP (repeatable; 1 to 255 bytes of UTF-8 text).")
+    List<String> joins = new ArrayList<>();
+
+    @Option(names = "--group", paramLabel = "GROUP",
+            description = "RADIO: send every line to GROUP (1 to 255 bytes of UTF-8 text); without it each line "
+                    + "is the group, the delimiter, then the text.")
+    String group;
+
     @Option(names = "--echo",
-            description = "Send every message received back: ROUTER to the peer it came from, REP as the reply.")
+            description = "Send every message received back: ROUTER, SERVER and PEER to the peer it came from, REP "
+                    + "as the reply.")
     boolean echo;
 
     @Option(names = {"-n", "--count"}, paramLabel = "N", description = "Exit with status 0 after N messages received.")
@@ -180,6 +201,7 @@ public final class CatCommand implements Callable<Integer> {
     // State of one run. The counters are used on the socket's event loop only.
     private final CompletableFuture<Integer> exit = new CompletableFuture<>();
     private MessageLines lines;
+    private LineFormat format;
     private PrintWriter err;
     private ZmtpSocket socket;
     private CatOutput output;
@@ -212,6 +234,7 @@ public final class CatCommand implements Callable<Integer> {
                     : zeroX ? MessageLines.Mode.ZERO_X : MessageLines.Mode.TEXT;
             lines = new MessageLines(delimiter.replace("\\t", "\t"), mode);
             validate();
+            format = type.isSingleFrame() ? new SingleFrameLines(lines, type, group) : lines;
             options = socketOptions();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -224,8 +247,12 @@ public final class CatCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Whether the socket receives messages. A RADIO's peers send it only JOIN and LEAVE, though
+     * {@link SocketType#deliversMessages()} counts it among the types that deliver.
+     */
     private boolean receives() {
-        return type.deliversMessages();
+        return type.deliversMessages() && type != SocketType.RADIO;
     }
 
     private boolean readsInput() {
@@ -245,6 +272,18 @@ public final class CatCommand implements Callable<Integer> {
         if (!subscriptions.isEmpty() && type != SocketType.SUB && type != SocketType.XSUB) {
             throw new IllegalArgumentException("--subscribe applies to SUB and XSUB only");
         }
+        if (!joins.isEmpty() && type != SocketType.DISH) {
+            throw new IllegalArgumentException("--join applies to DISH only");
+        }
+        if (group != null && type != SocketType.RADIO) {
+            throw new IllegalArgumentException("--group applies to RADIO only");
+        }
+        if (group != null) {
+            SingleFrameLines.group(group);
+        }
+        for (String g : joins) {
+            SingleFrameLines.group(g);
+        }
         if (statsMs != null && statsMs < 0) {
             throw new IllegalArgumentException("--stats must not be negative");
         }
@@ -263,6 +302,9 @@ public final class CatCommand implements Callable<Integer> {
         }
         if (type == SocketType.SUB && subscriptions.isEmpty()) {
             log.warn("a SUB socket without --subscribe receives nothing");
+        }
+        if (type == SocketType.DISH && joins.isEmpty()) {
+            log.warn("a DISH socket without --join receives nothing");
         }
     }
 
@@ -359,6 +401,10 @@ public final class CatCommand implements Callable<Integer> {
             printErr("bound " + f.getNow());
         }
         for (String ep : connects) {
+            if (type == SocketType.PEER) {
+                connectPeer(ep);
+                continue;
+            }
             Future<Void> f = socket.connect(ep).awaitUninterruptibly();
             badEndpoint(f);
             if (!f.isSuccess()) {
@@ -367,6 +413,13 @@ public final class CatCommand implements Callable<Integer> {
             }
         }
         subscribe();
+        for (String g : new LinkedHashSet<>(joins)) { // joining a group twice fails, as libzmq's zmq_join
+            Future<Void> f = ((DishSocket) socket).join(g).awaitUninterruptibly(); // DISH (checked by validate)
+            if (!f.isSuccess()) {
+                printErr("cannot join " + g + ": " + CommandSupport.reason(f.cause()));
+                return EXIT_FAILURE;
+            }
+        }
         if (timeoutMs > 0) {
             socket.inLoop(() -> {
                 lastReceived = System.nanoTime();
@@ -374,11 +427,32 @@ public final class CatCommand implements Callable<Integer> {
             });
         }
         if (readsInput()) {
-            inputThread = new Thread(new CatInput(new InputRun(), input, lines, type, socket, routerLines, hwm), "zmtp-cat-input");
+            inputThread = new Thread(new CatInput(new InputRun(), input, lines, format, type, socket, routerLines, hwm), "zmtp-cat-input");
             inputThread.setDaemon(true);
             inputThread.start();
         }
         return exit.join();
+    }
+
+    /**
+     * A PEER's connect: the user learns the routing id of the endpoint's peer, to send to it, on
+     * stderr as {@code peer ID ENDPOINT}. The id comes once the first handshake through the
+     * endpoint is done, and the run does not wait for it (the peer may come later, or never).
+     * A refused endpoint ends the run as any connect's does ({@link #event}).
+     */
+    private void connectPeer(String ep) {
+        try {
+            Endpoint.parse(ep);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        ((PeerSocket) socket).connectPeer(ep).addListener(f -> {
+            if (f.isSuccess()) {
+                printErr("peer " + Integer.toUnsignedString((Integer) f.getNow()) + " " + ep);
+            } else if (!exit.isDone()) {
+                printErr("no routing id for " + ep + ": " + CommandSupport.reason(f.cause()));
+            }
+        });
     }
 
     /** An endpoint that does not parse is a usage error (status 2); a refused bind is not. */
@@ -451,7 +525,7 @@ public final class CatCommand implements Callable<Integer> {
         received++;
         lastReceived = System.nanoTime();
         if (!quiet) {
-            output.add(lines.format(m));
+            output.add(format.format(m));
         }
         if (echo) {
             socket.send(m).addListener(f -> {

@@ -13,7 +13,7 @@ import java.util.concurrent.Semaphore;
 
 /**
  * {@code zmtp cat}'s stdin, on a thread of its own: each line is parsed into a message
- * ({@link MessageLines}) and handed to the socket, at most {@code hwm} in flight, so a send waits
+ * ({@link MessageLines}, or {@link SingleFrameLines} for the thread-safe types) and handed to the socket, at most {@code hwm} in flight, so a send waits
  * for a peer as a ZeroMQ queue does. The socket type's send rule decides when the next line may
  * go ({@link ZmtpSocket#whenSendAllowed}: a REQ once the reply to the last one came, a REP once a
  * request waits for its answer); a ROUTER line waits for the peer it names ({@link RouterLines}).
@@ -41,6 +41,7 @@ final class CatInput implements Runnable {
     private final Run run;
     private final InputStream in;
     private final MessageLines lines;
+    private final LineFormat format;
     private final SocketType type;
     private final ZmtpSocket socket;
     private final RouterLines routerLines;
@@ -49,13 +50,16 @@ final class CatInput implements Runnable {
     private boolean hexHintGiven;
 
     /**
+     * @param lines the frames' format (its mode gives the hint about typed hex)
+     * @param format how a line becomes a message: {@code lines}, or the thread-safe types' form
      * @param routerLines the ROUTER's waiting lines (null for other types)
      */
-    CatInput(Run run, InputStream in, MessageLines lines, SocketType type, ZmtpSocket socket,
+    CatInput(Run run, InputStream in, MessageLines lines, LineFormat format, SocketType type, ZmtpSocket socket,
             RouterLines routerLines, int hwm) {
         this.run = run;
         this.in = in;
         this.lines = lines;
+        this.format = format;
         this.type = type;
         this.socket = socket;
         this.routerLines = routerLines;
@@ -72,7 +76,7 @@ final class CatInput implements Runnable {
                 number++;
                 ZmtpMessage m;
                 try {
-                    m = lines.parse(r.line, 0, r.length);
+                    m = format.parse(r.line, 0, r.length);
                 } catch (IllegalArgumentException e) {
                     run.printErr("input line " + number + " not sent: " + e.getMessage());
                     continue;

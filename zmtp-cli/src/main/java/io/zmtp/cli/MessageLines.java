@@ -36,7 +36,7 @@ import java.util.List;
  * <li>{@link Mode#HEX}: every frame is written and read as hex digits (an empty frame is empty).</li>
  * </ul>
  */
-final class MessageLines {
+final class MessageLines implements LineFormat {
     /** How input frames are read (and, for HEX, how frames are printed). */
     enum Mode {
         /** Frames are sent as typed; frames that are not plain text are printed as 0x and hex. */
@@ -85,21 +85,37 @@ final class MessageLines {
      * (none is dropped; an empty line is one empty frame). Throws IllegalArgumentException, having
      * made nothing, when a frame is not what the mode reads.
      */
-    ZmtpMessage parse(byte[] line, int from, int to) {
+    @Override
+    public ZmtpMessage parse(byte[] line, int from, int to) {
         List<byte[]> frames = new ArrayList<>();
         int start = from;
-        int i = from;
-        while (i <= to - delimiterBytes.length) {
-            if (startsWith(line, i, to, delimiterBytes)) {
-                frames.add(parseFrame(line, start, i));
-                i += delimiterBytes.length;
-                start = i;
-            } else {
-                i++;
-            }
+        int i;
+        while ((i = delimiterAt(line, start, to)) >= 0) {
+            frames.add(parseFrame(line, start, i));
+            start = i + delimiterBytes.length;
         }
         frames.add(parseFrame(line, start, to));
         return ZmtpMessage.of(frames.toArray(new byte[0][]));
+    }
+
+    /** Where the first delimiter in {@code line[from, to)} starts, or -1 if there is none. */
+    int delimiterAt(byte[] line, int from, int to) {
+        for (int i = from; i <= to - delimiterBytes.length; i++) {
+            if (startsWith(line, i, to, delimiterBytes)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The delimiter's length in bytes. */
+    int delimiterLength() {
+        return delimiterBytes.length;
+    }
+
+    /** The delimiter between frames, as printed. */
+    String delimiter() {
+        return delimiter;
     }
 
     /** One frame given as a command-line argument (a subscription), read as input frames are. */
@@ -108,7 +124,8 @@ final class MessageLines {
         return parseFrame(b, 0, b.length);
     }
 
-    private byte[] parseFrame(byte[] b, int from, int to) {
+    /** One input frame, {@code b[from, to)}, read as this mode reads frames. */
+    byte[] parseFrame(byte[] b, int from, int to) {
         switch (mode) {
             case HEX:
                 return hex(b, from, to, "a frame");
@@ -157,7 +174,8 @@ final class MessageLines {
     }
 
     /** The line of a message, without a line break (the message stays the caller's). */
-    String format(ZmtpMessage m) {
+    @Override
+    public String format(ZmtpMessage m) {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < m.size(); i++) {
             if (i > 0) {

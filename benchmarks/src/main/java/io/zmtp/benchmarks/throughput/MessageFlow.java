@@ -4,8 +4,9 @@ import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One-way messages over loopback tcp: a sender on the calling (benchmark) thread that binds, and
- * a receiver that connects and counts. PUB -> SUB (subscribed to everything) or PUSH -> PULL.
+ * One-way messages over loopback tcp: a sender on the calling (benchmark) thread and a receiver
+ * that counts. PUB -> SUB (subscribed to everything) or PUSH -> PULL, the sender binding; RADIO
+ * -> DISH (joined to the group sent to), over tcp or udp, the DISH binding as it must for udp.
  */
 abstract class MessageFlow implements AutoCloseable {
     private static final long READY_LIMIT_NANOS = 10_000_000_000L;
@@ -43,6 +44,24 @@ abstract class MessageFlow implements AutoCloseable {
             send(data);
         }
         counter.awaitBatch();
+    }
+
+    /**
+     * Sends a window of {@code messages} and waits at most {@code waitNanos} for them all, for a
+     * transport that may drop (udp); returns how many had not arrived by then, which are given up
+     * on (any that arrive later count toward the next window: {@link #received()} counts them).
+     */
+    final long sendWindow(int messages, long waitNanos) {
+        counter.expect(messages);
+        for (int i = 0; i < messages; i++) {
+            send(data);
+        }
+        return counter.awaitBatch(waitNanos) ? 0 : counter.giveUp();
+    }
+
+    /** The data messages the receiver has counted so far. */
+    final long received() {
+        return counter.receivedSoFar();
     }
 
     @Override

@@ -1,9 +1,10 @@
 package io.zmtp.benchmarks.tripping;
 
 /**
- * The guide's round-trip test set up by one implementation: a DEALER client ("C") in front of a
- * ROUTER/ROUTER broker that swaps the routing frame, and an echoing DEALER worker ("W") behind it.
- * The client runs on the calling (benchmark) thread.
+ * A round trip set up by one implementation: a client on the calling (benchmark) thread and an
+ * echo behind it. The guide's round-trip test ({@link TrippingBenchmark}): a DEALER client ("C")
+ * in front of a ROUTER/ROUTER broker that swaps the routing frame, and an echoing DEALER worker
+ * ("W") behind it; or a CLIENT and the SERVER that echoes it ({@link ClientServerBenchmark}).
  */
 interface TrippingTopology extends AutoCloseable {
     /** {@code calls} requests, each waiting for its reply before the next. */
