@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -45,6 +46,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/NETTY.md: ZMTP in pipelines of your own (the runnable examples with tests are in io.zmtp.examples.netty). */
 public final class Embedding {

@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.patterns.binarystar.BinaryStarState;
 import io.zmtp.patterns.majordomo.HighAvailabilityBroker;
 import io.zmtp.patterns.majordomo.MajordomoAsyncClient;
@@ -17,6 +18,9 @@ import io.zmtp.wire.Frames;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/majordomo.md: broker, worker and client; MMI; the highly available pair. */
 public final class Majordomo {

@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.zmtp.socket.BlockingSocket;
@@ -16,6 +17,9 @@ import io.zmtp.wire.ZmtpMessage;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/messages.md: routing ids by reference, shared bodies, and byte arrays in JeroMQ's shape. */
 public final class Messages {

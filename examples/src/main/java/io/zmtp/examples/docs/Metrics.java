@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zmtp.micrometer.ZmtpSocketMeters;
@@ -10,6 +11,9 @@ import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
 
 import java.time.Duration;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/metrics.md: a socket's counters, and the same as Micrometer meters. */
 public final class Metrics {

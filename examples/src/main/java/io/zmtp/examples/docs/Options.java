@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -10,6 +11,9 @@ import io.zmtp.wire.ZmtpMessage;
 
 import java.time.Duration;
 import java.util.List;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/socket-options.md: options at creation, setters afterwards, a ROUTER that connects with an id. */
 public final class Options {

@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.DishSocket;
 import io.zmtp.socket.RadioSocket;
@@ -12,6 +13,9 @@ import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/radio-dish.md: groups over tcp://, and datagrams over udp://. */
 public final class RadioDish {

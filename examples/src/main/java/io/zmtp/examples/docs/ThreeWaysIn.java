@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -14,6 +15,9 @@ import io.zmtp.wire.ZmtpCodec;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** README, "Three ways in": the same echo service as a Netty pipeline, a reactor and blocking calls. */
 public final class ThreeWaysIn {
