@@ -27,8 +27,8 @@ public final class RadioDish {
     }
 
     private static void overTcp(ZmtpContext ctx) throws Exception {
-        BlockingQueue<String> received = new LinkedBlockingQueue<>();
         // tag::tcp[]
+        BlockingQueue<String> received = new LinkedBlockingQueue<>();
         RadioSocket radio = ctx.radio(SocketOptions.DEFAULTS);
         String endpoint = radio.bind("tcp://127.0.0.1:0").get();
 

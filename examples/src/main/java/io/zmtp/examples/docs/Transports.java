@@ -56,13 +56,13 @@ public final class Transports {
     }
 
     static void tls(ZmtpContext ctx) throws Exception {
+        // tag::tls[]
         X509Bundle ca = new CertificateBuilder().subject("CN=example CA").setIsCertificateAuthority(true).ecp256()
                 .buildSelfSigned();
         X509Bundle serverCert = new CertificateBuilder().subject("CN=server,O=example").addSanIpAddress("127.0.0.1")
                 .addExtendedKeyUsageServerAuth().ecp256().buildIssuedBy(ca);
         X509Bundle alice = new CertificateBuilder().subject("CN=alice,O=example").addExtendedKeyUsageClientAuth()
                 .ecp256().buildIssuedBy(ca);
-        // tag::tls[]
         SslContext serverContext = SslContextBuilder
                 .forServer(serverCert.getKeyPair().getPrivate(), serverCert.getCertificatePath())
                 .trustManager(ca.getCertificate()).clientAuth(ClientAuth.REQUIRE).build();   // mutual TLS
