@@ -7,7 +7,14 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -19,6 +26,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -94,6 +102,70 @@ class DocSnippetNamesTest {
         }
         assertFalse(tests.isEmpty(), "the docs have Java snippets");
         return tests.stream();
+    }
+
+    /**
+     * The scanner's verdict, by a compiler: each page's snippets, put together with nothing but the
+     * page's imports block (statements each in a block of their own inside
+     * {@code try (ZmtpContext ctx = ...)}, methods and classes as members), compile as one class.
+     */
+    @TestFactory
+    Stream<DynamicTest> eachPageCompilesFromItsOwnText(@TempDir Path out) throws IOException {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Path doc : MarkdownFences.docs(DocSnippetsTest.ROOT)) {
+            String page = DocSnippetsTest.ROOT.relativize(doc).toString().replace('\\', '/');
+            List<Fence> blocks = MarkdownFences.fences(DocSnippetsTest.ROOT, doc, MARKER).stream()
+                    .filter(f -> f.info().equals("java") && f.marker() != null).toList();
+            if (blocks.isEmpty() || NOT_YET.contains(page)) {
+                continue;
+            }
+            tests.add(DynamicTest.dynamicTest(page, () -> {
+                StringBuilder imports = new StringBuilder();
+                StringBuilder statements = new StringBuilder();
+                StringBuilder members = new StringBuilder();
+                for (Fence b : blocks) {
+                    Matcher m = MARKER.matcher(b.marker());
+                    String text = String.join("\n", b.lines()) + "\n";
+                    if (m.matches() && m.group(2).equals("imports")) {
+                        imports.append(text);
+                    } else if (b.lines().stream().anyMatch(l -> l.startsWith("import "))) {
+                        continue;                                // a whole compilation unit of its own
+                    } else if (isMember(b.lines())) {
+                        members.append(text).append("\n");
+                    } else {
+                        statements.append("{\n").append(text).append("}\n");
+                    }
+                }
+                String unit = imports + "\nclass PageSnippets {\n"
+                        + "static void run() throws Exception {\n"
+                        + "try (ZmtpContext ctx = ZmtpContext.create()) {\n" + statements + "}\n}\n"
+                        + members + "}\n";
+                Path dir = Files.createDirectories(out.resolve(page.replace('/', '_')));
+                Path source = dir.resolve("PageSnippets.java");
+                Files.writeString(source, unit);
+                JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+                StringWriter errors = new StringWriter();
+                Boolean ok = javac.getTask(errors, null, null,
+                        List.of("-d", dir.toString(), "-cp", System.getProperty("java.class.path"), "-proc:none"),
+                        null, javac.getStandardFileManager(null, null, StandardCharsets.UTF_8)
+                                .getJavaFileObjects(source.toFile())).call();
+                assertTrue(ok, page + "'s snippets with its imports block alone do not compile:\n" + errors);
+            }));
+        }
+        return tests.stream();
+    }
+
+    /** A snippet of methods or classes rather than statements. */
+    static boolean isMember(List<String> lines) {
+        for (String l : lines) {
+            String t = l.strip();
+            if (t.isEmpty() || t.startsWith("//") || t.startsWith("/**") || t.startsWith("*")) {
+                continue;
+            }
+            return t.startsWith("static ") || t.startsWith("@Override") || t.startsWith("private ")
+                    || t.startsWith("protected ") || t.startsWith("public ") || t.startsWith("final class ");
+        }
+        return false;
     }
 
     /** The issue's examples (#47): names borrowed from the class or another snippet are caught. */
