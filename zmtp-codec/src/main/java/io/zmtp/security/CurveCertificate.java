@@ -5,12 +5,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * A CURVE key kept in a file: a public key alone (to hand out to peers) or a whole key pair (to
@@ -81,6 +85,42 @@ public final class CurveCertificate {
         } catch (IllegalArgumentException e) {
             throw new IOException(file + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * The public certificates of every regular file of {@code directory}, as zauth and ZAuth load a
+     * directory of client certificates: files whose name starts with {@code .} or ends in
+     * {@code _secret} (where zcert keeps a secret key) are skipped. Sorted by file name.
+     *
+     * @throws IOException when the directory cannot be listed or a file is not a certificate
+     */
+    public static List<CurveCertificate> readDirectory(Path directory) throws IOException {
+        return readDirectory(directory, "*");
+    }
+
+    /**
+     * The public certificates of the files of {@code directory} whose name matches {@code glob}
+     * ({@code "*.key"} as pyzmq's {@code zmq.auth.load_certificates}), with the same files skipped
+     * as {@link #readDirectory(Path)}. Only the public part of each is kept: a secret key found in
+     * the directory is not held on to. An allow list must not be silently shorter than the
+     * directory, so a file that is not a certificate fails the whole read, naming the file.
+     *
+     * @throws IOException when the directory cannot be listed or a file is not a certificate
+     */
+    public static List<CurveCertificate> readDirectory(Path directory, String glob) throws IOException {
+        PathMatcher matcher = directory.getFileSystem().getPathMatcher("glob:" + glob);
+        List<Path> files = new ArrayList<>();
+        try (Stream<Path> listing = Files.list(directory)) {
+            listing.filter(Files::isRegularFile).filter(f -> {
+                String name = f.getFileName().toString();
+                return !name.startsWith(".") && !name.endsWith("_secret") && matcher.matches(f.getFileName());
+            }).sorted().forEach(files::add);
+        }
+        List<CurveCertificate> certificates = new ArrayList<>(files.size());
+        for (Path f : files) {
+            certificates.add(read(f).publicPart());
+        }
+        return List.copyOf(certificates);
     }
 
     /**

@@ -89,4 +89,48 @@ class CurveCertificateTest {
         assertTrue(io.getMessage().startsWith(f.toString()));
         assertFalse(io.getMessage().contains(SEC));
     }
+
+    /** A public certificate as pyzmq's zmq.auth.create_certificates writes it (pyzmq 25, libzmq 4.3.4). */
+    static final String PYZMQ_PUBLIC = """
+            #   ****  Generated on 2026-12-07 07:18:11.089324 by pyzmq  ****
+            #   ZeroMQ CURVE Public Certificate
+            #   Exchange securely, or use a secure mechanism to verify the contents
+            #   of this file after exchange. Store public certificates in your home
+            #   directory, in the .curve subdirectory.
+
+            metadata
+            curve
+                public-key = "L<dgC<8eQ=R8to^S>mWs=4326f}+SUMil=Zt+-ck"
+            """;
+
+    @Test
+    void aDirectoryIsReadAsZauthAndZmqAuthReadIt() throws IOException {
+        Files.writeString(dir.resolve("client.key"), PYZMQ_PUBLIC);
+        CurveCertificate.of(CurveKeyPair.fromSecretKey(SEC)).write(dir.resolve("other.key_secret"));
+        CurveCertificate.of(CurveKeyPair.fromSecretKey(SEC)).write(dir.resolve("server"));   // zcert: "server" and "server_secret"
+        CurveCertificate.of(CurveKeyPair.fromSecretKey(SEC)).write(dir.resolve("server_secret"));
+        Files.writeString(dir.resolve(".hidden"), "not a certificate");
+        Files.createDirectory(dir.resolve("sub"));
+
+        var all = CurveCertificate.readDirectory(dir);               // zauth, ZAuth: every file but *_secret
+        assertEquals(2, all.size(), all.toString());
+        assertEquals("L<dgC<8eQ=R8to^S>mWs=4326f}+SUMil=Zt+-ck", all.get(0).publicKeyZ85());
+        assertEquals(PUB, all.get(1).publicKeyZ85());
+        assertFalse(all.get(1).hasSecretKey(), "only the public part of a secret certificate is kept");
+
+        var keys = CurveCertificate.readDirectory(dir, "*.key");     // zmq.auth.load_certificates
+        assertEquals(1, keys.size(), keys.toString());
+        assertEquals("L<dgC<8eQ=R8to^S>mWs=4326f}+SUMil=Zt+-ck", keys.get(0).publicKeyZ85());
+        assertTrue(CurveAllowList.ofCertificates(keys).contains(Z85.decode("L<dgC<8eQ=R8to^S>mWs=4326f}+SUMil=Zt+-ck")));
+    }
+
+    @Test
+    void aFileThatIsNotACertificateFailsTheDirectoryNamingIt() throws IOException {
+        Files.writeString(dir.resolve("client.key"), PYZMQ_PUBLIC);
+        Path stray = dir.resolve("notes.key");
+        Files.writeString(stray, "# not a certificate\n");
+        IOException e = assertThrows(IOException.class, () -> CurveCertificate.readDirectory(dir, "*.key"));
+        assertTrue(e.getMessage().startsWith(stray.toString()), e.getMessage());
+        assertEquals(1, CurveCertificate.readDirectory(dir, "client*").size());
+    }
 }

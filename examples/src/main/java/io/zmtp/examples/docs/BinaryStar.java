@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.patterns.binarystar.BinaryStarClient;
 import io.zmtp.patterns.binarystar.BinaryStarServer;
 import io.zmtp.patterns.binarystar.BinaryStarState;
@@ -7,6 +8,9 @@ import io.zmtp.socket.ZmtpContext;
 
 import java.time.Duration;
 import java.util.List;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/binary-star.md: a primary-backup pair and a client that fails over between them. */
 public final class BinaryStar {

@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.ServerSocket;
 import io.zmtp.socket.SocketOptions;
@@ -10,6 +11,9 @@ import io.zmtp.wire.ZmtpMessage;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/draft-sockets.md: CLIENT and SERVER, PEER, SCATTER and GATHER, CHANNEL. */
 public final class DraftSockets {

@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -45,6 +46,10 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/NETTY.md: ZMTP in pipelines of your own (the runnable examples with tests are in io.zmtp.examples.netty). */
 public final class Embedding {
@@ -59,21 +64,8 @@ public final class Embedding {
     }
 
     static void ownPipeline(ZmtpContext ctx) throws Exception {
-        // tag::own-pipeline[]
         ZmtpSocket router = ctx.socket(SocketType.ROUTER);
-        Channel server = new ServerBootstrap()
-                .group(router.eventLoop(), router.eventLoop())      // the socket's loop
-                .channel(ctx.transport().tcpServerChannel())
-                .childHandler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast("count", new ByteCounter());          // sees raw bytes
-                        ch.pipeline().addLast("zmtp", new ZmtpCodec(router.zmtpOptions()));
-                        ch.pipeline().addLast("audit", new HandshakeAuditor());     // sees HandshakeCompleted, messages
-                        ch.pipeline().addLast("socket", router.newPeerHandler());
-                    }
-                }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
-        // end::own-pipeline[]
+        Channel server = serveWithOwnHandlers(ctx, router);
         router.onMessage(router::send);
         check(List.of("ping"), ask(ctx, "tcp://127.0.0.1:" + port(server)));
         check(ByteCounter.total.get() > 0, "bytes counted");
@@ -81,6 +73,7 @@ public final class Embedding {
         router.close();
     }
 
+    // tag::own-pipeline[]
     /** Counts the bytes that arrive, before the codec. */
     static final class ByteCounter extends ChannelInboundHandlerAdapter {
         static final AtomicLong total = new AtomicLong();
@@ -103,6 +96,22 @@ public final class Embedding {
         }
     }
 
+    static Channel serveWithOwnHandlers(ZmtpContext ctx, ZmtpSocket router) throws InterruptedException {
+        return new ServerBootstrap()
+                .group(router.eventLoop(), router.eventLoop())      // the socket's loop
+                .channel(ctx.transport().tcpServerChannel())
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast("count", new ByteCounter());          // sees raw bytes
+                        ch.pipeline().addLast("zmtp", new ZmtpCodec(router.zmtpOptions()));
+                        ch.pipeline().addLast("audit", new HandshakeAuditor());     // sees HandshakeCompleted, messages
+                        ch.pipeline().addLast("socket", router.newPeerHandler());
+                    }
+                }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+    }
+    // end::own-pipeline[]
+
     static void noSocket(ZmtpContext ctx) throws Exception {
         BlockingQueue<String> got = new LinkedBlockingQueue<>();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -111,19 +120,7 @@ public final class Embedding {
                     .childHandler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            // tag::no-socket[]
-                            ZmtpOptions options = ZmtpOptions.builder(SocketType.PULL).build();   // what we announce
-                            ch.pipeline().addLast(new ZmtpCodec(options), new SimpleChannelInboundHandler<ZmtpMessage>() {
-                                @Override
-                                protected void channelRead0(ChannelHandlerContext ctx, ZmtpMessage m) {
-                                    handle(m.frameBytes(0));            // released by SimpleChannelInboundHandler afterwards
-                                }
-                            });
-                            // end::no-socket[]
-                        }
-
-                        void handle(byte[] body) {
-                            got.add(new String(body, StandardCharsets.UTF_8));
+                            codecAlone(ch, body -> got.add(new String(body, StandardCharsets.UTF_8)));
                         }
                     }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
             try (BlockingSocket push = ctx.blocking(SocketType.PUSH)) {
@@ -137,6 +134,18 @@ public final class Embedding {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
     }
+
+    // tag::no-socket[]
+    static void codecAlone(Channel ch, Consumer<byte[]> handle) {
+        ZmtpOptions options = ZmtpOptions.builder(SocketType.PULL).build();   // what we announce
+        ch.pipeline().addLast(new ZmtpCodec(options), new SimpleChannelInboundHandler<ZmtpMessage>() {
+            @Override
+            protected void channelRead0(ChannelHandlerContext ctx, ZmtpMessage m) {
+                handle.accept(m.frameBytes(0));     // released by SimpleChannelInboundHandler afterwards
+            }
+        });
+    }
+    // end::no-socket[]
 
     static void onePort(ZmtpContext ctx) throws Exception {
         ZmtpSocket socket = ctx.socket(SocketType.ROUTER);
@@ -163,6 +172,7 @@ public final class Embedding {
         socket.close();
     }
 
+    // tag::one-port[]
     /** The first byte decides: 0xFF starts a ZMTP greeting, and no HTTP request. */
     static final class Detector extends ByteToMessageDecoder {
         private final ZmtpSocket socket;
@@ -171,7 +181,6 @@ public final class Embedding {
             this.socket = socket;
         }
 
-        // tag::one-port[]
         @Override
         protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
             if (!in.isReadable()) {
@@ -187,7 +196,6 @@ public final class Embedding {
             }
             ctx.pipeline().remove(this);     // hands what it read to the next handler
         }
-        // end::one-port[]
     }
 
     static final class Page extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -201,6 +209,23 @@ public final class Embedding {
             ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
         }
     }
+    // end::one-port[]
+
+    // tag::ws-client[]
+    // client: after an optional SslHandler
+    static void webSocketClient(Channel ch, String hostAndPort, ZmtpSocket socket) {
+        WebSocketTransport.addClientHandlers(ch.pipeline(), URI.create("ws://" + hostAndPort + "/zmq"), socket.zmtpOptions());
+        ch.pipeline().addLast(new ZmtpCodec(socket.zmtpOptions()), socket.newPeerHandler());
+    }
+    // end::ws-client[]
+
+    // tag::ws-server[]
+    // server: for one path
+    static void webSocketServer(Channel ch, ZmtpSocket socket) {
+        WebSocketTransport.addServerHandlers(ch.pipeline(), "/zmq", socket.zmtpOptions());
+        ch.pipeline().addLast(new ZmtpCodec(socket.zmtpOptions()), socket.newPeerHandler());
+    }
+    // end::ws-server[]
 
     static void webSocket(ZmtpContext ctx) throws Exception {
         ZmtpSocket router = ctx.socket(SocketType.ROUTER);
@@ -216,12 +241,7 @@ public final class Embedding {
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ZmtpSocket socket = router;
-                        // tag::ws-server[]
-                        // server: for one path
-                        WebSocketTransport.addServerHandlers(ch.pipeline(), "/zmq", socket.zmtpOptions());
-                        ch.pipeline().addLast(new ZmtpCodec(socket.zmtpOptions()), socket.newPeerHandler());
-                        // end::ws-server[]
+                        webSocketServer(ch, router);
                     }
                 }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
         String hostAndPort = "127.0.0.1:" + port(server);
@@ -229,12 +249,7 @@ public final class Embedding {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ZmtpSocket socket = dealer;
-                        // tag::ws-client[]
-                        // client: after an optional SslHandler
-                        WebSocketTransport.addClientHandlers(ch.pipeline(), URI.create("ws://" + hostAndPort + "/zmq"), socket.zmtpOptions());
-                        ch.pipeline().addLast(new ZmtpCodec(socket.zmtpOptions()), socket.newPeerHandler());
-                        // end::ws-client[]
+                        webSocketClient(ch, hostAndPort, dealer);
                     }
                 }).connect(new InetSocketAddress("127.0.0.1", port(server))).sync().channel();
         dealer.send("over ws");

@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.patterns.freelance.FreelanceClient;
 import io.zmtp.patterns.freelance.FreelanceServer;
 import io.zmtp.socket.ZmtpContext;
@@ -7,6 +8,9 @@ import io.zmtp.wire.ZmtpMessage;
 
 import java.time.Duration;
 import java.util.List;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/freelance.md: model 3, the guide's flcliapi agent, against two servers. */
 public final class Freelance {

@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.netty.channel.EventLoop;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
@@ -13,6 +14,9 @@ import io.zmtp.wire.SocketType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/coming-from-jeromq.md: ZMsg, ZPoller and ZMQ.proxy in this library's terms. */
 public final class FromJeromq {
@@ -40,21 +44,7 @@ public final class FromJeromq {
             serving.start();
             client.send("job");
 
-            // tag::poller[]
-            try (ZmtpPoller poller = new ZmtpPoller()) {
-                int replies = poller.register(client);                 // ZPoller.register(socket, POLLIN)
-                int pushes = poller.register(other);
-                if (poller.poll(Duration.ofSeconds(5)) > 0) {          // zmq_poll: how many have a message
-                    if (poller.readable(replies)) {
-                        Frames reply = client.receiveFrames();         // there: no wait
-                        System.out.println(reply.toStrings());         // [job, served]
-                    }
-                    if (poller.readable(pushes)) {
-                        other.receiveFrames();
-                    }
-                }
-            }
-            // end::poller[]
+            pollBoth(client, other);
             serving.join();
 
             // tag::zmsg[]
@@ -70,6 +60,24 @@ public final class FromJeromq {
             }
         }
     }
+
+    // tag::poller[]
+    static void pollBoth(BlockingSocket client, BlockingSocket other) {
+        try (ZmtpPoller poller = new ZmtpPoller()) {
+            int replies = poller.register(client);                 // ZPoller.register(socket, POLLIN)
+            int pushes = poller.register(other);
+            if (poller.poll(Duration.ofSeconds(5)) > 0) {          // zmq_poll: how many have a message
+                if (poller.readable(replies)) {
+                    Frames reply = client.receiveFrames();         // there: no wait
+                    System.out.println(reply.toStrings());         // [job, served]
+                }
+                if (poller.readable(pushes)) {
+                    other.receiveFrames();
+                }
+            }
+        }
+    }
+    // end::poller[]
 
     private FromJeromq() {
     }

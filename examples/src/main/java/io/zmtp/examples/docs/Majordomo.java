@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.patterns.binarystar.BinaryStarState;
 import io.zmtp.patterns.majordomo.HighAvailabilityBroker;
 import io.zmtp.patterns.majordomo.MajordomoAsyncClient;
@@ -18,6 +19,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
+// in scope: ZmtpContext ctx
+// end::imports[]
+
 /** docs/majordomo.md: broker, worker and client; MMI; the highly available pair. */
 public final class Majordomo {
     public static void main(String[] args) throws Exception {
@@ -26,6 +30,23 @@ public final class Majordomo {
             highlyAvailable(ctx);
         }
     }
+
+    // tag::handler[]
+    static MajordomoWorker shout(ZmtpContext ctx, String brokerEndpoint) {
+        MajordomoWorker shout = new MajordomoWorker(ctx, brokerEndpoint, "shout",
+                MajordomoHandler.replying(frames -> Frames.ofStrings(        // frames in, frames out
+                        frames.frameString(0).toUpperCase())));
+        shout.start();
+        return shout;
+    }
+    // end::handler[]
+
+    // tag::mmi[]
+    static String serviceCode(MajordomoClient client, String service) throws Exception {
+        MajordomoReply answer = client.request("mmi.service", service);   // 8/MMI
+        return answer.bodyStrings().get(0);                           // "200": workers; "404": none
+    }
+    // end::mmi[]
 
     static void roundTrip(ZmtpContext ctx) throws Exception {
         // tag::round-trip[]
@@ -40,22 +61,13 @@ public final class Majordomo {
         }
         // end::round-trip[]
 
-        // tag::handler[]
-        MajordomoWorker shout = new MajordomoWorker(ctx, broker.endpoint(), "shout",
-                MajordomoHandler.replying(frames -> Frames.ofStrings(        // frames in, frames out
-                        frames.frameString(0).toUpperCase())));
-        shout.start();
-        // end::handler[]
+        MajordomoWorker shout = shout(ctx, broker.endpoint());
 
         try (MajordomoClient client = new MajordomoClient(ctx, broker.endpoint())) {
             client.start();
             check(List.of("HELLO"), client.request("shout", "hello").bodyStrings());
-            // tag::mmi[]
-            MajordomoReply answer = client.request("mmi.service", "echo");   // 8/MMI
-            String code = answer.bodyStrings().get(0);                   // "200": workers; "404": none
-            // end::mmi[]
-            check(List.of("200"), answer.bodyStrings());
-            check(List.of("404"), client.request("mmi.service", "nobody").bodyStrings());
+            check(List.of("200"), List.of(serviceCode(client, "echo")));
+            check(List.of("404"), List.of(serviceCode(client, "nobody")));
         }
         shout.close();
         worker.close();

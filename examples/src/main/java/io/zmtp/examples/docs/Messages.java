@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.zmtp.socket.BlockingSocket;
@@ -16,6 +17,9 @@ import io.zmtp.wire.ZmtpMessage;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/messages.md: routing ids by reference, shared bodies, and byte arrays in JeroMQ's shape. */
 public final class Messages {
@@ -34,6 +38,7 @@ public final class Messages {
     }
 
     static void routingAndSharing(ZmtpContext ctx) {
+        // tag::routing[]
         BlockingSocket router = ctx.blocking(SocketType.ROUTER);
         String endpoint = router.bind("tcp://127.0.0.1:0");
         BlockingSocket worker = ctx.blocking(SocketType.DEALER, SocketOptions.builder().identity("W").build())
@@ -41,7 +46,6 @@ public final class Messages {
         worker.send("ready");
         ZmtpMessage ready = router.receive(Duration.ofSeconds(5));         // [W, ready]
         ready.release();
-        // tag::routing[]
         router.send(ZmtpMessage.ofStrings("job").addFirst(WORKER));        // to the peer "W", no buffer made
         router.send(ZmtpMessage.ofShared(BODY).addFirst(WORKER));          // BODY's bytes, never copied
         // end::routing[]
@@ -56,11 +60,11 @@ public final class Messages {
     }
 
     static void byteArrays(ZmtpContext ctx) {
+        // tag::bytes[]
         BlockingSocket router = ctx.blocking(SocketType.ROUTER);
         String endpoint = router.bind("tcp://127.0.0.1:0");
         BlockingSocket dealer = ctx.blocking(SocketType.DEALER).connect(endpoint);
         byte[] body = "body".getBytes(StandardCharsets.UTF_8);
-        // tag::bytes[]
         dealer.sendMore("header").sendMore(new byte[0]).send(body);      // one three-frame message
         byte[] id = router.recv();                                        // frame by frame: [id, header, "", body]
         while (router.hasReceiveMore()) {
@@ -78,8 +82,8 @@ public final class Messages {
     }
 
     static void framesHandler(ZmtpContext ctx) {
-        ZmtpSocket socket = ctx.socket(SocketType.ROUTER);
         // tag::handler[]
+        ZmtpSocket socket = ctx.socket(SocketType.ROUTER);
         socket.onMessage(MessageHandler.ofFrames(frames ->                // copied out, the message released
                 socket.send(frames.add("seen").toMessage())));                // [routing id, ..., "seen"]
         // end::handler[]

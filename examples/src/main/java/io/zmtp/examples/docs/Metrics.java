@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zmtp.micrometer.ZmtpSocketMeters;
@@ -10,6 +11,9 @@ import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.SocketType;
 
 import java.time.Duration;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/metrics.md: a socket's counters, and the same as Micrometer meters. */
 public final class Metrics {
@@ -22,24 +26,32 @@ public final class Metrics {
                 client.send("ping");
                 client.receiveStrings(Duration.ofSeconds(5));
             }
-            // tag::metrics[]
-            SocketMetrics m = frontend.metrics();                   // any thread; costs the socket nothing
-            long in = m.messagesIn();
-            System.out.println(m.toLine());                         // in=1/4B out=1/4B queued-in=0 ...
-            // end::metrics[]
+            long in = messagesIn(frontend);
             if (in != 1) {
                 throw new IllegalStateException("messages in: " + in);
             }
-            // tag::micrometer[]
-            MeterRegistry registry = new SimpleMeterRegistry();     // your application's registry
-            new ZmtpSocketMeters(frontend, "frontend").bindTo(registry);
-            double received = registry.get("zmtp.socket.messages").tag("direction", "in").functionCounter().count();
-            // end::micrometer[]
+            double received = meter(frontend);
             if (received != 1) {
                 throw new IllegalStateException("zmtp.socket.messages in: " + received);
             }
         }
     }
+
+    // tag::metrics[]
+    static long messagesIn(ZmtpSocket frontend) {
+        SocketMetrics m = frontend.metrics();                   // any thread; costs the socket nothing
+        System.out.println(m.toLine());                         // in=1/4B out=1/4B queued-in=0 ...
+        return m.messagesIn();
+    }
+    // end::metrics[]
+
+    // tag::micrometer[]
+    static double meter(ZmtpSocket frontend) {
+        MeterRegistry registry = new SimpleMeterRegistry();     // your application's registry
+        new ZmtpSocketMeters(frontend, "frontend").bindTo(registry);
+        return registry.get("zmtp.socket.messages").tag("direction", "in").functionCounter().count();
+    }
+    // end::micrometer[]
 
     private Metrics() {
     }

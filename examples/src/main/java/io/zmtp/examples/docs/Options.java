@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.ZmtpContext;
@@ -10,6 +11,9 @@ import io.zmtp.wire.ZmtpMessage;
 
 import java.time.Duration;
 import java.util.List;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/socket-options.md: options at creation, setters afterwards, a ROUTER that connects with an id. */
 public final class Options {
@@ -28,10 +32,7 @@ public final class Options {
             // end::builder[]
             String endpoint = router.bind("tcp://127.0.0.1:0").get();
 
-            // tag::setters[]
-            router.setSendHwm(50_000).get();                  // from any thread; done once the socket uses it
-            router.setRouterMandatory(true);
-            // end::setters[]
+            tune(router);
 
             BlockingSocket dealer = ctx.blocking(SocketType.DEALER,
                     SocketOptions.builder().identity("d1").build()).connect(endpoint);
@@ -55,11 +56,7 @@ public final class Options {
             // end::limits[]
             frontend.close();
 
-            // tag::connect-id[]
-            BlockingSocket server = ctx.blocking(SocketType.ROUTER);
-            String serverEndpoint = server.bind("tcp://127.0.0.1:0");
-            router.connect(serverEndpoint, "server-1".getBytes());   // ZMQ_CONNECT_ROUTING_ID
-            // end::connect-id[]
+            BlockingSocket server = connectNamed(ctx, router);
             List<String> connected;
             do {                                              // [d1, ""] when d1 went, then [server-1, ""]
                 connected = got.poll(5, java.util.concurrent.TimeUnit.SECONDS);
@@ -73,6 +70,22 @@ public final class Options {
             router.close();
         }
     }
+
+    // tag::setters[]
+    static void tune(ZmtpSocket router) throws Exception {
+        router.setSendHwm(50_000).get();                  // from any thread; done once the socket uses it
+        router.setRouterMandatory(true);
+    }
+    // end::setters[]
+
+    // tag::connect-id[]
+    static BlockingSocket connectNamed(ZmtpContext ctx, ZmtpSocket router) {
+        BlockingSocket server = ctx.blocking(SocketType.ROUTER);
+        String serverEndpoint = server.bind("tcp://127.0.0.1:0");
+        router.connect(serverEndpoint, "server-1".getBytes());   // ZMQ_CONNECT_ROUTING_ID
+        return server;
+    }
+    // end::connect-id[]
 
     static void check(boolean ok, String what) {
         if (!ok) {

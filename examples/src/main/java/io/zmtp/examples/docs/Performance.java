@@ -1,10 +1,12 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.SocketType;
 
 import java.time.Duration;
+// end::imports[]
 
 /** docs/performance.md: the settings that shape latency, and warming a process up. */
 public final class Performance {

@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.patterns.kit.Heartbeat;
 import io.zmtp.patterns.kit.NoReplyException;
 import io.zmtp.patterns.kit.RequestHandler;
@@ -15,6 +16,9 @@ import io.zmtp.wire.ZmtpMessage;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/pirates.md: Lazy, Simple and Paranoid Pirate as library components. */
 public final class Pirates {

@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.DishSocket;
 import io.zmtp.socket.RadioSocket;
@@ -13,6 +14,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+// in scope: ZmtpContext ctx
+// end::imports[]
+
 /** docs/radio-dish.md: groups over tcp://, and datagrams over udp://. */
 public final class RadioDish {
     public static void main(String[] args) throws Exception {
@@ -23,8 +27,8 @@ public final class RadioDish {
     }
 
     private static void overTcp(ZmtpContext ctx) throws Exception {
-        BlockingQueue<String> received = new LinkedBlockingQueue<>();
         // tag::tcp[]
+        BlockingQueue<String> received = new LinkedBlockingQueue<>();
         RadioSocket radio = ctx.radio(SocketOptions.DEFAULTS);
         String endpoint = radio.bind("tcp://127.0.0.1:0").get();
 

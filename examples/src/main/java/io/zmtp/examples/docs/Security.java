@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.zmtp.security.AddressRules;
 import io.zmtp.security.AuthResult;
 import io.zmtp.security.AuthenticatingNullMechanism;
@@ -9,17 +10,20 @@ import io.zmtp.security.CurveCertificate;
 import io.zmtp.security.CurveKeyPair;
 import io.zmtp.security.CurveMechanism;
 import io.zmtp.security.PlainMechanism;
+import io.zmtp.security.Z85;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.MessageHandler;
-import io.zmtp.socket.ZapAuthenticator;
+import io.zmtp.socket.SocketEvent;
+import io.zmtp.socket.SocketOptions;
+import io.zmtp.socket.ZapAuthenticator;            // in io.zmtp.socket: it asks a socket of the context
+import io.zmtp.socket.ZmtpContext;
 import io.zmtp.socket.ZmtpSocket;
 import io.zmtp.wire.Frames;
-import io.zmtp.wire.ZmtpMetadata;
-import io.zmtp.socket.SocketOptions;
-import io.zmtp.socket.ZmtpContext;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
+import io.zmtp.wire.ZmtpMetadata;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +34,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
+import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
 
 /**
  * docs/security.md: PLAIN and CURVE, an authenticator of one's own, one that answers later, a ZAP
@@ -68,28 +77,32 @@ public final class Security {
             check("admin".equals(plain.properties().userId()), "PLAIN user id");
             plain.release();
 
-            // tag::authenticator[]
-            Set<String> allowed = Set.of("127.0.0.1");                  // looked up in memory: never block here
-            Authenticator fromLoopback = request -> {                   // on the connection's event loop
-                InetSocketAddress from = (InetSocketAddress) request.remoteAddress();
-                return allowed.contains(from.getAddress().getHostAddress())
-                        ? AuthResult.allow(request.clientPublicKeyZ85())    // the user id of its messages
-                        : AuthResult.deny("400", "not from here");          // the client gets ERROR "400"
-            };
-            SocketOptions server = SocketOptions.builder()
-                    .mechanism(CurveMechanism.server(serverKeys, fromLoopback)).build();
-            // end::authenticator[]
-            BlockingSocket guarded = ctx.blocking(SocketType.PULL, server);
-            BlockingSocket pusher = ctx.blocking(SocketType.PUSH, SocketOptions.builder()
-                    .mechanism(CurveMechanism.client(serverKeys.publicKey(), CurveKeyPair.generate())).build());
-            pusher.connect(guarded.bind("tcp://127.0.0.1:0"));
-            pusher.send("through");
-            check(List.of("through").equals(guarded.receiveStrings(Duration.ofSeconds(5))), "custom authenticator");
+            {
+                // tag::authenticator[]
+                CurveKeyPair keys = CurveKeyPair.generate();                // the server's pair
+                Set<String> allowed = Set.of("127.0.0.1");                  // looked up in memory: never block here
+                Authenticator fromLoopback = request -> {                   // on the connection's event loop
+                    InetSocketAddress from = (InetSocketAddress) request.remoteAddress();
+                    return allowed.contains(from.getAddress().getHostAddress())
+                            ? AuthResult.allow(request.clientPublicKeyZ85())    // the user id of its messages
+                            : AuthResult.deny("400", "not from here");          // the client gets ERROR "400"
+                };
+                SocketOptions server = SocketOptions.builder()
+                        .mechanism(CurveMechanism.server(keys, fromLoopback)).build();
+                // end::authenticator[]
+                BlockingSocket guarded = ctx.blocking(SocketType.PULL, server);
+                BlockingSocket pusher = ctx.blocking(SocketType.PUSH, SocketOptions.builder()
+                        .mechanism(CurveMechanism.client(keys.publicKey(), CurveKeyPair.generate())).build());
+                pusher.connect(guarded.bind("tcp://127.0.0.1:0"));
+                pusher.send("through");
+                check(List.of("through").equals(guarded.receiveStrings(Duration.ofSeconds(5))), "custom authenticator");
+            }
 
-            ExecutorService directoryThreads = Executors.newFixedThreadPool(2);
-            try {
+            {
                 // tag::async[]
-                // a user directory that answers later: a database or LDAP client's asynchronous call
+                // a user directory that answers later: a database or LDAP client's asynchronous call,
+                // on threads of its own
+                ExecutorService directoryThreads = Executors.newFixedThreadPool(2);
                 Map<String, String> directory = Map.of("admin", "secret");
                 Authenticator lookup = Authenticator.async(request -> CompletableFuture.supplyAsync(() ->
                         request.passwordString().equals(directory.get(request.username()))
@@ -102,14 +115,16 @@ public final class Security {
                         .maxWaitingAuthentications(256)                 // more waiting at once: 300 at once
                         .build();
                 // end::async[]
-                BlockingSocket looked = ctx.blocking(SocketType.REP, directoryServer);
-                BlockingSocket asker = ctx.blocking(SocketType.REQ, plainClient).connect(looked.bind("tcp://127.0.0.1:0"));
-                asker.send("who am I");
-                ZmtpMessage fromDirectory = looked.receive(Duration.ofSeconds(5));
-                check("operator".equals(fromDirectory.properties().getString("Role")), "a property from the directory");
-                fromDirectory.release();
-            } finally {
-                directoryThreads.shutdown();
+                try {
+                    BlockingSocket looked = ctx.blocking(SocketType.REP, directoryServer);
+                    BlockingSocket asker = ctx.blocking(SocketType.REQ, plainClient).connect(looked.bind("tcp://127.0.0.1:0"));
+                    asker.send("who am I");
+                    ZmtpMessage fromDirectory = looked.receive(Duration.ofSeconds(5));
+                    check("operator".equals(fromDirectory.properties().getString("Role")), "a property from the directory");
+                    fromDirectory.release();
+                } finally {
+                    directoryThreads.shutdown();
+                }
             }
 
             // tag::zap[]
@@ -162,25 +177,161 @@ public final class Security {
             movedClient.send("moved");
             check(List.of("moved").equals(moved.receiveStrings(Duration.ofSeconds(5))), "the moved set-up");
 
-            Path dir = Files.createTempDirectory("certs");
-            try {
+            // tag::refusals[]
+            // why a client was refused: the monitor's HANDSHAKE_FAILED event carries the reason
+            ZmtpSocket accounts = ctx.socket(SocketType.REP, SocketOptions.builder()
+                    .mechanism(PlainMechanism.server(Authenticator.plainAccounts(Map.of("admin", "secret")))).build());
+            accounts.monitor(event -> {                                 // on the socket's event loop
+                if (event.type() == SocketEvent.Type.HANDSHAKE_FAILED) {
+                    System.err.println("refused " + event.peer() + ": " + event.reason());
+                }
+            });
+            // end::refusals[]
+            CompletableFuture<String> refusal = new CompletableFuture<>();
+            accounts.monitor(event -> {
+                if (event.type() == SocketEvent.Type.HANDSHAKE_FAILED) {
+                    refusal.complete(event.reason());
+                }
+            });
+            String refusedAt = accounts.bind("tcp://127.0.0.1:0").get();
+            ctx.blocking(SocketType.REQ, SocketOptions.builder().mechanism(PlainMechanism.client("admin", "wrong")).build())
+                    .connect(refusedAt);
+            check(refusal.get(5, TimeUnit.SECONDS) != null, "a refusal with its reason");
+
+            {
                 // tag::certificates[]
+                Path dir = Files.createTempDirectory("certs");              // where the files go
                 CurveCertificate cert = CurveCertificate.generate();
                 cert.write(dir.resolve("server.cert"));                  // with the secret key: owner-only file
                 cert.writePublic(dir.resolve("server.pub"));             // the public part, for peers
                 CurveKeyPair keys = CurveCertificate.read(dir.resolve("server.cert")).keyPair();
-                CurveAllowList clients = CurveAllowList.ofCertificates(
-                        List.of(CurveCertificate.read(dir.resolve("server.pub"))));
+                CurveCertificate peer = CurveCertificate.read(dir.resolve("server.pub"));
+                String peerKey = peer.publicKeyZ85();                    // a public certificate has a key,
+                boolean hasSecret = peer.hasSecretKey();                 // not a pair: false, keyPair() would throw
+                byte[] raw = Z85.decode(peerKey);                        // 32 bytes; Z85.encode(raw) is the text
+                CurveAllowList clients = CurveAllowList.ofCertificates(List.of(peer));
                 // end::certificates[]
-                check(keys.equals(cert.keyPair()) && clients.contains(cert.publicKey()), "certificates");
-            } finally {
-                for (String f : List.of("server.cert", "server.pub")) {
-                    Files.deleteIfExists(dir.resolve(f));
+                try {
+                    check(keys.equals(cert.keyPair()) && clients.contains(cert.publicKey()) && !hasSecret
+                            && raw.length == 32, "certificates");
+                } finally {
+                    for (String f : List.of("server.cert", "server.pub")) {
+                        Files.deleteIfExists(dir.resolve(f));
+                    }
+                    Files.delete(dir);
                 }
-                Files.delete(dir);
             }
+
+            movingFromZmqAuthZauthAndZAuth(ctx);
         }
     }
+
+    /**
+     * The three moves of the page, each given the directories their originals keep: pyzmq's
+     * (public_keys/*.key, private_keys/server.key_secret, as zmq.auth.create_certificates writes them)
+     * and CZMQ's or JeroMQ's (public_keys/ with zcert files, server.cert with server.cert_secret).
+     * A client whose certificate is in the directory gets in, another is refused.
+     */
+    static void movingFromZmqAuthZauthAndZAuth(ZmtpContext ctx) throws Exception {
+        Path keys = Files.createTempDirectory("keys");
+        List<Path> made = new ArrayList<>();
+        try {
+            Files.createDirectories(keys.resolve("public_keys"));
+            Files.createDirectories(keys.resolve("private_keys"));
+            CurveCertificate client = CurveCertificate.generate();
+            CurveCertificate server = CurveCertificate.generate();
+            for (Path p : List.of(keys.resolve("public_keys/client.key"), keys.resolve("public_keys/client"))) {
+                client.writePublic(p);
+                made.add(p);
+            }
+            for (Path p : List.of(keys.resolve("public_keys/client.key_secret"), keys.resolve("public_keys/client_secret"))) {
+                client.write(p);
+                made.add(p);
+            }
+            for (Path p : List.of(keys.resolve("private_keys/server.key_secret"), keys.resolve("server.cert_secret"))) {
+                server.write(p);
+                made.add(p);
+            }
+            List<BlockingSocket> pyzmq = fromZmqAuth(ctx, keys);
+            String plainEndpoint = pyzmq.get(0).socket().boundEndpoints().get(0);
+            BlockingSocket admin = ctx.blocking(SocketType.REQ,
+                    SocketOptions.builder().mechanism(PlainMechanism.client("admin", "secret")).build()).connect(plainEndpoint);
+            admin.send("plain");
+            check(List.of("plain").equals(pyzmq.get(0).receiveStrings(Duration.ofSeconds(5))), "zmq.auth PLAIN");
+            for (BlockingSocket curveServer : List.of(pyzmq.get(1), fromZauth(ctx, keys), fromZAuth(ctx, keys))) {
+                String at = curveServer.socket().boundEndpoints().get(0);
+                BlockingSocket known = ctx.blocking(SocketType.REQ, SocketOptions.builder()
+                        .mechanism(CurveMechanism.client(server.publicKey(), client.keyPair())).build()).connect(at);
+                known.send("known");
+                check(List.of("known").equals(curveServer.receiveStrings(Duration.ofSeconds(5))), "a listed client");
+                CompletableFuture<String> refused = new CompletableFuture<>();
+                curveServer.socket().monitor(event -> {
+                    if (event.type() == SocketEvent.Type.HANDSHAKE_FAILED) {
+                        refused.complete(event.reason());
+                    }
+                });
+                ctx.blocking(SocketType.REQ, SocketOptions.builder()
+                        .mechanism(CurveMechanism.client(server.publicKey(), CurveKeyPair.generate())).build()).connect(at);
+                check(refused.get(5, TimeUnit.SECONDS) != null, "an unlisted client refused");
+            }
+        } finally {
+            for (Path p : made) {
+                Files.deleteIfExists(p);
+            }
+            Files.deleteIfExists(keys.resolve("public_keys"));
+            Files.deleteIfExists(keys.resolve("private_keys"));
+            Files.deleteIfExists(keys);
+        }
+    }
+
+    // tag::fromZmqAuth[]
+    /** pyzmq's ThreadAuthenticator set-up: an address allow list, PLAIN passwords, client certificates. */
+    static List<BlockingSocket> fromZmqAuth(ZmtpContext ctx, Path keys) throws IOException {
+        AddressRules fromHere = AddressRules.allow("127.0.0.1");                   // auth.allow(...)
+        BlockingSocket plain = ctx.blocking(SocketType.REP, SocketOptions.builder()
+                .mechanism(PlainMechanism.server(                                   // auth.configure_plain(...)
+                        fromHere.then(Authenticator.plainAccounts(Map.of("admin", "secret"))))).build());
+        plain.bind("tcp://127.0.0.1:0");                                            // tcp://*:5555 in the original
+        CurveAllowList clients = CurveAllowList.ofCertificates(                     // auth.configure_curve(...):
+                CurveCertificate.readDirectory(keys.resolve("public_keys"), "*.key")); // the *.key files
+        CurveKeyPair serverKeys = CurveCertificate                                  // zmq.auth.load_certificate
+                .read(keys.resolve("private_keys/server.key_secret")).keyPair();
+        BlockingSocket curve = ctx.blocking(SocketType.REP, SocketOptions.builder()
+                .mechanism(CurveMechanism.server(serverKeys, fromHere.then(clients))).build());
+        curve.bind("tcp://127.0.0.1:0");                                            // tcp://*:5556 in the original
+        return List.of(plain, curve);
+    }
+    // end::fromZmqAuth[]
+
+    // tag::fromZauth[]
+    /** CZMQ's zauth actor with ALLOW and CURVE, and a server certificate from zcert_load. */
+    static BlockingSocket fromZauth(ZmtpContext ctx, Path keys) throws IOException {
+        Authenticator clients = AddressRules.allow("127.0.0.1")                    // ALLOW 127.0.0.1
+                .then(CurveAllowList.ofCertificates(                                // CURVE public_keys: every
+                        CurveCertificate.readDirectory(keys.resolve("public_keys")))); // file but *_secret
+        CurveKeyPair serverKeys = CurveCertificate                                  // zcert_load ("server.cert")
+                .read(keys.resolve("server.cert_secret")).keyPair();                // reads server.cert_secret
+        BlockingSocket server = ctx.blocking(SocketType.REP, SocketOptions.builder()
+                .mechanism(CurveMechanism.server(serverKeys, clients)).build());    // zsock_set_curve_server
+        server.bind("tcp://127.0.0.1:0");
+        return server;
+    }
+    // end::fromZauth[]
+
+    // tag::fromZAuth[]
+    /** JeroMQ's ZAuth with allow and configureCurve (a ZCertStore of the directory). */
+    static BlockingSocket fromZAuth(ZmtpContext ctx, Path keys) throws IOException {
+        AddressRules fromHere = AddressRules.allow("127.0.0.1");                   // auth.allow("127.0.0.1")
+        CurveAllowList clients = CurveAllowList.ofCertificates(                     // auth.configureCurve(
+                CurveCertificate.readDirectory(keys.resolve("public_keys")));       //     "public_keys")
+        CurveKeyPair serverKeys = CurveCertificate                                  // setCurvePublicKey,
+                .read(keys.resolve("server.cert_secret")).keyPair();                // setCurveSecretKey
+        BlockingSocket server = ctx.blocking(SocketType.REP, SocketOptions.builder()
+                .mechanism(CurveMechanism.server(serverKeys, fromHere.then(clients))).build()); // setCurveServer(true)
+        server.bind("tcp://127.0.0.1:0");
+        return server;
+    }
+    // end::fromZAuth[]
 
     static void check(boolean ok, String what) {
         if (!ok) {

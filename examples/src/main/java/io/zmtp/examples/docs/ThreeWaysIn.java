@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -14,6 +15,9 @@ import io.zmtp.wire.ZmtpCodec;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** README, "Three ways in": the same echo service as a Netty pipeline, a reactor and blocking calls. */
 public final class ThreeWaysIn {
@@ -48,8 +52,8 @@ public final class ThreeWaysIn {
         }
     }
 
+    // tag::blocking[]
     static List<String> ask(ZmtpContext ctx, String endpoint) {
-        // tag::blocking[]
         BlockingSocket dealer = ctx.blocking(SocketType.DEALER).connect(endpoint);
         dealer.send("ping");                                        // on your thread, which waits when it must
         List<String> reply = dealer.receiveStrings(Duration.ofSeconds(5)); // null after the timeout
@@ -57,10 +61,10 @@ public final class ThreeWaysIn {
             poller.register(dealer);
             int ready = poller.poll(Duration.ofMillis(100));        // 0: nothing more came
         }
-        // end::blocking[]
         dealer.close();
         return reply;
     }
+    // end::blocking[]
 
     static void check(List<String> reply) {
         if (!List.of("ping").equals(reply)) {

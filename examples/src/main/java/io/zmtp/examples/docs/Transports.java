@@ -1,5 +1,6 @@
 package io.zmtp.examples.docs;
 
+// tag::imports[]
 import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
@@ -22,6 +23,9 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+
+// in scope: ZmtpContext ctx
+// end::imports[]
 
 /** docs/transports.md: ws:// paths on one port, tls:// with client certificates, a STREAM gateway. */
 public final class Transports {
@@ -52,13 +56,13 @@ public final class Transports {
     }
 
     static void tls(ZmtpContext ctx) throws Exception {
+        // tag::tls[]
         X509Bundle ca = new CertificateBuilder().subject("CN=example CA").setIsCertificateAuthority(true).ecp256()
                 .buildSelfSigned();
         X509Bundle serverCert = new CertificateBuilder().subject("CN=server,O=example").addSanIpAddress("127.0.0.1")
                 .addExtendedKeyUsageServerAuth().ecp256().buildIssuedBy(ca);
         X509Bundle alice = new CertificateBuilder().subject("CN=alice,O=example").addExtendedKeyUsageClientAuth()
                 .ecp256().buildIssuedBy(ca);
-        // tag::tls[]
         SslContext serverContext = SslContextBuilder
                 .forServer(serverCert.getKeyPair().getPrivate(), serverCert.getCertificatePath())
                 .trustManager(ca.getCertificate()).clientAuth(ClientAuth.REQUIRE).build();   // mutual TLS
