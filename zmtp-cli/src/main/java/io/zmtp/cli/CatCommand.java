@@ -3,6 +3,7 @@ package io.zmtp.cli;
 import io.netty.util.concurrent.Future;
 import io.zmtp.socket.DishSocket;
 import io.zmtp.socket.PeerSocket;
+import io.zmtp.socket.ReconnectStop;
 import io.zmtp.socket.RouterSocket;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.SocketOptions;
@@ -177,6 +178,19 @@ public final class CatCommand implements Callable<Integer> {
                     + "(default: 0, wait as long as it takes).")
     long sendTimeoutMs;
 
+    @Option(names = "--tcp-retransmit-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+            defaultValue = "0",
+            description = "How long sent data may stay unacknowledged before a tcp:// connection is dropped"
+                    + " (ZMQ_TCP_MAXRT, TCP_USER_TIMEOUT; Linux with epoll only, ignored with a warning under NIO;"
+                    + " default: 0, the system's).")
+    Duration tcpRetransmitTimeout;
+
+    @Option(names = "--reconnect-stop", paramLabel = "CASE", split = ",",
+            description = "Stop reconnecting a -c endpoint after this (ZMQ_RECONNECT_STOP), repeatable or"
+                    + " comma-separated: ${COMPLETION-CANDIDATES} (default: none; a peer's ERROR, refused"
+                    + " credentials and incompatible socket types always stop it).")
+    List<ReconnectStop> reconnectStop = new ArrayList<>();
+
     @Option(names = "--stats", arity = "0..1", fallbackValue = "0", paramLabel = "MS", preprocessor = OptionalValue.class,
             description = "Print the socket's counters on stderr as a line starting 'stats:' at exit, and "
                     + "every MS milliseconds if given: messages and bytes in and out, queued messages, "
@@ -308,7 +322,7 @@ public final class CatCommand implements Callable<Integer> {
         }
     }
 
-    private SocketOptions socketOptions() {
+    SocketOptions socketOptions() {
         SocketOptions.Builder b = SocketOptions.builder().hwm(hwm).linger(Duration.ofMillis(lingerMs));
         if (identity != null) {
             b.identity(identity.getBytes(StandardCharsets.UTF_8));
@@ -328,6 +342,7 @@ public final class CatCommand implements Callable<Integer> {
             // a full peer makes the line wait (not dropped); a peer not connected yet: see sendWhenPeer
             b.routerMandatory(true);
         }
+        b.tcpRetransmitTimeout(tcpRetransmitTimeout).reconnectStop(reconnectStop.toArray(ReconnectStop[]::new));
         libzmqOptions.apply(b);
         limits.apply(b); // what the library applies to bound endpoints (-b)
         return security.apply(b).build();
@@ -470,8 +485,9 @@ public final class CatCommand implements Callable<Integer> {
 
     /**
      * A socket event (on the event loop): printed with --verbose. An endpoint the socket stopped
-     * reconnecting to (the peer sent ERROR: refused credentials, incompatible socket types) is
-     * reported in any case, and when no endpoint is left the run ends with status 3.
+     * reconnecting to (the peer sent ERROR: refused credentials, incompatible socket types; or a
+     * --reconnect-stop case) is reported in any case, and when no endpoint is left the run ends
+     * with status 3.
      */
     private void event(SocketEvent e) {
         if (verbose) {

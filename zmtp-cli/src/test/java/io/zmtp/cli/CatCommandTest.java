@@ -435,10 +435,39 @@ class CatCommandTest {
         "-t SUB -c tcp://127.0.0.1:5555 --0x --subscribe 0xz",
         "-t DEALER -c tcp://127.0.0.1:5555 -n -1",
         "-t DEALER -c nope://x",
+        "-t DEALER -c tcp://127.0.0.1:5555 --reconnect-stop NEVER",
+        "-t DEALER -c tcp://127.0.0.1:5555 --tcp-retransmit-timeout 3000000000",
     })
     void usageErrorsExitWithStatusTwo(String args) {
         CatRun run = cat(args.split(" "));
         assertEquals(2, run.exitCode(), String.join("\n", run.err.drain()));
+    }
+
+    @Test
+    void reconnectStopAndRetransmitTimeoutReachTheSocketsOptions() {
+        picocli.CommandLine cl = ZmtpCli.commandLine();
+        cl.parseArgs("cat", "-t", "DEALER", "-c", "tcp://127.0.0.1:5555", "--tcp-retransmit-timeout", "1500ms",
+                "--reconnect-stop", "CONNECTION_REFUSED,HANDSHAKE_FAILED");
+        SocketOptions o = ((CatCommand) cl.getSubcommands().get("cat").getCommand()).socketOptions();
+        assertEquals(Duration.ofMillis(1500), o.tcpRetransmitTimeout());
+        assertEquals(java.util.Set.of(io.zmtp.socket.ReconnectStop.CONNECTION_REFUSED,
+                io.zmtp.socket.ReconnectStop.HANDSHAKE_FAILED), o.reconnectStop());
+
+        cl = ZmtpCli.commandLine();
+        cl.parseArgs("cat", "-t", "DEALER", "-c", "tcp://127.0.0.1:5555");
+        SocketOptions defaults = ((CatCommand) cl.getSubcommands().get("cat").getCommand()).socketOptions();
+        assertEquals(Duration.ZERO, defaults.tcpRetransmitTimeout(), "the system's");
+        assertEquals(java.util.Set.of(), defaults.reconnectStop());
+    }
+
+    @Test
+    void aConnectRefusedEndsTheRunWithReconnectStop() throws Exception {
+        int closed = io.zmtp.testing.FreePorts.next(); // nothing listens there
+        CatRun run = cat("-t", "DEALER", "-c", "tcp://127.0.0.1:" + closed, "--reconnect-stop", "CONNECTION_REFUSED");
+        assertEquals(3, run.exitCode(), "no endpoint left to reconnect to");
+        List<String> err = run.err.drain();
+        assertTrue(err.stream().anyMatch(l -> l.startsWith("stopped reconnecting to tcp://127.0.0.1:" + closed)),
+                String.join("\n", err));
     }
 
     @Test

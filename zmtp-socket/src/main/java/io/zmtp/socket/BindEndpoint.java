@@ -225,9 +225,9 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
         if (requested.transport().overTcp()) {
             if (!socket.transport().inheritsTcpSettings()) {
                 socket.transport().keepAlive(ch, options.tcpKeepAlive());
-                TcpSocketOptions.apply(ch, options);
-            } else if (options.typeOfService() > 0) {
-                ch.config().setOption(ChannelOption.IP_TOS, options.typeOfService());   // not inherited
+                TcpSocketOptions.apply(ch, options, socket.transport());
+            } else {
+                TcpSocketOptions.applyNotInherited(ch, options, socket.transport());
             }
         }
         if (requested.transport() == Endpoint.Transport.TLS) {

@@ -134,7 +134,7 @@ final class ConnectEndpoint implements PeerHandler.Origin {
                         SocketOptions o = socket.options();
                         if (endpoint.transport().overTcp()) {
                             io.keepAlive(ch, o.tcpKeepAlive());
-                            TcpSocketOptions.apply(ch, o);
+                            TcpSocketOptions.apply(ch, o, io);
                         }
                         ZmtpOptions zo = socket.zmtpOptions();
                         if (endpoint.transport().secure()) {

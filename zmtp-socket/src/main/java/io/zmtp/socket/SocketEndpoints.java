@@ -98,6 +98,9 @@ final class SocketEndpoints {
      * this endpoint's peer by (already checked and copied), or null.
      */
     Future<Void> connect(String endpoint, byte[] routingId) {
+        if (!socket.loop().inEventLoop()) {
+            names.prepare(endpoint); // the JVM's first lookup: its warm-up thread started here, not on the loop
+        }
         Promise<Void> p = socket.loop().newPromise();
         socket.inLoop(() -> {
             if (socket.isClosing()) {

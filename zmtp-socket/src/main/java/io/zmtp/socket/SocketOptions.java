@@ -120,6 +120,7 @@ public final class SocketOptions {
     private final int receiveBuffer;
     private final int backlog;
     private final int typeOfService;
+    private final Duration tcpRetransmitTimeout;
 
     private SocketOptions(Builder b) {
         connection = b.connection.build();
@@ -159,6 +160,7 @@ public final class SocketOptions {
         receiveBuffer = b.receiveBuffer;
         backlog = b.backlog;
         typeOfService = b.typeOfService;
+        tcpRetransmitTimeout = b.tcpRetransmitTimeout;
     }
 
     public static Builder builder() {
@@ -204,6 +206,7 @@ public final class SocketOptions {
         b.receiveBuffer = receiveBuffer;
         b.backlog = backlog;
         b.typeOfService = typeOfService;
+        b.tcpRetransmitTimeout = tcpRetransmitTimeout;
         return b;
     }
 
@@ -475,6 +478,15 @@ public final class SocketOptions {
     /** IP_TOS of tcp:// connections (ZMQ_TOS, 0: the system's default). */
     public int typeOfService() {
         return typeOfService;
+    }
+
+    /**
+     * How long sent data may stay unacknowledged before a tcp:// connection is dropped
+     * (ZMQ_TCP_MAXRT, TCP_USER_TIMEOUT under epoll; the NIO transport cannot set it); zero: the
+     * system's.
+     */
+    public Duration tcpRetransmitTimeout() {
+        return tcpRetransmitTimeout;
     }
 
     /**

@@ -77,6 +77,7 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
     int receiveBuffer;
     int backlog = BACKLOG;
     int typeOfService;
+    Duration tcpRetransmitTimeout = Duration.ZERO;
 
 
     /** The routing identity announced to peers (ZMQ_ROUTING_ID); 0-255 bytes, not starting with 0. */
@@ -549,6 +550,25 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
             throw new IllegalArgumentException("typeOfService must be 0-255, not " + tos);
         }
         this.typeOfService = tos;
+        return self();
+    }
+
+    /**
+     * How long data sent on a tcp:// connection, made or accepted, may stay unacknowledged before
+     * the system drops the connection (ZMQ_TCP_MAXRT): TCP_USER_TIMEOUT, under the epoll transport
+     * only; the NIO transport cannot set it (the JDK has no such socket option) and keeps the
+     * system's. {@link Duration#ZERO} (the default) keeps the system's: on Linux, retransmissions
+     * for about 15 minutes ({@code net.ipv4.tcp_retries2}). Whole milliseconds, up to
+     * {@link Integer#MAX_VALUE}.
+     */
+    public B tcpRetransmitTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout);
+        if (timeout.isNegative() || (!timeout.isZero() && timeout.toMillis() == 0)
+                || timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+            throw new IllegalArgumentException("tcpRetransmitTimeout must be zero (the system's) or 1 ms to "
+                    + Integer.MAX_VALUE + " ms, not " + timeout);
+        }
+        this.tcpRetransmitTimeout = timeout;
         return self();
     }
 

@@ -123,6 +123,32 @@ public enum IoTransport {
     }
 
     /**
+     * Sets how long data sent on a tcp:// channel may stay unacknowledged before the system drops
+     * the connection (ZMQ_TCP_MAXRT), or nothing when {@code timeout} is zero. Epoll sets
+     * TCP_USER_TIMEOUT (Linux, milliseconds). NIO sets nothing: the JDK's socket options (17)
+     * have no TCP_USER_TIMEOUT, so the system's default holds; the first such channel logs a
+     * warning, once per JVM, so the setting is not silently without effect.
+     */
+    public void retransmitTimeout(Channel ch, java.time.Duration timeout) {
+        if (timeout.isZero()) {
+            return;
+        }
+        if (this == EPOLL) {
+            ch.config().setOption(io.netty.channel.epoll.EpollChannelOption.TCP_USER_TIMEOUT,
+                    (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        } else if (NioRetransmitTimeout.WARNED.compareAndSet(false, true)) {
+            org.slf4j.LoggerFactory.getLogger(IoTransport.class).warn("tcpRetransmitTimeout (ZMQ_TCP_MAXRT) of {} ms"
+                    + " is not set: the NIO transport has no TCP_USER_TIMEOUT; the system's default holds",
+                    timeout.toMillis());
+        }
+    }
+
+    /** Whether the NIO transport's warning about {@link #retransmitTimeout} was logged. */
+    private static final class NioRetransmitTimeout {
+        static final java.util.concurrent.atomic.AtomicBoolean WARNED = new java.util.concurrent.atomic.AtomicBoolean();
+    }
+
+    /**
      * Whether a listening socket's TCP settings reach the connections it accepts: Linux copies
      * SO_KEEPALIVE, TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT, SO_SNDBUF and SO_RCVBUF from the
      * listener to each accepted socket (not IP_TOS), so over epoll they are set once, at bind,

@@ -248,6 +248,31 @@ public final class NameResolvers implements AutoCloseable {
     }
 
     /**
+     * Starts the JVM's resolver warm-up ({@link #warmUp}) now, from the calling thread, if
+     * {@code endpoint} is a tcp://, ws://, wss://, tls:// or udp:// endpoint whose host must be
+     * looked up; else does nothing (a malformed endpoint too: the connect reports it). Called by a
+     * connect made from outside the socket's loop, so that the warm-up thread is started there:
+     * starting a thread waits until the new thread runs, several milliseconds on a loaded
+     * machine, which the loop would otherwise spend at the JVM's first lookup.
+     */
+    public void prepare(String endpoint) {
+        if (WARM_UP_STARTED.get()) {
+            return;
+        }
+        Endpoint ep;
+        try {
+            ep = Endpoint.parse(endpoint);
+        } catch (RuntimeException e) {
+            return;
+        }
+        boolean connectsByName = (ep.transport().overTcp() || ep.transport() == Endpoint.Transport.UDP)
+                && !"*".equals(ep.host()) && needsLookup(ep.host());
+        if (connectsByName) {
+            warmUp();
+        }
+    }
+
+    /**
      * Loads and initialises, off the loops, what a resolver needs the first time one works in this
      * JVM: the system's name servers and search domains read from {@code /etc/resolv.conf}, the
      * hosts file read, and the classes of the resolver, its cache, its UDP channel, the DNS codec

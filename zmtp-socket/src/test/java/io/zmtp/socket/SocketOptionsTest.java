@@ -2,7 +2,12 @@ package io.zmtp.socket;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.Future;
+import io.zmtp.transport.IoTransport;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
 import org.junit.jupiter.api.Test;
@@ -24,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The libzmq socket options between sockets of ours: what the interop tests cannot see from a
@@ -59,11 +65,57 @@ class SocketOptionsTest extends ContextTest {
     }
 
     @Test
+    void retransmitTimeoutReachesConnectedAndAcceptedChannelsOverEpoll() {
+        assumeTrue(ctx.transport() == IoTransport.EPOLL, "TCP_USER_TIMEOUT is set under epoll only");
+        SocketOptions options = SocketOptions.builder().tcpRetransmitTimeout(Duration.ofMillis(1500)).build();
+        ZmtpSocket router = ctx.socket(SocketType.ROUTER, options);
+        String ep = get(router.bind("tcp://127.0.0.1:0"));
+        ZmtpSocket dealer = ctx.socket(SocketType.DEALER, options);
+        get(dealer.connect(ep));
+        ZmtpSocket plain = ctx.socket(SocketType.DEALER);
+        get(plain.connect(ep));
+        awaitPeers(router, 2);
+        awaitPeers(dealer, 1);
+        awaitPeers(plain, 1);
+        List<Channel> accepted = onLoop(router, router::openChannels);
+        assertEquals(2, accepted.size());
+        for (Channel ch : accepted) {
+            assertEquals(1500, (int) ch.config().getOption(EpollChannelOption.TCP_USER_TIMEOUT), "accepted " + ch);
+        }
+        Channel made = onLoop(dealer, dealer::openChannels).get(0);
+        assertEquals(1500, (int) made.config().getOption(EpollChannelOption.TCP_USER_TIMEOUT), "connected");
+        Channel unset = onLoop(plain, plain::openChannels).get(0);
+        assertEquals(0, (int) unset.config().getOption(EpollChannelOption.TCP_USER_TIMEOUT),
+                "not given: the system's default (0) stays");
+    }
+
+    @Test
+    void retransmitTimeoutIsLeftOutUnderNio() throws Exception {
+        EventLoopGroup nio = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        ZmtpContext nioCtx = ZmtpContext.wrap(nio);
+        try {
+            SocketOptions options = SocketOptions.builder().tcpRetransmitTimeout(Duration.ofMillis(1500)).build();
+            BlockingSocket rep = nioCtx.blocking(SocketType.REP, options);
+            String ep = rep.bind("tcp://127.0.0.1:0");
+            BlockingSocket req = nioCtx.blocking(SocketType.REQ, options).connect(ep);
+            req.send("over nio");
+            assertEquals(List.of("over nio"), rep.receiveStrings(T), "connections work; the option is not set");
+        } finally {
+            nioCtx.close(Duration.ofSeconds(2));
+            nio.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
     void kernelSettingsAreCheckedWhenSet() {
         SocketOptions.Builder b = SocketOptions.builder();
         assertThrows(IllegalArgumentException.class, () -> b.typeOfService(256));
         assertThrows(IllegalArgumentException.class, () -> b.sendBuffer(-2));
         assertThrows(IllegalArgumentException.class, () -> b.backlog(0));
+        assertThrows(IllegalArgumentException.class, () -> b.tcpRetransmitTimeout(Duration.ofMillis(-1)));
+        assertThrows(IllegalArgumentException.class, () -> b.tcpRetransmitTimeout(Duration.ofNanos(1)));
+        assertThrows(IllegalArgumentException.class, () -> b.tcpRetransmitTimeout(Duration.ofDays(30)));
+        assertEquals(Duration.ZERO, SocketOptions.DEFAULTS.tcpRetransmitTimeout(), "the system's by default");
         assertEquals(0, b.sendBuffer(-1).build().sendBuffer(), "libzmq's -1: the system's default");
         assertEquals(SocketOptions.DEFAULT_BACKLOG, SocketOptions.DEFAULTS.backlog());
     }
