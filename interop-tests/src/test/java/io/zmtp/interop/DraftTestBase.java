@@ -171,7 +171,10 @@ abstract class DraftTestBase {
         return bodies.stream().filter(b -> !b.startsWith(PROBE)).toList();
     }
 
-    /** A udp port free right now on 127.0.0.1 (udp binds take no port 0 in libzmq). */
+    /**
+     * A udp port free right now on 127.0.0.1: the tests choose the port of a udp:// bind, as
+     * libzmq reports none for a bind to port 0 (its last endpoint stays {@code 127.0.0.1:0}).
+     */
     static int freeUdpPort() {
         try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
             return s.getLocalPort();
