@@ -249,6 +249,8 @@ class DraftSocketsLibzmqInteropTest extends DraftTestBase {
             assertEquals("news-" + i, r.text(), "the joined group's datagrams in order, none of 'nobody'");
             assertEquals("news", r.group());
         }
+        // A udp:// RADIO sends every group; our DISH dropped and counted those it has not joined.
+        assertEquals(5, dish.socket().metrics().datagramDrops(), "the datagrams of group 'nobody'");
 
         radio.kill();
         NodePeer again = node("radio", "connect", "udp://127.0.0.1:" + port);
@@ -288,6 +290,44 @@ class DraftSocketsLibzmqInteropTest extends DraftTestBase {
         for (int i = 0; i < 3; i++) {
             assertEquals("news-" + i, receiveSkippingProbes(dish).text());
         }
+    }
+
+    @Test
+    void theLongestGroupsAndUtf8GroupsCrossBothWays() {
+        String longest = "g".repeat(255); // tcp: a group frame of up to 255 bytes
+        BlockingSocket radio = ours(SocketType.RADIO);
+        NodePeer dish = node("dish", "connect", radio.bind("tcp://127.0.0.1:0"), "--join", longest + ",météo");
+        probeUntil("the Node dish's JOIN of a 255-byte group", b -> sendToGroup(radio, longest, b),
+                () -> !dish.messages().isEmpty());
+        assertEquals(longest, dish.messages().get(0).group());
+        sendToGroup(radio, "météo", "soleil");
+        NodePeer.Message m = awaitNonProbes(dish, 1).get(0);
+        assertEquals("soleil", m.text());
+        assertEquals("météo", m.group(), "the group's UTF-8 bytes as libzmq sees them");
+
+        NodePeer nodeRadio = node("radio", "bind", "tcp://127.0.0.1:*");
+        BlockingSocket ourDish = ours(SocketType.DISH);
+        ourDish.join(longest);
+        ourDish.join("météo");
+        ourDish.connect(nodeRadio.endpoint());
+        probeUntilReceived("our JOIN of a 255-byte group", b -> nodeRadio.sendToGroup(longest, b), ourDish);
+        nodeRadio.sendToGroup("météo", "pluie");
+        Received r = receiveSkippingProbes(ourDish);
+        assertEquals("pluie", r.text());
+        assertEquals("météo", r.group());
+
+        // udp: libzmq reads a datagram's group length as a signed byte, so 127 bytes is its longest.
+        String longestUdp = "u".repeat(127);
+        int port = freeUdpPort();
+        BlockingSocket udpDish = ours(SocketType.DISH);
+        udpDish.join(longestUdp);
+        udpDish.bind("udp://127.0.0.1:" + port);
+        NodePeer udpRadio = node("radio", "connect", "udp://127.0.0.1:" + port);
+        probeUntilReceived("a datagram of a 127-byte group", b -> udpRadio.sendToGroup(longestUdp, b), udpDish);
+        udpRadio.sendToGroup(longestUdp, "last");
+        Received u = receiveSkippingProbes(udpDish);
+        assertEquals("last", u.text());
+        assertEquals(longestUdp, u.group());
     }
 
     // SCATTER/GATHER
