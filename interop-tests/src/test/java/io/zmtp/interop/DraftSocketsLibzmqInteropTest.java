@@ -321,7 +321,7 @@ class DraftSocketsLibzmqInteropTest extends DraftTestBase {
         int port = freeUdpPort();
         BlockingSocket udpDish = ours(SocketType.DISH);
         udpDish.join(longestUdp);
-        udpDish.bind("udp://127.0.0.1:" + port);
+        udpDish.bind("udp://localhost:" + port); // a name, resolved as a tcp endpoint's is
         NodePeer udpRadio = node("radio", "connect", "udp://127.0.0.1:" + port);
         probeUntilReceived("a datagram of a 127-byte group", b -> udpRadio.sendToGroup(longestUdp, b), udpDish);
         udpRadio.sendToGroup(longestUdp, "last");
