@@ -12,16 +12,16 @@
 //
 // Lines out (stdout), one per event, for the test to wait on:
 //   READY <endpoint>              bound (the endpoint libzmq reports) or connected, groups joined
-//   MSG <rid> <group> <body>      a message received: routing id (0 if none), group (- if none),
-//                                 body as hex (- if empty)
+//   MSG <rid> <group> <body>      a message received: routing id (0 if none), group as hex (- if
+//                                 none), body as hex (- if empty)
 //   SENT <n>                      the n-th message sent has been queued
-//   JOINED <group> / LEFT <group>
+//   JOINED <group> / LEFT <group> the group as hex
 //   ERR <what>                    a command failed; the peer keeps running
-// Options: --join the DISH's groups; --send N sends N messages "<prefix>-<i>" (to group --group
+// Options: --join the DISH's groups (text, comma-separated); --send N sends N messages "<prefix>-<i>" (to group --group
 // on a RADIO) once ready; --echo sends every message received back to where it came from.
 // Commands in (stdin), one per line:
-//   send <rid> <group> <body>     rid 0 and group - for none, body as hex (- if empty)
-//   join <group> / leave <group>
+//   send <rid> <group> <body>     rid 0 and group - for none, group and body as hex (- if empty)
+//   join <group> / leave <group>  the group as hex
 //   quit
 "use strict";
 
@@ -113,8 +113,8 @@ async function receiveLoop() {
     const body = parts[0];
     const meta = parts.length > 1 && !Buffer.isBuffer(parts[1]) ? parts[1] : {};
     const rid = meta.routingId || 0;
-    const group = meta.group ? meta.group.toString("utf8") : null;
-    out("MSG " + rid + " " + (group === null ? "-" : group) + " " + hex(body));
+    const group = meta.group ? meta.group : null;
+    out("MSG " + rid + " " + (group === null ? "-" : hex(group)) + " " + hex(body));
     if (options.echo) {
       send(rid, group, body);
     }
@@ -127,9 +127,9 @@ function commands() {
     const w = line.trim().split(/\s+/);
     try {
       switch (w[0]) {
-        case "send": send(parseInt(w[1], 10), w[2] === "-" ? null : w[2], unhex(w[3])); break;
-        case "join": socket.join(w[1]); out("JOINED " + w[1]); break;
-        case "leave": socket.leave(w[1]); out("LEFT " + w[1]); break;
+        case "send": send(parseInt(w[1], 10), w[2] === "-" ? null : unhex(w[2]), unhex(w[3])); break;
+        case "join": socket.join(unhex(w[1])); out("JOINED " + w[1]); break;
+        case "leave": socket.leave(unhex(w[1])); out("LEFT " + w[1]); break;
         case "quit": socket.close(); process.exit(0); break;
         case "": break;
         default: out("ERR unknown command " + w[0]);

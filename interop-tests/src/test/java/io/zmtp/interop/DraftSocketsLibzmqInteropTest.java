@@ -156,6 +156,15 @@ class DraftSocketsLibzmqInteropTest extends DraftTestBase {
         }
         assertTrue(dish.messages().stream().noneMatch(m -> "nobody".equals(m.group())), dish.messages().toString());
 
+        // libzmq's LEAVE: once our radio has the JOIN of "sport" sent after it, it sends "weather" no more.
+        dish.leave("weather");
+        dish.join("sport");
+        probeUntil("the Node dish's JOIN of sport", b -> sendToGroup(radio, "sport", b),
+                () -> dish.messages().stream().anyMatch(m -> "sport".equals(m.group())));
+        sendToGroup(radio, "weather", "weather-after-leave");
+        sendToGroup(radio, "news", "news-marker");
+        assertEquals("news-marker", awaitNonProbes(dish, 7).get(6).text(), "a left group's message arrived");
+
         // A dish killed and started again joins again (only "news" now), through a new connection.
         dish.kill();
         NodePeer again = node("dish", "connect", ep, "--join", "news");

@@ -86,8 +86,12 @@ final class NodePeer implements AutoCloseable {
 
     /** Sends one message: {@code routingId} 0 and {@code group} null for none. */
     void send(int routingId, String group, byte[] body) {
-        script.writeLine("send " + Integer.toUnsignedString(routingId) + " " + (group == null ? "-" : group)
+        script.writeLine("send " + Integer.toUnsignedString(routingId) + " " + (group == null ? "-" : hex(group))
                 + " " + (body.length == 0 ? "-" : HEX.formatHex(body)));
+    }
+
+    private static String hex(String text) {
+        return HEX.formatHex(ByteMessages.b(text));
     }
 
     void send(String body) {
@@ -104,16 +108,18 @@ final class NodePeer implements AutoCloseable {
 
     /** DISH: joins a group; returns once the socket has. */
     void join(String group) {
-        int before = (int) script.count(l -> l.equals("JOINED " + group));
-        script.writeLine("join " + group);
-        script.awaitCount("JOINED " + group, before + 1);
+        String line = "JOINED " + hex(group);
+        int before = (int) script.count(l -> l.equals(line));
+        script.writeLine("join " + hex(group));
+        script.awaitCount(line, before + 1);
     }
 
     /** DISH: leaves a group; returns once the socket has. */
     void leave(String group) {
-        int before = (int) script.count(l -> l.equals("LEFT " + group));
-        script.writeLine("leave " + group);
-        script.awaitCount("LEFT " + group, before + 1);
+        String line = "LEFT " + hex(group);
+        int before = (int) script.count(l -> l.equals(line));
+        script.writeLine("leave " + hex(group));
+        script.awaitCount(line, before + 1);
     }
 
     /** Every message received so far, in order. */
@@ -153,7 +159,8 @@ final class NodePeer implements AutoCloseable {
 
     private static Message parse(String line) {
         String[] w = line.split(" ");
-        return new Message(Integer.parseUnsignedInt(w[1]), w[2].equals("-") ? null : w[2],
+        return new Message(Integer.parseUnsignedInt(w[1]),
+                w[2].equals("-") ? null : new String(HEX.parseHex(w[2]), StandardCharsets.UTF_8),
                 w[3].equals("-") ? new byte[0] : HEX.parseHex(w[3]));
     }
 
