@@ -344,6 +344,14 @@ class JeromqDraftInteropTest extends DraftTestBase {
             assertEquals(group, m.getGroup());
         }
 
+        // JeroMQ's LEAVE: once our radio has the JOIN of "sport" sent after it, it sends "weather" no more.
+        dish.leave("weather");
+        dish.join("sport");
+        probeUntil("the JeroMQ dish's JOIN of sport", b -> sendToGroup(radio, "sport", b), () -> jrecv(dish, 1) != null);
+        sendToGroup(radio, "weather", "weather-after-leave");
+        sendToGroup(radio, "news", "news-marker");
+        assertEquals("news-marker", text(jrecvSkippingProbes(dish)), "a left group's message arrived");
+
         // A new dish, joined to "news" only, through a new connection.
         closeJeromq(dish);
         awaitPeers(radio, 0);
