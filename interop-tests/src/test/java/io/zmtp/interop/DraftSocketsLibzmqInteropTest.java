@@ -3,6 +3,7 @@ package io.zmtp.interop;
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.UnroutableMessageException;
 import io.zmtp.testing.Await;
+import io.zmtp.testing.FreePorts;
 import io.zmtp.wire.SocketType;
 import org.junit.jupiter.api.Test;
 
@@ -104,7 +105,7 @@ class DraftSocketsLibzmqInteropTest extends DraftTestBase {
 
     @Test
     void ourClientTalksToANodeServerAndFindsItAgainAfterItsRestart() {
-        NodePeer server = node("server", "bind", "tcp://127.0.0.1:*", "--echo");
+        NodePeer server = node("server", "bind", FreePorts.loopbackEndpoint(), "--echo");
         BlockingSocket client = ours(SocketType.CLIENT);
         client.connect(server.endpoint());
         for (int i = 0; i < 5; i++) {
@@ -178,7 +179,7 @@ class DraftSocketsLibzmqInteropTest extends DraftTestBase {
 
     @Test
     void ourDishJoinsAndLeavesOnANodeRadioAndJoinsAgainAfterItsRestart() {
-        NodePeer radio = node("radio", "bind", "tcp://127.0.0.1:*");
+        NodePeer radio = node("radio", "bind", FreePorts.loopbackEndpoint());
         BlockingSocket dish = ours(SocketType.DISH);
         dish.join("news");
         dish.connect(radio.endpoint());
@@ -314,7 +315,7 @@ class DraftSocketsLibzmqInteropTest extends DraftTestBase {
         assertEquals("soleil", m.text());
         assertEquals("météo", m.group(), "the group's UTF-8 bytes as libzmq sees them");
 
-        NodePeer nodeRadio = node("radio", "bind", "tcp://127.0.0.1:*");
+        NodePeer nodeRadio = node("radio", "bind", FreePorts.loopbackEndpoint());
         BlockingSocket ourDish = ours(SocketType.DISH);
         ourDish.join(longest);
         ourDish.join("météo");
@@ -362,7 +363,7 @@ class DraftSocketsLibzmqInteropTest extends DraftTestBase {
 
     @Test
     void ourGatherReadsANodeScatterAndItsRestartOnTheSamePort() {
-        NodePeer scatter = node("scatter", "bind", "tcp://127.0.0.1:*", "--send", "5", "--prefix", "first");
+        NodePeer scatter = node("scatter", "bind", FreePorts.loopbackEndpoint(), "--send", "5", "--prefix", "first");
         BlockingSocket gather = ours(SocketType.GATHER);
         gather.connect(scatter.endpoint());
         for (int i = 0; i < 5; i++) {
@@ -384,7 +385,7 @@ class DraftSocketsLibzmqInteropTest extends DraftTestBase {
 
     @Test
     void ourChannelTalksToANodeChannelAndFindsItAgainAfterItsRestart() {
-        NodePeer channel = node("channel", "bind", "tcp://127.0.0.1:*", "--echo");
+        NodePeer channel = node("channel", "bind", FreePorts.loopbackEndpoint(), "--echo");
         BlockingSocket ours = ours(SocketType.CHANNEL);
         ours.connect(channel.endpoint());
         for (int i = 0; i < 5; i++) {
@@ -421,7 +422,7 @@ class DraftSocketsLibzmqInteropTest extends DraftTestBase {
 
     @Test
     void ourPeerReachesANodePeerThroughTheIdOfItsConnectAcrossARestart() {
-        NodePeer peer = node("peer", "bind", "tcp://127.0.0.1:*");
+        NodePeer peer = node("peer", "bind", FreePorts.loopbackEndpoint());
         BlockingSocket ours = ours(SocketType.PEER);
         int id = ours.connectPeer(peer.endpoint());
         assertNotEquals(0, id, "connectPeer returns the connection's routing id");

@@ -4,16 +4,16 @@ import io.zmtp.socket.BlockingSocket;
 import io.zmtp.socket.SocketOptions;
 import io.zmtp.socket.UnroutableMessageException;
 import io.zmtp.socket.ZmtpContext;
+import io.zmtp.testing.Await;
+import io.zmtp.testing.FreePorts;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
-import io.zmtp.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 
 import java.io.IOException;
 import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.MulticastSocket;
@@ -171,16 +171,9 @@ abstract class DraftTestBase {
         return bodies.stream().filter(b -> !b.startsWith(PROBE)).toList();
     }
 
-    /**
-     * A udp port free right now on 127.0.0.1: the tests choose the port of a udp:// bind, as
-     * libzmq reports none for a bind to port 0 (its last endpoint stays {@code 127.0.0.1:0}).
-     */
+    /** A udp port free now, for a udp:// bind (libzmq reports no port for a bind to port 0). */
     static int freeUdpPort() {
-        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return FreePorts.nextUdp();
     }
 
     /** The port of a tcp endpoint ("tcp://127.0.0.1:5555"). */

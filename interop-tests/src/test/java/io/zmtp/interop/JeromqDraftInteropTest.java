@@ -2,6 +2,7 @@ package io.zmtp.interop;
 
 import io.zmtp.socket.BlockingSocket;
 import io.zmtp.testing.Await;
+import io.zmtp.testing.FreePorts;
 import io.zmtp.wire.SocketType;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -252,7 +253,7 @@ class JeromqDraftInteropTest extends DraftTestBase {
 
     @Test
     void ourClientTalksToAJeromqServerAndFindsItAgainAfterItsRestart() {
-        JeromqEcho server = new JeromqEcho(org.zeromq.SocketType.SERVER, "tcp://127.0.0.1:*");
+        JeromqEcho server = new JeromqEcho(org.zeromq.SocketType.SERVER, FreePorts.loopbackEndpoint());
         String ep = server.endpoint;
         BlockingSocket client = ours(SocketType.CLIENT);
         client.connect(ep);
@@ -281,7 +282,7 @@ class JeromqDraftInteropTest extends DraftTestBase {
 
     @Test
     void ourDishJoinsAndLeavesOnAJeromqRadioAndJoinsAgainAfterItsRestart() {
-        ZMQ.Socket radio = jeromqBound(org.zeromq.SocketType.RADIO, "tcp://127.0.0.1:*");
+        ZMQ.Socket radio = jeromqBound(org.zeromq.SocketType.RADIO, FreePorts.loopbackEndpoint());
         String ep = radio.getLastEndpoint();
         BlockingSocket dish = ours(SocketType.DISH);
         dish.join("news");
@@ -370,7 +371,7 @@ class JeromqDraftInteropTest extends DraftTestBase {
 
     @Test
     void ourScatterFeedsAJeromqGatherAndItsRestartOnTheSamePort() {
-        ZMQ.Socket gather = jeromqBound(org.zeromq.SocketType.GATHER, "tcp://127.0.0.1:*");
+        ZMQ.Socket gather = jeromqBound(org.zeromq.SocketType.GATHER, FreePorts.loopbackEndpoint());
         String ep = gather.getLastEndpoint();
         BlockingSocket scatter = ours(SocketType.SCATTER);
         scatter.connect(ep);
@@ -423,7 +424,7 @@ class JeromqDraftInteropTest extends DraftTestBase {
 
     @Test
     void ourPeerAndAJeromqPeerTalkThroughTheIdOfOurConnectAcrossItsRestart() {
-        ZMQ.Socket peer = jeromqBound(org.zeromq.SocketType.PEER, "tcp://127.0.0.1:*");
+        ZMQ.Socket peer = jeromqBound(org.zeromq.SocketType.PEER, FreePorts.loopbackEndpoint());
         String ep = peer.getLastEndpoint();
         BlockingSocket ours = ours(SocketType.PEER);
         int id = ours.connectPeer(ep);
@@ -491,7 +492,7 @@ class JeromqDraftInteropTest extends DraftTestBase {
 
     @Test
     void ourChannelTalksToAJeromqChannelAndFindsItAgainAfterItsRestart() {
-        JeromqEcho channel = new JeromqEcho(org.zeromq.SocketType.CHANNEL, "tcp://127.0.0.1:*");
+        JeromqEcho channel = new JeromqEcho(org.zeromq.SocketType.CHANNEL, FreePorts.loopbackEndpoint());
         String ep = channel.endpoint;
         BlockingSocket ours = ours(SocketType.CHANNEL);
         ours.connect(ep);
