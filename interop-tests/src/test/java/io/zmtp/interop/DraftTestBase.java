@@ -166,19 +166,9 @@ abstract class DraftTestBase {
         probeUntil(what, send, () -> receive(receiver, 1) != null);
     }
 
-    /** The bodies of messages that are not probes, in order. */
-    static List<String> withoutProbes(List<String> bodies) {
-        return bodies.stream().filter(b -> !b.startsWith(PROBE)).toList();
-    }
-
     /** A udp port free now, for a udp:// bind (libzmq reports no port for a bind to port 0). */
     static int freeUdpPort() {
         return FreePorts.nextUdp();
-    }
-
-    /** The port of a tcp endpoint ("tcp://127.0.0.1:5555"). */
-    static int port(String endpoint) {
-        return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
     }
 
     /**

@@ -94,16 +94,8 @@ final class NodePeer implements AutoCloseable {
         return HEX.formatHex(ByteMessages.b(text));
     }
 
-    void send(String body) {
-        send(0, null, ByteMessages.b(body));
-    }
-
     void sendToGroup(String group, String body) {
         send(0, group, ByteMessages.b(body));
-    }
-
-    void sendTo(int routingId, String body) {
-        send(routingId, null, ByteMessages.b(body));
     }
 
     /** DISH: joins a group; returns once the socket has. */
@@ -145,11 +137,6 @@ final class NodePeer implements AutoCloseable {
     /** How many messages the socket has queued for sending so far. */
     long sentCount() {
         return script.count(l -> l.startsWith("SENT "));
-    }
-
-    /** Waits until the socket has queued {@code n} messages for sending. */
-    void awaitSent(int n) {
-        script.awaitCount("SENT ", n);
     }
 
     /** Lines reporting a failed command ({@code ERR ...}). */
