@@ -57,7 +57,7 @@ final class NodePeer implements AutoCloseable {
             throw new AssertionError("npm's zeromq 6.8.0 is not installed in " + NODE_DIR
                     + ": run scripts/install-test-deps.sh");
         }
-        List<String> cmd = new ArrayList<>(List.of("node", "--no-warnings", script().toString(), type, how, endpoint));
+        List<String> cmd = new ArrayList<>(List.of("node", "--no-warnings", scriptFile().toString(), type, how, endpoint));
         cmd.addAll(List.of(options));
         ProcessBuilder b = new ProcessBuilder(cmd);
         // the script sits in a temporary folder: zeromq is found through NODE_PATH
@@ -65,7 +65,17 @@ final class NodePeer implements AutoCloseable {
         return new NodePeer(PeerScript.start("node " + String.join(" ", cmd.subList(3, cmd.size())), b));
     }
 
-    private static Path script() {
+    /** The script, copied out of the test resources once per test JVM. */
+    private static Path scriptFile;
+
+    private static synchronized Path scriptFile() {
+        if (scriptFile == null) {
+            scriptFile = copyScript();
+        }
+        return scriptFile;
+    }
+
+    private static Path copyScript() {
         try (InputStream s = NodePeer.class.getResourceAsStream("/node/draft_peer.js")) {
             if (s == null) {
                 throw new IllegalStateException("no resource node/draft_peer.js");
