@@ -92,6 +92,18 @@ public final class PeerScript implements AutoCloseable {
         return startProgram("zmtp " + String.join(" ", args), cmd, true);
     }
 
+    /**
+     * Starts a program prepared by the caller (its environment, say); its stderr goes to the
+     * test's stderr and its stdin stays open for {@link #writeLine}.
+     */
+    public static PeerScript start(String name, ProcessBuilder builder) {
+        try {
+            return new PeerScript(name, builder.redirectError(ProcessBuilder.Redirect.INHERIT).start());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + builder.command(), e);
+        }
+    }
+
     /** Starts {@code peers/<script>} with the given arguments. */
     public static PeerScript start(String script, String... args) {
         try {
@@ -234,6 +246,22 @@ public final class PeerScript implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
+    }
+
+    /** Writes one line to the program's stdin (a command, for a program that reads them). */
+    public void writeLine(String line) {
+        try {
+            var in = process.getOutputStream();
+            in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            in.flush();
+        } catch (IOException e) {
+            throw new AssertionError(name + " is gone; it printed " + lines, e);
+        }
+    }
+
+    /** Whether the process is still running. */
+    public boolean isAlive() {
+        return process.isAlive();
     }
 
     /** The process id. */

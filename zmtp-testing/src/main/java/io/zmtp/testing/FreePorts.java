@@ -1,6 +1,7 @@
 package io.zmtp.testing;
 
 import java.io.IOException;
+import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.concurrent.ThreadLocalRandom;
@@ -38,6 +39,27 @@ public final class FreePorts {
             }
         }
         throw new IllegalStateException("no free port in [" + FIRST + ", " + END + ") after 1,000 tries");
+    }
+
+    /**
+     * A udp port in [{@link #FIRST}, {@link #END}) that no datagram socket holds now, for a udp://
+     * endpoint a test binds later (libzmq reports no port for a udp bind to port 0): out of the
+     * ephemeral range for the same reason as {@link #next()}, as every connected datagram
+     * socket takes a source port from it.
+     */
+    public static int nextUdp() {
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            int port = r.nextInt(FIRST, END);
+            try (DatagramSocket s = new DatagramSocket(null)) {
+                s.setReuseAddress(false);
+                s.bind(new InetSocketAddress(port));
+                return port;
+            } catch (IOException inUse) {
+                // taken: try another
+            }
+        }
+        throw new IllegalStateException("no free udp port in [" + FIRST + ", " + END + ") after 1,000 tries");
     }
 
     /** {@code tcp://127.0.0.1:} and {@link #next()}. */
