@@ -50,13 +50,6 @@ class DocSnippetNamesTest {
     static final Pattern IN_SCOPE = Pattern.compile("//\\s*in scope:\\s*(.+)");
     static final Pattern IMPORT = Pattern.compile("import\\s+(static\\s+)?([\\w.]+)\\s*;");
 
-    /**
-     * Pages not yet held to the rule: titanic.md, whose snippet still uses names of its class that
-     * the page does not show (left to the Titanic docs' owner). A page leaves this list once it has
-     * its imports block and its snippets define what they use.
-     */
-    static final Set<String> NOT_YET = Set.of("docs/titanic.md");
-
     static final Set<String> KEYWORDS = Set.of("abstract", "assert", "boolean", "break", "byte", "case", "catch",
             "char", "class", "const", "continue", "default", "do", "double", "else", "enum", "extends", "final",
             "finally", "float", "for", "goto", "if", "implements", "import", "instanceof", "int", "interface", "long",
@@ -77,7 +70,7 @@ class DocSnippetNamesTest {
             String page = DocSnippetsTest.ROOT.relativize(doc).toString().replace('\\', '/');
             List<Fence> blocks = MarkdownFences.fences(DocSnippetsTest.ROOT, doc, MARKER).stream()
                     .filter(f -> f.info().equals("java") && f.marker() != null).toList();
-            if (blocks.isEmpty() || NOT_YET.contains(page)) {
+            if (blocks.isEmpty()) {
                 continue;
             }
             Set<String> given = new LinkedHashSet<>();
@@ -116,7 +109,7 @@ class DocSnippetNamesTest {
             String page = DocSnippetsTest.ROOT.relativize(doc).toString().replace('\\', '/');
             List<Fence> blocks = MarkdownFences.fences(DocSnippetsTest.ROOT, doc, MARKER).stream()
                     .filter(f -> f.info().equals("java") && f.marker() != null).toList();
-            if (blocks.isEmpty() || NOT_YET.contains(page)) {
+            if (blocks.isEmpty()) {
                 continue;
             }
             tests.add(DynamicTest.dynamicTest(page, () -> {
