@@ -15,9 +15,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -57,18 +63,32 @@ class TitanicStorePasswordTest {
                 "jdbc:postgresql://127.0.0.1:notaport/db?user=u&password=" + SECRET,
                 "jdbc:postgresql://127.0.0.1:" + closed + "/db?password=" + SECRET + "&user=u&connectTimeout=2",
                 "jdbc:postgresql://127.0.0.1:" + closed + "/db?user=u&password=" + SECRET + "&sslmode=nonsense");
+        // each run is a JVM of its own: three at a time, so the test takes a third of the time
+        Map<String, Future<Run>> runs = new LinkedHashMap<>();
+        Future<Run> badPortRun;
+        Future<Run> fromEnvRun;
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            for (String url : urls) {
+                runs.put(url, pool.submit(() -> Run.of(Map.of(), "titanic", "-e", "tcp://127.0.0.1:" + closed, "--store", url)));
+            }
+            badPortRun = pool.submit(() -> Run.of(Map.of(), "titanic", "--store", urls.get(0)));
+            fromEnvRun = pool.submit(() -> Run.of(Map.of("PGPASSWORD", SECRET), "titanic", "--store",
+                    "postgresql://u@127.0.0.1:" + closed + "/db?connectTimeout=2"));
+        } finally {
+            pool.shutdown();
+        }
         for (String url : urls) {
-            Run r = Run.of(Map.of(), "titanic", "-e", "tcp://127.0.0.1:" + closed, "--store", url);
+            Run r = done(runs.get(url));
             assertEquals(1, r.exit, url + ": " + r);
             assertTrue(r.err.contains("titanic: cannot open the Titanic store at jdbc:postgresql://"), url + ": " + r);
             assertNoSecret(url, r);
             assertFalse(r.err.matches("(?s).*(^|\n)(WARNING|SEVERE|INFO): .*"), "a JUL-format line: " + r);
         }
-        Run badPort = Run.of(Map.of(), "titanic", "--store", urls.get(0));
+        Run badPort = done(badPortRun);
         assertTrue(badPort.err.contains("WARN org.postgresql.util.PGPropertyUtil - JDBC URL invalid port number: notaport"),
                 "the driver's warning through SLF4J: " + badPort);
-        Run fromEnv = Run.of(Map.of("PGPASSWORD", SECRET), "titanic", "--store",
-                "postgresql://u@127.0.0.1:" + closed + "/db?connectTimeout=2");
+        Run fromEnv = done(fromEnvRun);
         assertEquals(1, fromEnv.exit, fromEnv.toString());
         assertNoSecret("PGPASSWORD", fromEnv);
     }
@@ -98,6 +118,19 @@ class TitanicStorePasswordTest {
         Run file = Run.serving(Map.of("PGPASSFILE", passfile.toString()), "titanic", "-e", broker, "--store", url);
         assertTrue(file.out.contains("titanic serving through " + broker), file.toString());
         assertNoSecret("PGPASSFILE", file);
+    }
+
+    private static Run done(Future<Run> run) {
+        try {
+            return run.get(90, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof AssertionError a ? a : new AssertionError(e.getCause());
+        } catch (TimeoutException e) {
+            throw new AssertionError("a zmtp titanic run did not end within 90 s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     private static void assertNoSecret(String what, Run r) {
