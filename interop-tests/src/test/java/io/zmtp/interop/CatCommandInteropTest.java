@@ -164,8 +164,8 @@ class CatCommandInteropTest {
         private final Thread errPump;
 
         CatProcess(String... args) throws IOException {
-            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Dio.netty.leakDetection.level=paranoid", "-jar", JAR.toString(), "cat"));
+            List<String> cmd = PeerScript.zmtpJava("-Dio.netty.leakDetection.level=paranoid");
+            cmd.add("cat");
             cmd.addAll(List.of(args));
             process = new ProcessBuilder(cmd).start();
             stdin = process.getOutputStream();

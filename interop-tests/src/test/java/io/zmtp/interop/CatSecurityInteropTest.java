@@ -90,8 +90,9 @@ class CatSecurityInteropTest {
 
     /** Runs {@code java -jar zmtp.jar keygen}: {public, secret}; the secret is then watched for on every stderr. */
     String[] keygen() throws Exception {
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", CatCommandInteropTest.JAR.toString(), "keygen").redirectErrorStream(true).start();
+        List<String> cmd = PeerScript.zmtpJava();
+        cmd.add("keygen");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             String l;

@@ -71,8 +71,8 @@ class HighAvailabilityBrokerProcessTest {
     PeerScript broker(boolean primary, int frontend, int statePub, int statePeer) {
         Path jar = PeerScript.ZMTP_JAR;
         assertTrue(Files.isRegularFile(jar), jar + " is missing: build it with mvn package (or verify)");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", jar.toString(), "mdbroker", "--bstar", primary ? "primary" : "backup",
+        List<String> cmd = PeerScript.zmtpJava();
+        cmd.addAll(List.of("mdbroker", "--bstar", primary ? "primary" : "backup",
                 "-e", "tcp://127.0.0.1:" + frontend, "--interval", MDP_HB.toMillis() + "ms",
                 "--state-pub", "tcp://127.0.0.1:" + statePub, "--state-peer", "tcp://127.0.0.1:" + statePeer,
                 "--state-heartbeat", STATE_HB.toMillis() + "ms"));

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -85,7 +86,8 @@ class ManyPeersProcessTest {
         assertTrue(Files.isRegularFile(jar), jar + " is missing: build it with mvn package (or verify)");
 
         PeerScript server = start("zmtp cat -q -t ROUTER --echo (ulimit -n " + FILES + ")", true,
-                PeerScript.java(), "-jar", jar.toString(), "cat", "-q", "-t", "ROUTER", "--echo", "-b", "tcp://127.0.0.1:0");
+                Stream.concat(PeerScript.zmtpJava().stream(), Stream.of("cat", "-q", "-t", "ROUTER", "--echo", "-b",
+                        "tcp://127.0.0.1:0")).toArray(String[]::new));
         String bound = server.awaitLine("bound ");
         int port = io.zmtp.testing.FreePorts.port(bound.substring("bound ".length()).trim());
 

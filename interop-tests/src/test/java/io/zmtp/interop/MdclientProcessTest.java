@@ -90,9 +90,7 @@ class MdclientProcessTest {
     @Test
     void aFailoverIsPrintedOnce() throws Exception {
         String nobody = "tcp://127.0.0.1:" + io.zmtp.testing.FreePorts.next();
-        PeerScript client = PeerScript.startProgram("mdclient", List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                PeerScript.ZMTP_JAR.toString(), "mdclient", "-e", nobody, "-e", broker.endpoint(),
+        PeerScript client = PeerScript.startProgram("mdclient", zmtp("mdclient", "-e", nobody, "-e", broker.endpoint(),
                 "-n", "1", "-t", "300ms", "--settle", "100ms"), true);
         processes.add(client);
         assertEquals(0, client.awaitExit(), () -> String.join("\n", client.lines()));
@@ -103,9 +101,7 @@ class MdclientProcessTest {
     /** {@code -n 0}: requests one after the other until the process is stopped. */
     @Test
     void minusNZeroSendsUntilStopped() {
-        PeerScript client = PeerScript.startProgram("mdclient", List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                PeerScript.ZMTP_JAR.toString(), "mdclient", "-e", broker.endpoint(), "-n", "0", "-v"));
+        PeerScript client = PeerScript.startProgram("mdclient", zmtp("mdclient", "-e", broker.endpoint(), "-n", "0", "-v"));
         processes.add(client);
         client.awaitCount("I: received reply", 50, 30_000);
         client.signal("TERM");
@@ -124,5 +120,12 @@ class MdclientProcessTest {
         assertTrue(path.size() > 100, "the control: classes of the connection path loaded while the first "
                 + "request was out: " + path.size());
         assertTrue(path.stream().anyMatch(c -> c.startsWith("io.netty.channel.")), path.toString());
+    }
+
+    /** {@code java -jar zmtp.jar ARGS...} as the launcher runs it. */
+    static List<String> zmtp(String... args) {
+        List<String> cmd = PeerScript.zmtpJava();
+        cmd.addAll(List.of(args));
+        return cmd;
     }
 }
