@@ -26,6 +26,8 @@
 #   --repeat K      run the whole list K times (default 1)
 #   --jvm-opts "…"  JVM options for the Java servers (default: none, as a user would start them)
 #   --run-id ID     tag of this run's lines (default: the date and time)
+#   --no-archive    start our server without the build's class-data-sharing archive (zmtp.jsa),
+#                   which the zmtp launcher, and so this script by default, hands to the JVM
 #
 # Our echo server is `zmtp cat -q -t ROUTER --echo`, with its default limits (docs/limits.md:
 # connections in their handshake bounded, 65,536 in all, a listen backlog of net.core.somaxconn).
@@ -40,6 +42,7 @@ rate=1000
 cycles=8
 repeat=1
 jvm_opts=""
+no_archive=""
 run_id="$(date +%Y%m%d-%H%M%S)"
 scenarios=()
 while [ $# -gt 0 ]; do
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
     --repeat) repeat="$2"; shift 2 ;;
     --jvm-opts) jvm_opts="$2"; shift 2 ;;
     --run-id) run_id="$2"; shift 2 ;;
+    --no-archive) no_archive=yes; shift ;;
     -h|--help) usage; exit 0 ;;
     echo:*|storm:*|handshake:*|fanout:*) scenarios+=("$1"); shift ;;
     *) usage >&2; exit 2 ;;
@@ -99,16 +103,23 @@ fi
 /usr/bin/python3 - "$run_id" "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(nproc)" \
   "$(cut -d' ' -f1-3 /proc/loadavg)" "$(java -version 2>&1 | head -1)" \
   "$(pkg-config --modversion libzmq 2>/dev/null || echo '?')" "$(cat /proc/sys/net/core/somaxconn)" \
-  "$sources" "$rate" "$cycles" "$jvm_opts" "${scenarios[*]}" "$impls" <<'PY' >>"$results"
+  "$sources" "$rate" "$cycles" "$jvm_opts" "${scenarios[*]}" "$impls" \
+  "$([ -z "$no_archive" ] && [ -f "$root/zmtp-cli/target/zmtp.jsa" ] && echo yes || echo no)" <<'PY' >>"$results"
 import datetime, json, sys
 keys = ["run", "cpu", "nproc", "load", "java", "libzmq", "somaxconn", "sources", "rate", "cycles", "jvm_opts",
-        "scenarios", "impls"]
+        "scenarios", "impls", "class_data_archive"]
 meta = dict(zip(keys, sys.argv[1:]))
 meta.update({"bench": "manypeers-meta", "jeromq": "0.6.0", "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M")})
 print(json.dumps(meta))
 PY
 
 # --- servers
+# `zmtp cat` is started as the zmtp launcher starts it: with the build's class-data-sharing
+# archive (--no-archive: without it, for the comparison)
+launcher_opts=()
+if [ -z "$no_archive" ] && [ -f "$root/zmtp-cli/target/zmtp.jsa" ]; then
+  launcher_opts=(-XX:SharedArchiveFile="$root/zmtp-cli/target/zmtp.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off)
+fi
 server_pid=""
 server_port=""
 
@@ -119,7 +130,7 @@ start_server() {
   # shellcheck disable=SC2206
   local jopts=($jvm_opts)
   case "$kind/$impl" in
-    echo/zmtp-netty) cmd=(java "${jopts[@]}" -jar "$cli_jar" cat -q -t ROUTER --echo -b tcp://127.0.0.1:0) ;;
+    echo/zmtp-netty) cmd=(java "${launcher_opts[@]}" "${jopts[@]}" -jar "$cli_jar" cat -q -t ROUTER --echo -b tcp://127.0.0.1:0) ;;
     echo/libzmq) cmd=("$bin/echo_router" --bind tcp://127.0.0.1:0) ;;
     echo/jeromq) cmd=(java "${jopts[@]}" -cp "$bench_jar" io.zmtp.benchmarks.manypeers.JeromqEchoRouter
                       --bind 'tcp://127.0.0.1:*') ;;

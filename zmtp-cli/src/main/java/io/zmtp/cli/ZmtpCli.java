@@ -78,7 +78,15 @@ public final class ZmtpCli implements Runnable {
                 .setParameterExceptionHandler(new RedactingErrorHandler());
     }
 
+    static final String LEAK_DETECTION = "io.netty.leakDetection.level";
+
     public static void main(String[] args) {
+        // A command is an application: Netty's leak detector, on by default, records a stack
+        // trace for one buffer in 128, 1-2% of an echo server's CPU with 1,000 peers (RESULTS.md,
+        // many peers). The tests, and a user chasing a leak, set the level themselves.
+        if (System.getProperty(LEAK_DETECTION) == null) {
+            System.setProperty(LEAK_DETECTION, "disabled");
+        }
         JulToSlf4j.install();
         boolean one = args.length > 0 && COMMANDS.containsKey(args[0]) && !args[0].equals("help");
         System.exit((one ? commandLine(List.of(args[0])) : commandLine()).execute(args));
