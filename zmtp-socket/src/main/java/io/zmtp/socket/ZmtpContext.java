@@ -62,14 +62,28 @@ public final class ZmtpContext implements AutoCloseable {
      * once they run out of work (zero: block at once, as plain Netty loops do).
      */
     public static ZmtpContext create(int ioThreads, Duration spin) {
-        IoTransport t = IoTransport.preferred();
-        EventLoopGroup g = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("zmtp", true),
-                t.handlerFactory(spin));
-        return new ZmtpContext(g, true, t);
+        return create(ioThreads, spin, IoTransport.preferred());
     }
 
     /**
-     * A context on an application's own event loops (epoll or NIO), which it keeps and shuts
+     * A context with {@code ioThreads} event loops of the given kind of I/O: {@link
+     * IoTransport#IO_URING} for a server with many peers on a recent Linux (see {@link
+     * IoTransport}; its loops do not spin, whatever {@code spin} says).
+     *
+     * @throws IllegalStateException when that kind does not work on this machine, with the reason
+     */
+    public static ZmtpContext create(int ioThreads, Duration spin, IoTransport transport) {
+        if (!transport.isAvailable()) {
+            throw new IllegalStateException(transport + " is not available here: " + transport.unavailabilityCause(),
+                    transport.unavailabilityCause());
+        }
+        EventLoopGroup g = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("zmtp", true),
+                transport.handlerFactory(spin));
+        return new ZmtpContext(g, true, transport);
+    }
+
+    /**
+     * A context on an application's own event loops (epoll, io_uring or NIO), which it keeps and shuts
      * down itself.
      */
     public static ZmtpContext wrap(EventLoopGroup group) {
