@@ -42,6 +42,9 @@ final class SocketEndpoints {
 
     /** {@link ZmtpSocket#bind}: on the loop, the future gives the endpoint actually bound. */
     Future<String> bind(String endpoint) {
+        if (!socket.loop().inEventLoop()) {
+            names.prepare(endpoint); // a bind to a name looks it up too: the warm-up's thread started here
+        }
         Promise<String> p = socket.loop().newPromise();
         socket.inLoop(() -> {
             if (socket.isClosing()) {
@@ -76,7 +79,7 @@ final class SocketEndpoints {
                 }
                 return;
             }
-            BindEndpoint b = new BindEndpoint(socket, hooks, ep);
+            BindEndpoint b = new BindEndpoint(socket, hooks, ep, names);
             b.bind().addListener(f -> {
                 if (f.isSuccess()) {
                     String resolved = (String) f.getNow();

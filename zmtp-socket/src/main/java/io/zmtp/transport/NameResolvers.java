@@ -31,7 +31,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Host names looked up without blocking an event loop: one Netty asynchronous DNS resolver per
  * event loop of a context, made on that loop the first time one of its sockets connects to a name,
- * and closed with the context. What a connect attempt of tcp://, ws://, wss:// and tls:// asks.
+ * and closed with the context. What a connect attempt of tcp://, ws://, wss:// and tls:// asks,
+ * and a bind to a name of those and of udp:// (a DISH).
  *
  * <p>The answer to {@link #lookUp} is every address of the name: its A records (IPv4) first, then
  * its AAAA records (IPv6), each in the order the name server gave them. The resolver's cache keeps
@@ -251,7 +252,7 @@ public final class NameResolvers implements AutoCloseable {
      * Starts the JVM's resolver warm-up ({@link #warmUp}) now, from the calling thread, if
      * {@code endpoint} is a tcp://, ws://, wss://, tls:// or udp:// endpoint whose host must be
      * looked up; else does nothing (a malformed endpoint too: the connect reports it). Called by a
-     * connect made from outside the socket's loop, so that the warm-up thread is started there:
+     * connect or a bind made from outside the socket's loop, so that the warm-up thread is started there:
      * starting a thread waits until the new thread runs, several milliseconds on a loaded
      * machine, which the loop would otherwise spend at the JVM's first lookup.
      */
