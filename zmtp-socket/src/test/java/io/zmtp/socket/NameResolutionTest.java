@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Connected endpoints look their host names up without blocking the loop, take the addresses of
- * a name in turn, and follow a name that moves: against a name server the test starts on a
+ * a name in turn, and follow a name that moves; a bind to a name binds what the name server says: against a name server the test starts on a
  * loopback UDP port ({@link TestDnsServer}, records with a TTL of 1 s). The figures the issue asks
  * for (attempts until served, time to follow a moved name, the loop's longest gap during hanging
  * lookups) are printed.
