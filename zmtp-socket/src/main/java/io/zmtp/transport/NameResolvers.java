@@ -79,7 +79,9 @@ public final class NameResolvers implements AutoCloseable {
 
     /**
      * Sets the name servers to ask (empty: the system's) and how long a lookup may take. Lookups
-     * started from now on use them.
+     * started from now on use them. Starts the JVM's resolver warm-up ({@link #warmUp}) from the
+     * calling thread too, if no earlier call or connect did: whoever configures lookups will look
+     * names up, and a warm-up done by the first lookup runs while the loops carry traffic.
      */
     public void configure(List<InetSocketAddress> nameServers, Duration lookupTimeout) {
         Objects.requireNonNull(nameServers, "nameServers");
@@ -93,6 +95,7 @@ public final class NameResolvers implements AutoCloseable {
             }
         }
         settings = new Settings(List.copyOf(nameServers), lookupTimeout);
+        warmUp();
     }
 
     /** The name servers asked; empty when they are the system's. */
@@ -144,18 +147,25 @@ public final class NameResolvers implements AutoCloseable {
         if (literal != null) {
             return loop.newSucceededFuture(List.of(literal));
         }
-        Promise<List<InetAddress>> answer = loop.newPromise();
         if (closed) {
-            answer.setFailure(new UnknownHostException("name lookup of " + host + ": the context is closed"));
-            return answer;
+            return loop.newFailedFuture(new UnknownHostException("name lookup of " + host + ": the context is closed"));
         }
-        Settings s = settings;
+        return lookUp(loop, host, settings, WARMED_UP.isDone());
+    }
+
+    /**
+     * A lookup of a name with settings {@code s}, within their timeout: the name servers are asked
+     * at once when {@code now} (the warm-up is done, or this lookup is the warm-up's), else once
+     * the warm-up is done. On {@code loop}.
+     */
+    private Future<List<InetAddress>> lookUp(EventLoop loop, String host, Settings s, boolean now) {
+        Promise<List<InetAddress>> answer = loop.newPromise();
         long timeoutMillis = s.lookupTimeout().toMillis();
         ScheduledFuture<?> deadline = loop.schedule(() -> {
             answer.tryFailure(timedOut(host, timeoutMillis));
         }, timeoutMillis, TimeUnit.MILLISECONDS);
         answer.addListener(f -> deadline.cancel(false));
-        if (WARMED_UP.isDone()) {
+        if (now) {
             ask(loop, host, s, answer);
         } else {
             warmUp();
@@ -277,9 +287,10 @@ public final class NameResolvers implements AutoCloseable {
      * Loads and initialises, off the loops, what a resolver needs the first time one works in this
      * JVM: the system's name servers and search domains read from {@code /etc/resolv.conf}, the
      * hosts file read, and the classes of the resolver, its cache, its UDP channel, the DNS codec
-     * and a query's whole path. For the last, a probe resolver on an event loop of its own (of the
-     * loops' kind) asks one question of a closed port on the loopback interface (the discard
-     * port, 9: refused at once, or unanswered for 200 ms), then the probe and its loop are closed.
+     * and a query's whole path, with the lambdas of {@link #lookUp} linked. For the last, a probe
+     * (a {@code NameResolvers} of its own, on an event loop of its own of the loops' kind) looks a
+     * name up by asking a closed port on the loopback interface (the discard port, 9: refused at
+     * once, or unanswered for 200 ms), then the probe and its loop are closed.
      * Done on a socket's loop instead, that first lookup costs the loop, and every socket on it,
      * tens of milliseconds of file reading and class loading (hundreds on a loaded machine).
      * Lookups wait for it, once per JVM.
@@ -295,11 +306,14 @@ public final class NameResolvers implements AutoCloseable {
                 DnsServerAddressStreamProviders.platformDefault().nameServerAddressStream("localhost");
                 probeLoop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("zmtp-dns-warm-up-loop", true),
                         io.handlerFactory());
+                EventLoop loop = (EventLoop) probeLoop.next();
                 Settings discard = new Settings(List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 9)),
                         Duration.ofMillis(200));
-                DnsNameResolver probe = newResolver((EventLoop) probeLoop.next(), new ForgettingDnsCache(), discard);
+                // through a lookup's own path, so that its lambdas are linked here, not on a socket's loop
+                NameResolvers probe = new NameResolvers(io);
                 try {
-                    probe.resolveAll("warm-up.invalid").awaitUninterruptibly(1, TimeUnit.SECONDS);
+                    loop.submit(() -> probe.lookUp(loop, "warm-up.invalid", discard, true)).syncUninterruptibly().getNow()
+                            .awaitUninterruptibly(1, TimeUnit.SECONDS);
                 } finally {
                     probe.close();
                 }
