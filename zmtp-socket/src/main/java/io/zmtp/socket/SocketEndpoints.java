@@ -43,7 +43,7 @@ final class SocketEndpoints {
     /** {@link ZmtpSocket#bind}: on the loop, the future gives the endpoint actually bound. */
     Future<String> bind(String endpoint) {
         if (!socket.loop().inEventLoop()) {
-            names.prepare(endpoint); // a bind to a name looks it up too: the warm-up's thread started here
+            names.prepare(endpoint); // a bind to a name looks it up too: the resolver's thread started here
         }
         Promise<String> p = socket.loop().newPromise();
         socket.inLoop(() -> {
@@ -102,7 +102,7 @@ final class SocketEndpoints {
      */
     Future<Void> connect(String endpoint, byte[] routingId) {
         if (!socket.loop().inEventLoop()) {
-            names.prepare(endpoint); // the JVM's first lookup: its warm-up thread started here, not on the loop
+            names.prepare(endpoint); // the resolver's thread started here, not on the loop
         }
         Promise<Void> p = socket.loop().newPromise();
         socket.inLoop(() -> {

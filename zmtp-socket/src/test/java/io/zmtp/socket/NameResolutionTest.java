@@ -73,7 +73,7 @@ class NameResolutionTest {
     /**
      * The loop's responsiveness while a name server never answers: a DEALER/ROUTER pair on the
      * same loop keeps its paced round trips (one a millisecond) while a third socket's two lookups
-     * time out. Runs first, so that its first lookup is the JVM's first: the resolver is made then.
+     * time out. Runs first, so that its first lookup is the JVM's first (on the resolver's thread).
      */
     @Test
     @Order(1)
@@ -116,7 +116,7 @@ class NameResolutionTest {
         });
         long t0 = System.nanoTime();
         get(lost.connect("tcp://silent.zmtp.test:" + port));
-        // the JVM's first lookup waits for the resolver's warm-up (off the loop), which on a loaded
+        // the JVM's first lookup waits for the resolver thread's start-up (off the loop), which on a loaded
         // machine may outlast its timeout: wait for a lookup that asked the silent server too
         eventually("two lookups that asked the silent name server timed out", () -> answeredAfterAQuestion(failedAt) >= 0
                 && failedAt.size() >= answeredAfterAQuestion(failedAt) + 2);
