@@ -33,7 +33,7 @@ import java.util.function.Consumer;
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:every request got its reply", "1:a request got no reply from either server after its"
                 + " tries, or a reply was wrong", "2:bad options"})
-public final class BstarCliCommand implements Callable<Integer> {
+public final class BstarCliCommand implements Callable<Integer>, ConnectingCommand {
 
     @Spec
     CommandSpec spec;
@@ -64,7 +64,20 @@ public final class BstarCliCommand implements Callable<Integer> {
     NameLookupOptions names = new NameLookupOptions();
 
     @Mixin
+    ConnectionLossOptions connection = new ConnectionLossOptions();
+
+    @Mixin
     SecurityOptions security;
+
+    /** The options of the command's sockets: security and connection-loss flags over the pattern's defaults. */
+    SocketOptions socketOptions() {
+        return connection.apply(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder())).build();
+    }
+
+    @Override
+    public List<SocketOptions> connectingSocketOptions() {
+        return List.of(socketOptions());
+    }
 
     @Override
     public Integer call() {
@@ -83,7 +96,7 @@ public final class BstarCliCommand implements Callable<Integer> {
             pauseTime = DurationConverter.parse("--pause", pause);
             BinaryStarClient.Settings.Builder b = BinaryStarClient.Settings.builder().timeout(retries.timeout())
                     .retries(retries.retries()).settle(DurationConverter.parse("--settle", settle))
-                    .socketOptions(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build());
+                    .socketOptions(socketOptions());
             if (!endpoints.isEmpty()) {
                 b.primary(endpoints.get(0)).backup(endpoints.get(1));
             }

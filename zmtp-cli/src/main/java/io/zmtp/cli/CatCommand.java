@@ -3,7 +3,6 @@ package io.zmtp.cli;
 import io.netty.util.concurrent.Future;
 import io.zmtp.socket.DishSocket;
 import io.zmtp.socket.PeerSocket;
-import io.zmtp.socket.ReconnectStop;
 import io.zmtp.socket.RouterSocket;
 import io.zmtp.socket.SocketEvent;
 import io.zmtp.socket.SocketOptions;
@@ -77,7 +76,7 @@ import java.util.concurrent.TimeUnit;
                 + "--curve-secret-key or --curve-cert for a server). 'zmtp keygen' makes CURVE keys.",
             "", "Exit status: 0 done; 1 --timeout passed with no message; 2 usage error; "
                 + "3 the socket or the streams failed (bind refused, stdout closed, every peer refused us)."})
-public final class CatCommand implements Callable<Integer> {
+public final class CatCommand implements Callable<Integer>, ConnectingCommand {
     private static final Logger log = LoggerFactory.getLogger(CatCommand.class);
 
     static final int EXIT_OK = 0;
@@ -178,18 +177,8 @@ public final class CatCommand implements Callable<Integer> {
                     + "(default: 0, wait as long as it takes).")
     long sendTimeoutMs;
 
-    @Option(names = "--tcp-retransmit-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-            defaultValue = "0",
-            description = "How long sent data may stay unacknowledged before a tcp:// connection is dropped"
-                    + " (ZMQ_TCP_MAXRT, TCP_USER_TIMEOUT; Linux with epoll only, ignored with a warning under NIO;"
-                    + " default: 0, the system's).")
-    Duration tcpRetransmitTimeout;
-
-    @Option(names = "--reconnect-stop", paramLabel = "CASE", split = ",",
-            description = "Stop reconnecting a -c endpoint after this (ZMQ_RECONNECT_STOP), repeatable or"
-                    + " comma-separated: ${COMPLETION-CANDIDATES} (default: none; a peer's ERROR, refused"
-                    + " credentials and incompatible socket types always stop it).")
-    List<ReconnectStop> reconnectStop = new ArrayList<>();
+    @Mixin
+    ConnectionLossOptions connection = new ConnectionLossOptions();
 
     @Option(names = "--stats", arity = "0..1", fallbackValue = "0", paramLabel = "MS", preprocessor = OptionalValue.class,
             description = "Print the socket's counters on stderr as a line starting 'stats:' at exit, and "
@@ -322,6 +311,11 @@ public final class CatCommand implements Callable<Integer> {
         }
     }
 
+    @Override
+    public List<SocketOptions> connectingSocketOptions() {
+        return List.of(socketOptions());
+    }
+
     SocketOptions socketOptions() {
         SocketOptions.Builder b = SocketOptions.builder().hwm(hwm).linger(Duration.ofMillis(lingerMs));
         if (identity != null) {
@@ -342,7 +336,7 @@ public final class CatCommand implements Callable<Integer> {
             // a full peer makes the line wait (not dropped); a peer not connected yet: see sendWhenPeer
             b.routerMandatory(true);
         }
-        b.tcpRetransmitTimeout(tcpRetransmitTimeout).reconnectStop(reconnectStop.toArray(ReconnectStop[]::new));
+        connection.apply(b);
         libzmqOptions.apply(b);
         limits.apply(b); // what the library applies to bound endpoints (-b)
         return security.apply(b).build();

@@ -225,19 +225,23 @@ public final class CommonOptions {
         @Option(names = "--seed", description = "Seed of the simulated failures, for a repeatable run.")
         Long seed;
 
-        /** Sets identity, work time, simulated faults ({@code guide}'s when asked for) and the socket's security. */
+        /**
+         * Sets identity, work time, simulated faults ({@code guide}'s when asked for) and the options
+         * of the socket (a worker that connects: its security and connection-loss flags).
+         */
         public <B extends WorkerSettings.Builder<B, ?>> B apply(B builder, FailureSimulation.Builder guide,
-                SecurityOptions security, Output output) {
-            return apply(builder, guide, security, new BoundLimits(), output); // connects: the library's limits
-        }
-
-        /** The same for a server that binds, with the limits of its endpoint. */
-        public <B extends WorkerSettings.Builder<B, ?>> B apply(B builder, FailureSimulation.Builder guide,
-                SecurityOptions security, BoundLimits limits, Output output) {
+                SocketOptions socketOptions, Output output) {
             return builder.identity(identity).workTime(work)
                     .simulation(simulateFailures ? guide.seed(seed).build() : FailureSimulation.NONE)
-                    .socketOptions(limits.apply(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder())).build())
+                    .socketOptions(socketOptions)
                     .traceMessages(output.verbose());
+        }
+
+        /** The same for a server that binds, with the security and the limits of its endpoint. */
+        public <B extends WorkerSettings.Builder<B, ?>> B apply(B builder, FailureSimulation.Builder guide,
+                SecurityOptions security, BoundLimits limits, Output output) {
+            return apply(builder, guide, limits.apply(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder())).build(),
+                    output);
         }
     }
 }

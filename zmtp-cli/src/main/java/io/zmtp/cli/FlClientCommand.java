@@ -38,7 +38,7 @@ import java.util.function.Function;
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:every request got its reply", "1:a request got no reply in time, or a wrong one",
                 "2:bad options"})
-public final class FlClientCommand implements Callable<Integer> {
+public final class FlClientCommand implements Callable<Integer>, ConnectingCommand {
 
     @Spec
     CommandSpec spec;
@@ -79,7 +79,20 @@ public final class FlClientCommand implements Callable<Integer> {
     NameLookupOptions names = new NameLookupOptions();
 
     @Mixin
+    ConnectionLossOptions connection = new ConnectionLossOptions();
+
+    @Mixin
     SecurityOptions security;
+
+    /** The options of the command's sockets: security and connection-loss flags over the pattern's defaults. */
+    SocketOptions socketOptions() {
+        return connection.apply(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder())).build();
+    }
+
+    @Override
+    public List<SocketOptions> connectingSocketOptions() {
+        return List.of(socketOptions());
+    }
 
     @Override
     public Integer call() {
@@ -95,7 +108,7 @@ public final class FlClientCommand implements Callable<Integer> {
             if (count < 0) {
                 throw new IllegalArgumentException("--requests must not be negative");
             }
-            SocketOptions options = security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build();
+            SocketOptions options = socketOptions();
             ctx = CommandSupport.clientContext(names);
             switch (model) {
                 case 1 -> {

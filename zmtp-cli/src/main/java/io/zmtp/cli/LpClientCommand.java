@@ -16,6 +16,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -28,7 +29,7 @@ import java.util.concurrent.Callable;
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:every request got its reply", "1:the server seemed offline, or a reply was wrong",
                 "2:bad options"})
-public final class LpClientCommand implements Callable<Integer> {
+public final class LpClientCommand implements Callable<Integer>, ConnectingCommand {
 
     @Spec
     CommandSpec spec;
@@ -57,7 +58,20 @@ public final class LpClientCommand implements Callable<Integer> {
     NameLookupOptions names = new NameLookupOptions();
 
     @Mixin
+    ConnectionLossOptions connection = new ConnectionLossOptions();
+
+    @Mixin
     SecurityOptions security;
+
+    /** The options of the command's sockets: security and connection-loss flags over the pattern's defaults. */
+    SocketOptions socketOptions() {
+        return connection.apply(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder())).build();
+    }
+
+    @Override
+    public List<SocketOptions> connectingSocketOptions() {
+        return List.of(socketOptions());
+    }
 
     @Override
     public Integer call() {
@@ -71,7 +85,7 @@ public final class LpClientCommand implements Callable<Integer> {
             }
             settings = LazyPirateClient.Settings.builder().endpoint(endpoint).timeout(retries.timeout())
                     .retries(retries.retries()).correlate(correlate)
-                    .socketOptions(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder()).build()).build();
+                    .socketOptions(socketOptions()).build();
         } catch (IllegalArgumentException e) {
             err.println("lpclient: " + e.getMessage());
             return CommonOptions.USAGE;

@@ -1,5 +1,6 @@
 package io.zmtp.cli;
 
+import io.zmtp.socket.SocketOptions;
 import io.zmtp.patterns.majordomo.MajordomoAsyncClient;
 import io.zmtp.patterns.majordomo.MajordomoClient;
 import io.zmtp.patterns.majordomo.MajordomoClientSettings;
@@ -32,7 +33,7 @@ import java.util.concurrent.Callable;
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:every request answered", "1:a request failed (no reply after every try)",
                 "2:bad options"})
-public final class MdclientCommand implements Callable<Integer> {
+public final class MdclientCommand implements Callable<Integer>, ConnectingCommand {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -68,6 +69,9 @@ public final class MdclientCommand implements Callable<Integer> {
     NameLookupOptions names = new NameLookupOptions();
 
     @Mixin
+    ConnectionLossOptions connection = new ConnectionLossOptions();
+
+    @Mixin
     SecurityOptions security;
 
     private long requests;
@@ -75,6 +79,16 @@ public final class MdclientCommand implements Callable<Integer> {
 
     @Parameters(arity = "0..*", description = "request body frames (default: \"Hello world\")")
     List<String> body = new ArrayList<>();
+
+    /** The options of the command's sockets: security and connection-loss flags over the pattern's defaults. */
+    SocketOptions socketOptions() {
+        return connection.apply(security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())).build();
+    }
+
+    @Override
+    public List<SocketOptions> connectingSocketOptions() {
+        return List.of(socketOptions());
+    }
 
     @Override
     public Integer call() {
@@ -94,8 +108,7 @@ public final class MdclientCommand implements Callable<Integer> {
         try {
             settings = MajordomoClientSettings.builder().version(protocol)
                     .timeout(tries.timeout()).retries(tries.retries()).failoverSettle(settle)
-                    .socketOptions(security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())
-                            .build())
+                    .socketOptions(socketOptions())
                     .listener(MdpOptions.events(out, quiet));
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("mdclient: " + e.getMessage());

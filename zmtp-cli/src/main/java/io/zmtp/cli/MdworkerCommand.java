@@ -1,5 +1,6 @@
 package io.zmtp.cli;
 
+import io.zmtp.socket.SocketOptions;
 import io.zmtp.patterns.majordomo.MajordomoHandler;
 import io.zmtp.patterns.majordomo.MajordomoWorker;
 import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
@@ -30,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
         sortOptions = false,
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:stopped", "2:bad options"})
-public final class MdworkerCommand implements Callable<Integer> {
+public final class MdworkerCommand implements Callable<Integer>, ConnectingCommand {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -77,7 +78,20 @@ public final class MdworkerCommand implements Callable<Integer> {
     NameLookupOptions names = new NameLookupOptions();
 
     @Mixin
+    ConnectionLossOptions connection = new ConnectionLossOptions();
+
+    @Mixin
     SecurityOptions security;
+
+    /** The options of the command's sockets: security and connection-loss flags over the pattern's defaults. */
+    SocketOptions socketOptions() {
+        return connection.apply(security.apply(MajordomoWorkerSettings.builder().build().socketOptions().toBuilder())).build();
+    }
+
+    @Override
+    public List<SocketOptions> connectingSocketOptions() {
+        return List.of(socketOptions());
+    }
 
     @Override
     public Integer call() {
@@ -93,8 +107,7 @@ public final class MdworkerCommand implements Callable<Integer> {
             settings = MajordomoWorkerSettings.builder().version(protocol)
                     .heartbeatInterval(hb.interval()).heartbeatLiveness(hb.liveness())
                     .reconnectDelay(reconnect.initial()).reconnectDelayMax(reconnect.max())
-                    .socketOptions(security.apply(MajordomoWorkerSettings.builder().build().socketOptions().toBuilder())
-                            .build())
+                    .socketOptions(socketOptions())
                     // echo never blocks: it runs on the worker's event loop
                     .executor(Runnable::run)
                     .listener(MdpOptions.events(out, quiet));

@@ -1,5 +1,6 @@
 package io.zmtp.cli;
 
+import io.zmtp.socket.SocketOptions;
 import io.zmtp.patterns.majordomo.MajordomoClient;
 import io.zmtp.patterns.majordomo.MajordomoClientSettings;
 import io.zmtp.patterns.majordomo.MajordomoException;
@@ -15,6 +16,7 @@ import picocli.CommandLine.Parameters;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -29,7 +31,7 @@ import java.util.concurrent.Callable;
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:200, the service has workers", "1:any other code (404 not found, 501 not implemented)",
                 "2:no answer, or bad options"})
-public final class MmiCommand implements Callable<Integer> {
+public final class MmiCommand implements Callable<Integer>, ConnectingCommand {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -62,10 +64,23 @@ public final class MmiCommand implements Callable<Integer> {
     NameLookupOptions names = new NameLookupOptions();
 
     @Mixin
+    ConnectionLossOptions connection = new ConnectionLossOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Parameters(index = "0", defaultValue = "echo", description = "the service asked about (default: ${DEFAULT-VALUE})")
     String name;
+
+    /** The options of the command's sockets: security and connection-loss flags over the pattern's defaults. */
+    SocketOptions socketOptions() {
+        return connection.apply(security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())).build();
+    }
+
+    @Override
+    public List<SocketOptions> connectingSocketOptions() {
+        return List.of(socketOptions());
+    }
 
     @Override
     public Integer call() {
@@ -74,8 +89,7 @@ public final class MmiCommand implements Callable<Integer> {
         try {
             settings = MajordomoClientSettings.builder().version(protocol)
                     .timeout(tries.timeout()).retries(tries.retries())
-                    .socketOptions(security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())
-                            .build());
+                    .socketOptions(socketOptions());
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("mmi: " + e.getMessage());
             return CommonOptions.USAGE;

@@ -1,5 +1,7 @@
 package io.zmtp.cli;
 
+import io.zmtp.patterns.kit.ComponentSettings;
+import io.zmtp.socket.SocketOptions;
 import io.zmtp.patterns.kit.FailureSimulation;
 import io.zmtp.patterns.kit.WorkerEvent;
 import io.zmtp.patterns.paranoidpirate.ParanoidPirateWorker;
@@ -9,6 +11,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code zmtp ppworker}: the guide's Paranoid Pirate worker (6/PPP), which echoes requests. */
@@ -17,7 +20,7 @@ import java.util.concurrent.Callable;
                 + " reconnects with exponential backoff when the queue goes silent; runs until stopped.",
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:stopped", "1:a bad endpoint", "2:bad options", "3:a simulated crash"})
-public final class PpWorkerCommand implements Callable<Integer> {
+public final class PpWorkerCommand implements Callable<Integer>, ConnectingCommand {
 
     @Spec
     CommandSpec spec;
@@ -42,14 +45,27 @@ public final class PpWorkerCommand implements Callable<Integer> {
     NameLookupOptions names = new NameLookupOptions();
 
     @Mixin
+    ConnectionLossOptions connection = new ConnectionLossOptions();
+
+    @Mixin
     SecurityOptions security;
+
+    /** The options of the command's sockets: security and connection-loss flags over the pattern's defaults. */
+    SocketOptions socketOptions() {
+        return connection.apply(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder())).build();
+    }
+
+    @Override
+    public List<SocketOptions> connectingSocketOptions() {
+        return List.of(socketOptions());
+    }
 
     @Override
     public Integer call() {
         return CommandSupport.<ParanoidPirateWorker.Settings, WorkerEvent>runComponent(spec, "ppworker",
                 "cannot connect to " + endpoint, output, names,
                 () -> demo.apply(ParanoidPirateWorker.Settings.builder().endpoint(endpoint), FailureSimulation.guideWorker(),
-                        security, output).heartbeat(heartbeat.heartbeat()).reconnectInterval(reconnect.initial())
+                        socketOptions(), output).heartbeat(heartbeat.heartbeat()).reconnectInterval(reconnect.initial())
                         .reconnectIntervalMax(reconnect.max()).build(),
                 ParanoidPirateWorker::new, WorkerEvent.Crashing.class);
     }

@@ -1,5 +1,7 @@
 package io.zmtp.cli;
 
+import io.zmtp.patterns.kit.ComponentSettings;
+import io.zmtp.socket.SocketOptions;
 import io.zmtp.patterns.kit.FailureSimulation;
 import io.zmtp.patterns.kit.WorkerEvent;
 import io.zmtp.patterns.kit.WorkerSettings;
@@ -10,6 +12,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code zmtp spworker}: the guide's Simple Pirate worker, which echoes requests. */
@@ -18,7 +21,7 @@ import java.util.concurrent.Callable;
                 + " runs until stopped.",
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:stopped", "1:a bad endpoint", "2:bad options", "3:a simulated crash"})
-public final class SpWorkerCommand implements Callable<Integer> {
+public final class SpWorkerCommand implements Callable<Integer>, ConnectingCommand {
 
     @Spec
     CommandSpec spec;
@@ -37,14 +40,28 @@ public final class SpWorkerCommand implements Callable<Integer> {
     NameLookupOptions names = new NameLookupOptions();
 
     @Mixin
+    ConnectionLossOptions connection = new ConnectionLossOptions();
+
+    @Mixin
     SecurityOptions security;
+
+    /** The options of the command's sockets: security and connection-loss flags over the pattern's defaults. */
+    SocketOptions socketOptions() {
+        return connection.apply(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder())).build();
+    }
+
+    @Override
+    public List<SocketOptions> connectingSocketOptions() {
+        return List.of(socketOptions());
+    }
 
     @Override
     public Integer call() {
         return CommandSupport.<WorkerSettings, WorkerEvent>runComponent(spec, "spworker",
                 "cannot connect to " + endpoint, output, names,
                 () -> demo.apply(SimplePirateWorker.settings().endpoint(endpoint),
-                        FailureSimulation.guideWorker(), security, output).build(),
+                        FailureSimulation.guideWorker(),
+                        socketOptions(), output).build(),
                 SimplePirateWorker::new, WorkerEvent.Crashing.class);
     }
 }

@@ -1,5 +1,6 @@
 package io.zmtp.cli;
 
+import io.zmtp.socket.SocketOptions;
 import io.zmtp.patterns.kit.Backoff;
 import io.zmtp.patterns.majordomo.MajordomoClientSettings;
 import io.zmtp.patterns.majordomo.MdpVersion;
@@ -37,7 +38,7 @@ import java.util.concurrent.Callable;
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:every reply came", "1:a request failed (400, or no reply within the deadline)",
                 "2:bad options"})
-public final class TiclientCommand implements Callable<Integer> {
+public final class TiclientCommand implements Callable<Integer>, ConnectingCommand {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -78,10 +79,23 @@ public final class TiclientCommand implements Callable<Integer> {
     NameLookupOptions names = new NameLookupOptions();
 
     @Mixin
+    ConnectionLossOptions connection = new ConnectionLossOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Parameters(arity = "0..*", description = "request body frames (default: \"Hello world\")")
     List<String> body = new ArrayList<>();
+
+    /** The options of the command's sockets: security and connection-loss flags over the pattern's defaults. */
+    SocketOptions socketOptions() {
+        return connection.apply(security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())).build();
+    }
+
+    @Override
+    public List<SocketOptions> connectingSocketOptions() {
+        return List.of(socketOptions());
+    }
 
     @Override
     public Integer call() {
@@ -100,8 +114,7 @@ public final class TiclientCommand implements Callable<Integer> {
         try {
             MajordomoClientSettings.Builder md = MajordomoClientSettings.builder().version(protocol)
                     .timeout(tries.timeout()).retries(tries.retries())
-                    .socketOptions(security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())
-                            .build());
+                    .socketOptions(socketOptions());
             if (output.verbose()) {
                 md.tracer(MdpOptions.tracer(out));
             }

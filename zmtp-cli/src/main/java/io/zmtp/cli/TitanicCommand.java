@@ -34,7 +34,7 @@ import java.util.function.Consumer;
         sortOptions = false,
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:stopped", "1:the store cannot be opened, or the server cannot start", "2:bad options"})
-public final class TitanicCommand implements Callable<Integer> {
+public final class TitanicCommand implements Callable<Integer>, ConnectingCommand {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -91,7 +91,25 @@ public final class TitanicCommand implements Callable<Integer> {
     NameLookupOptions names = new NameLookupOptions();
 
     @Mixin
+    ConnectionLossOptions connection = new ConnectionLossOptions();
+
+    @Mixin
     SecurityOptions security;
+
+    /** The options of the service workers' sockets: security and connection-loss flags over the pattern's defaults. */
+    SocketOptions workerSocketOptions() {
+        return connection.apply(security.apply(MajordomoWorkerSettings.builder().build().socketOptions().toBuilder())).build();
+    }
+
+    /** The options of the client socket that dispatches requests to the services, over the client's defaults. */
+    SocketOptions clientSocketOptions() {
+        return connection.apply(security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())).build();
+    }
+
+    @Override
+    public java.util.List<SocketOptions> connectingSocketOptions() {
+        return java.util.List.of(workerSocketOptions(), clientSocketOptions());
+    }
 
     @Override
     public Integer call() {
@@ -100,10 +118,8 @@ public final class TitanicCommand implements Callable<Integer> {
         TitanicSettings settings;
         try {
             Heartbeat hb = heartbeat.heartbeat();
-            SocketOptions workerSocket = security.apply(MajordomoWorkerSettings.builder().build().socketOptions().toBuilder())
-                    .build();
-            SocketOptions clientSocket = security.apply(MajordomoClientSettings.builder().build().socketOptions().toBuilder())
-                    .build();
+            SocketOptions workerSocket = workerSocketOptions();
+            SocketOptions clientSocket = clientSocketOptions();
             settings = TitanicSettings.builder().broker(connect).version(protocol)
                     .workerSettings(MajordomoWorkerSettings.builder().heartbeatInterval(hb.interval())
                             .heartbeatLiveness(hb.liveness()).socketOptions(workerSocket).build())

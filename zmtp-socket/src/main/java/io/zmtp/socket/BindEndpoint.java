@@ -12,6 +12,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import io.zmtp.transport.Endpoint;
 import io.zmtp.transport.IoTransport;
+import io.zmtp.transport.NameResolvers;
 import io.zmtp.wire.ConnectionFailed;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.PeerFailureLog;
@@ -22,11 +23,13 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -67,6 +70,8 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
     private final SocketCore socket;
     private final TypeHooks hooks;
     private final Endpoint requested;
+    /** The context's host name lookups: a bind to a name looks it up. */
+    private final NameResolvers names;
     private Endpoint resolved;
     private String resolvedName;
     private Channel server;
@@ -87,10 +92,11 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
     /** Completes when an unbind is done (set by close). */
     private Future<?> closed;
 
-    BindEndpoint(SocketCore socket, TypeHooks hooks, Endpoint requested) {
+    BindEndpoint(SocketCore socket, TypeHooks hooks, Endpoint requested, NameResolvers names) {
         this.socket = socket;
         this.hooks = hooks;
         this.requested = requested;
+        this.names = names;
     }
 
     /** The endpoint as bound (port 0 replaced by the port chosen), as events and pipes name it. */
@@ -115,12 +121,49 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
         return handshaking.size();
     }
 
+    /**
+     * Binds; the future gives the endpoint as bound. A tcp://, tls://, ws:// or wss:// host that is
+     * a name is looked up first, on the loop without blocking it, by the context's
+     * {@link NameResolvers} (the first address of the answer: IPv4 first); a name that cannot be
+     * looked up fails the bind with the lookup's reason, which names the name.
+     */
     Future<String> bind() {
         Promise<String> p = socket.loop().newPromise();
+        if (!requested.transport().overTcp() || requested.isWildcardHost()) {
+            bind(p, requested.transport().overTcp() ? requested.bindAddress(null) : null);
+            return p;
+        }
+        Future<List<InetAddress>> answer = names.lookUp(socket.loop(), requested.host());
+        if (answer.isDone()) {
+            looked(answer, p);
+        } else {
+            answer.addListener(f -> looked(answer, p));
+        }
+        return p;
+    }
+
+    /** The host's lookup is done: bind its first address, or fail the bind. */
+    private void looked(Future<List<InetAddress>> answer, Promise<String> p) {
+        if (socket.isClosing()) {
+            // closed while the name was looked up: nothing may listen after the close
+            p.tryFailure(new SocketClosedException("socket is closed"));
+            return;
+        }
+        if (!answer.isSuccess()) {
+            failed(p, answer.cause());
+        } else if (answer.getNow().isEmpty()) {
+            failed(p, new UnknownHostException("name lookup of " + requested.host() + " found no address"));
+        } else {
+            bind(p, requested.bindAddress(answer.getNow().get(0)));
+        }
+    }
+
+    /** Binds {@code tcpAddress} (tcp://, tls://, ws://, wss://), or the ipc:// path (null). */
+    private void bind(Promise<String> p, InetSocketAddress tcpAddress) {
         IoTransport io = socket.transport();
         SocketOptions options = socket.options();
         if (requested.transport().webSocket()) {
-            WebSocketListener.bind(socket, requested, this).addListener(f -> {
+            WebSocketListener.bind(socket, requested, tcpAddress, this).addListener(f -> {
                 if (!f.isSuccess()) {
                     failed(p, f.cause());
                     return;
@@ -129,20 +172,20 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
                 socket.monitor().event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
                 p.trySuccess(resolved.toString());
             });
-            return p;
+            return;
         }
         if (requested.transport() == Endpoint.Transport.TLS
                 && (options.tls() == null || options.tls().serverContext() == null)) {
             String reason = "binding " + requested + " needs SocketOptions.tls with a server context";
             socket.monitor().event(SocketEvent.Type.BIND_FAILED, requested.toString(), null, reason, null);
             p.tryFailure(new IllegalStateException(reason));
-            return p;
+            return;
         }
         SocketAddress address;
         ServerChannel ch;
         try {
             if (requested.transport().overTcp()) {
-                address = requested.bindAddress();
+                address = tcpAddress;
                 ch = new ReflectiveChannelFactory<>(io.tcpServerChannel()).newChannel();
                 ch.config().setOption(ChannelOption.SO_REUSEADDR, true);
                 if (options.receiveBuffer() > 0) {
@@ -157,7 +200,7 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
             }
         } catch (IOException | RuntimeException e) {
             failed(p, e);
-            return p;
+            return;
         }
         ch.config().setOption(ChannelOption.SO_BACKLOG, options.backlog());
         ch.pipeline().addLast(new Acceptor());
@@ -183,7 +226,6 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
                 p.trySuccess(resolved.toString());
             });
         });
-        return p;
     }
 
     private void failed(Promise<String> p, Throwable cause) {

@@ -162,7 +162,7 @@ final class ConnectEndpoint implements PeerHandler.Origin {
                 channel = null;
                 if (lookedUp && names.forgetAfterFailedConnect()) {
                     // refused, timed out or unreachable: the name may point elsewhere now
-                    names.forget(socket.loop(), endpoint.host());
+                    names.forget(endpoint.host());
                 }
                 if (refused(cf.cause()) && socket.options().reconnectStop().contains(ReconnectStop.CONNECTION_REFUSED)) {
                     socket.monitor().event(SocketEvent.Type.CONNECT_FAILED, endpoint.toString(), String.valueOf(address),

@@ -60,16 +60,48 @@ final class DatagramEndpoint {
         return null;
     }
 
-    /** DISH: binds (and joins the multicast group); the future gives the endpoint as bound. */
+    /**
+     * DISH: binds (and joins the multicast group); the future gives the endpoint as bound. A host
+     * that is a name is looked up first, without blocking the loop, as a tcp:// bind's is.
+     */
     Future<String> bind() {
         Promise<String> p = socket.loop().newPromise();
-        InetAddress group;
+        if (endpoint.isWildcardHost()) {
+            bind(p, null);
+            return p;
+        }
+        Future<List<InetAddress>> answer = names.lookUp(socket.loop(), endpoint.host());
+        if (answer.isDone()) {
+            lookedForBind(answer, p);
+        } else {
+            answer.addListener(f -> lookedForBind(answer, p));
+        }
+        return p;
+    }
+
+    /** The host's lookup is done: bind its first address, or fail the bind. */
+    private void lookedForBind(Future<List<InetAddress>> answer, Promise<String> p) {
+        if (socket.isClosing()) {
+            p.tryFailure(new SocketClosedException("socket is closed")); // nothing may listen after the close
+        } else if (!answer.isSuccess()) {
+            failed(p, SocketEvent.Type.BIND_FAILED, new IllegalArgumentException(answer.cause().getMessage(),
+                    answer.cause()));
+        } else if (answer.getNow().isEmpty()) {
+            failed(p, SocketEvent.Type.BIND_FAILED,
+                    new IllegalArgumentException("name lookup of " + endpoint.host() + " found no address"));
+        } else {
+            bind(p, answer.getNow().get(0));
+        }
+    }
+
+    /** Binds {@code group} (a unicast address, or a multicast group to join), or every interface (null). */
+    private void bind(Promise<String> p, InetAddress group) {
         NetworkInterface iface;
         try {
-            group = endpoint.isWildcardHost() ? null : InetAddress.getByName(endpoint.host());
             iface = group != null && group.isMulticastAddress() ? multicastInterface(endpoint.udpInterface()) : null;
         } catch (IOException | IllegalArgumentException e) {
-            return failed(p, SocketEvent.Type.BIND_FAILED, e);
+            failed(p, SocketEvent.Type.BIND_FAILED, e);
+            return;
         }
         boolean multicast = iface != null;
         InetSocketAddress local = group == null || multicast ? new InetSocketAddress(endpoint.port())
@@ -99,7 +131,6 @@ final class DatagramEndpoint {
                         }
                     });
         });
-        return p;
     }
 
     private void listening(Promise<String> p, String resolved) {

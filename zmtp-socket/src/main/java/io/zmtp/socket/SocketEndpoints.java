@@ -42,6 +42,9 @@ final class SocketEndpoints {
 
     /** {@link ZmtpSocket#bind}: on the loop, the future gives the endpoint actually bound. */
     Future<String> bind(String endpoint) {
+        if (!socket.loop().inEventLoop()) {
+            names.prepare(endpoint); // a bind to a name looks it up too: the resolver's thread started here
+        }
         Promise<String> p = socket.loop().newPromise();
         socket.inLoop(() -> {
             if (socket.isClosing()) {
@@ -76,7 +79,7 @@ final class SocketEndpoints {
                 }
                 return;
             }
-            BindEndpoint b = new BindEndpoint(socket, hooks, ep);
+            BindEndpoint b = new BindEndpoint(socket, hooks, ep, names);
             b.bind().addListener(f -> {
                 if (f.isSuccess()) {
                     String resolved = (String) f.getNow();
@@ -99,7 +102,7 @@ final class SocketEndpoints {
      */
     Future<Void> connect(String endpoint, byte[] routingId) {
         if (!socket.loop().inEventLoop()) {
-            names.prepare(endpoint); // the JVM's first lookup: its warm-up thread started here, not on the loop
+            names.prepare(endpoint); // the resolver's thread started here, not on the loop
         }
         Promise<Void> p = socket.loop().newPromise();
         socket.inLoop(() -> {

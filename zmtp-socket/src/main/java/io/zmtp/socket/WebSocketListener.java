@@ -89,9 +89,11 @@ final class WebSocketListener {
         void listening(WebSocketListener listener);
     }
 
-    /** Binds {@code endpoint}'s path for {@code b}: on a listener of this loop and address, or a new one. */
-    static Future<InetSocketAddress> bind(SocketCore socket, Endpoint endpoint, Path b) {
-        InetSocketAddress address = endpoint.bindAddress();
+    /**
+     * Binds {@code endpoint}'s path for {@code b}: on a listener of this loop and {@code address}
+     * (the endpoint's host, looked up), or a new one.
+     */
+    static Future<InetSocketAddress> bind(SocketCore socket, Endpoint endpoint, InetSocketAddress address, Path b) {
         boolean secure = endpoint.transport() == Endpoint.Transport.WSS;
         Key key = new Key(socket.loop(), address, secure);
         WebSocketListener l = address.getPort() == 0 ? null : LISTENERS.get(key);

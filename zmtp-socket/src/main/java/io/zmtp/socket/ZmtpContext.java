@@ -30,7 +30,7 @@ public final class ZmtpContext implements AutoCloseable {
     private final IoTransport transport;
     private final InprocRegistry inproc = new InprocRegistry();
     private final Set<ZmtpSocket> sockets = ConcurrentHashMap.newKeySet();
-    /** The host name lookups of connects: one resolver per loop, made when first needed. */
+    /** The host name lookups of connects and binds: one resolver, on a thread of its own. */
     private final NameResolvers names;
     private ZapAuthenticator zap;
 
@@ -103,16 +103,18 @@ public final class ZmtpContext implements AutoCloseable {
     }
 
     /**
-     * Where and how long the host names of connected endpoints (tcp://, ws://, wss://, tls://)
-     * are looked up. Each connect attempt looks its host up on its socket's event loop without
-     * blocking it, with Netty's asynchronous DNS resolver (one per loop, made when first needed,
-     * closed with the context), and takes the next address of the answer: the A records first,
+     * Where and how long the host names of endpoints (tcp://, ws://, wss://, tls://) are looked
+     * up. Each connect attempt looks its host up without blocking its socket's event loop, with
+     * Netty's asynchronous DNS resolver (one per context, on a thread of its own that this call
+     * starts, closed with the context), and takes the next address of the answer: the A records first,
      * then the AAAA records, each in the name server's order. Answers are cached for their
      * records' TTL; a connect to a looked-up address that fails makes the next attempt ask again.
      * A lookup that fails or takes longer than {@code lookupTimeout} is a failed attempt
      * ({@link SocketEvent.Type#CONNECT_FAILED}, its reason saying why), followed by the usual
-     * reconnect delay. IP literals and {@code localhost} are not looked up. Binds by name keep the
-     * JDK's resolver.
+     * reconnect delay. IP literals and {@code localhost} are not looked up. A bind to a name
+     * (those transports, and a DISH's udp://) is looked up the same way and binds the answer's
+     * first address; a name that cannot be looked up fails the bind
+     * ({@link SocketEvent.Type#BIND_FAILED}).
      *
      * <p>Defaults: the system's name servers ({@code /etc/resolv.conf}) and a 5 s timeout
      * ({@link NameResolvers#DEFAULT_LOOKUP_TIMEOUT_MILLIS}). Lookups started after this call use

@@ -180,12 +180,12 @@ public final class Endpoint {
     }
 
     /**
-     * The address to bind a tcp endpoint to. A host name is resolved here, by the JDK's resolver
-     * (blocking): binds by name are rare and made once; connects look names up without blocking
-     * ({@link NameResolvers}).
+     * The address to bind a tcp endpoint to: every interface for a wildcard host, else
+     * {@code address}, the host looked up (by {@link NameResolvers}, without blocking: a name is
+     * never resolved here).
      */
-    public InetSocketAddress bindAddress() {
-        return isWildcardHost() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    public InetSocketAddress bindAddress(InetAddress address) {
+        return isWildcardHost() ? new InetSocketAddress(port) : new InetSocketAddress(address, port);
     }
 
     /**

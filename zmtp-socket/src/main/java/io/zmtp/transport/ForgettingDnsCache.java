@@ -18,7 +18,7 @@ import java.util.Set;
  * can forget a name before its TTL ends, under every form it was cached as. The resolver caches a
  * name the system's search domains completed under the completed form ({@code db} as
  * {@code db.default.svc.cluster.local}), and those forms are not known outside it, so the names
- * cached are remembered here. One loop's, touched on that loop only.
+ * cached are remembered here. The resolver's, touched on its thread only.
  */
 final class ForgettingDnsCache implements DnsCache {
     private final DefaultDnsCache cache = new DefaultDnsCache();

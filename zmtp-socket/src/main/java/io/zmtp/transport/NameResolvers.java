@@ -3,11 +3,9 @@ package io.zmtp.transport;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.resolver.HostsFileEntriesResolver;
 import io.netty.resolver.ResolvedAddressTypes;
 import io.netty.resolver.dns.DnsNameResolver;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
-import io.netty.resolver.dns.DnsServerAddressStreamProviders;
 import io.netty.resolver.dns.SequentialDnsServerAddressStreamProvider;
 import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -23,15 +21,23 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Host names looked up without blocking an event loop: one Netty asynchronous DNS resolver per
- * event loop of a context, made on that loop the first time one of its sockets connects to a name,
- * and closed with the context. What a connect attempt of tcp://, ws://, wss:// and tls:// asks.
+ * context, on a thread of its own ({@code zmtp-dns}), made when the context is configured for
+ * lookups ({@link #configure}), when a user thread first connects or binds to a name
+ * ({@link #prepare}), or else at the first lookup, and closed with the context. What a connect
+ * attempt of tcp://, ws://, wss:// and tls:// asks, and a bind to a name of those and of udp://
+ * (a DISH).
+ *
+ * <p>Why a thread of its own rather than a resolver on each socket's loop: everything a lookup
+ * costs, beyond handing the question over and the answer back, is then off the sockets' loops.
+ * That is the first lookup's class loading and file reading (tens of milliseconds, hundreds on a
+ * loaded machine), making the resolver (about 1 ms), and Netty's query-id space, which a resolver
+ * builds at its first query to each name server: 16,384 ids shuffled with {@code SecureRandom},
+ * 6-7 ms of CPU. On a socket's loop each of those stalled every socket of the loop.
  *
  * <p>The answer to {@link #lookUp} is every address of the name: its A records (IPv4) first, then
  * its AAAA records (IPv6), each in the order the name server gave them. The resolver's cache keeps
@@ -44,9 +50,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code /etc/resolv.conf}) and the longest a lookup may take, {@value #DEFAULT_LOOKUP_TIMEOUT_MILLIS}
  * ms by default. A lookup not answered by then fails with a message that says so.
  *
- * <p>Threading: {@link #lookUp} and {@link #forget} are called on the loop they name; a loop's
- * resolver is touched only there. {@link #configure} and {@link #close} may be called from any
- * thread; new settings reach each loop's resolver at its next lookup.
+ * <p>Threading: {@link #lookUp} is called on the loop it names, whose promise it returns; the
+ * question is handed to the resolver's thread, in order with {@link #forget}s (so a lookup after a
+ * forget asks the name servers). The resolver and its cache are touched only on their thread.
+ * {@link #configure}, {@link #prepare}, {@link #forget} and {@link #close} may be called from any
+ * thread; new settings reach the resolver at its next lookup.
  */
 public final class NameResolvers implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NameResolvers.class);
@@ -58,27 +66,28 @@ public final class NameResolvers implements AutoCloseable {
     private record Settings(List<InetSocketAddress> nameServers, Duration lookupTimeout) {
     }
 
-    /** One loop's resolver, with its cache and the settings it was made with. */
-    private record LoopResolver(DnsNameResolver resolver, ForgettingDnsCache cache, Settings settings) {
-    }
-
     private final IoTransport io;
-    private final ConcurrentHashMap<EventLoop, LoopResolver> resolvers = new ConcurrentHashMap<>();
     private volatile Settings settings = new Settings(List.of(), Duration.ofMillis(DEFAULT_LOOKUP_TIMEOUT_MILLIS));
     private volatile boolean forgetAfterFailedConnect = true;
     private volatile boolean closed;
-    /** The JVM's first resolver is made off the loops: classes loaded and files read once per JVM. */
-    private static final AtomicBoolean WARM_UP_STARTED = new AtomicBoolean();
-    private static final CompletableFuture<Void> WARMED_UP = new CompletableFuture<>();
+    /** The resolver's thread: made by the first {@link #resolverLoop()} call, shut down by close. */
+    private EventLoopGroup resolverGroup;
+    private volatile EventLoop resolverLoop;
+    // on the resolver's thread only
+    private DnsNameResolver resolver;
+    private ForgettingDnsCache cache;
+    private Settings resolverSettings;
 
-    /** Resolvers whose UDP channels are of {@code io}'s kind (the loops' kind). */
+    /** A resolver whose UDP channel is of {@code io}'s kind (the loops' kind). */
     public NameResolvers(IoTransport io) {
         this.io = Objects.requireNonNull(io, "io");
     }
 
     /**
      * Sets the name servers to ask (empty: the system's) and how long a lookup may take. Lookups
-     * started from now on use them.
+     * started from now on use them. Starts the resolver's thread and makes the resolver there, if
+     * not done yet: whoever configures lookups will look names up, and this way the first lookup
+     * finds them ready.
      */
     public void configure(List<InetSocketAddress> nameServers, Duration lookupTimeout) {
         Objects.requireNonNull(nameServers, "nameServers");
@@ -92,6 +101,7 @@ public final class NameResolvers implements AutoCloseable {
             }
         }
         settings = new Settings(List.copyOf(nameServers), lookupTimeout);
+        start();
     }
 
     /** The name servers asked; empty when they are the system's. */
@@ -143,28 +153,24 @@ public final class NameResolvers implements AutoCloseable {
         if (literal != null) {
             return loop.newSucceededFuture(List.of(literal));
         }
-        Promise<List<InetAddress>> answer = loop.newPromise();
         if (closed) {
-            answer.setFailure(new UnknownHostException("name lookup of " + host + ": the context is closed"));
-            return answer;
+            return loop.newFailedFuture(new UnknownHostException("name lookup of " + host + ": the context is closed"));
         }
+        Promise<List<InetAddress>> answer = loop.newPromise();
         Settings s = settings;
         long timeoutMillis = s.lookupTimeout().toMillis();
         ScheduledFuture<?> deadline = loop.schedule(() -> {
             answer.tryFailure(timedOut(host, timeoutMillis));
         }, timeoutMillis, TimeUnit.MILLISECONDS);
         answer.addListener(f -> deadline.cancel(false));
-        if (WARMED_UP.isDone()) {
-            ask(loop, host, s, answer);
-        } else {
-            warmUp();
-            WARMED_UP.whenComplete((v, t) -> loop.execute(() -> ask(loop, host, s, answer)));
+        if (!onResolverThread(() -> ask(host, s, answer))) {
+            answer.tryFailure(new UnknownHostException("name lookup of " + host + ": the context is closed"));
         }
         return answer;
     }
 
-    /** Asks the loop's resolver (made now if it has none, or none with the current settings). */
-    private void ask(EventLoop loop, String host, Settings s, Promise<List<InetAddress>> answer) {
+    /** On the resolver's thread: asks its resolver (made now if there is none with these settings). */
+    private void ask(String host, Settings s, Promise<List<InetAddress>> answer) {
         if (answer.isDone()) {
             return;
         }
@@ -172,17 +178,17 @@ public final class NameResolvers implements AutoCloseable {
             answer.tryFailure(new UnknownHostException("name lookup of " + host + ": the context is closed"));
             return;
         }
-        LoopResolver r;
+        DnsNameResolver r;
         try {
-            r = resolverOf(loop, s);
+            r = resolver(s);
         } catch (RuntimeException e) {
             answer.tryFailure(failure(host, e));
             return;
         }
-        Future<List<InetAddress>> f = r.resolver().resolveAll(host);
+        Future<List<InetAddress>> f = r.resolveAll(host);
         answer.addListener(a -> {
             if (a.isCancelled() || !a.isSuccess()) {
-                f.cancel(false);
+                f.cancel(false); // timed out on the socket's loop: the query goes
             }
         });
         f.addListener(x -> {
@@ -207,26 +213,28 @@ public final class NameResolvers implements AutoCloseable {
         return e;
     }
 
-    private LoopResolver resolverOf(EventLoop loop, Settings s) {
-        LoopResolver r = resolvers.get(loop);
-        if (r != null && r.settings() == s) {
-            return r;
+    /** On the resolver's thread: the resolver with settings {@code s}, made now if needed. */
+    private DnsNameResolver resolver(Settings s) {
+        if (resolver != null && resolverSettings == s) {
+            return resolver;
         }
-        if (r != null) {
-            r.resolver().close();
+        if (resolver != null) {
+            resolver.close();
         }
-        ForgettingDnsCache cache = new ForgettingDnsCache();
-        LoopResolver made = new LoopResolver(newResolver(loop, cache, s), cache, s);
-        resolvers.put(loop, made);
-        return made;
+        ForgettingDnsCache c = new ForgettingDnsCache();
+        resolver = build(s, c);
+        cache = c;
+        resolverSettings = s;
+        return resolver;
     }
 
-    private DnsNameResolver newResolver(EventLoop loop, ForgettingDnsCache cache, Settings s) {
-        DnsNameResolverBuilder b = new DnsNameResolverBuilder(loop)
+    /** A resolver on the resolver's thread with settings {@code s} and cache {@code c}. */
+    private DnsNameResolver build(Settings s, ForgettingDnsCache c) {
+        DnsNameResolverBuilder b = new DnsNameResolverBuilder(resolverLoop)
                 .datagramChannelType(io.udpChannel())
                 // an answer too long for a datagram (a headless service of many pods) is asked again over tcp
                 .socketChannelType(io.tcpChannel())
-                .resolveCache(cache)
+                .resolveCache(c)
                 .resolvedAddressTypes(ResolvedAddressTypes.IPV4_PREFERRED)
                 .queryTimeoutMillis(s.lookupTimeout().toMillis());
         if (!s.nameServers().isEmpty()) {
@@ -236,27 +244,30 @@ public final class NameResolvers implements AutoCloseable {
     }
 
     /**
-     * Drops {@code host} from {@code loop}'s resolver cache, with the forms the search domains
-     * made of it: its next lookup asks the name servers. On {@code loop}.
+     * Drops {@code host} from the resolver's cache, with the forms the search domains made of it:
+     * the next lookup asks the name servers. Any thread; done before any lookup started after it.
      */
-    public void forget(EventLoop loop, String host) {
-        LoopResolver r = resolvers.get(loop);
-        if (r != null) {
-            r.cache().forget(host);
-            r.resolver().cnameCache().clear(host);
+    public void forget(String host) {
+        if (resolverLoop != null) {
+            onResolverThread(() -> {
+                if (resolver != null) {
+                    cache.forget(host);
+                    resolver.cnameCache().clear(host);
+                }
+            });
         }
     }
 
     /**
-     * Starts the JVM's resolver warm-up ({@link #warmUp}) now, from the calling thread, if
+     * Starts the resolver's thread and makes the resolver there, from the calling thread, if
      * {@code endpoint} is a tcp://, ws://, wss://, tls:// or udp:// endpoint whose host must be
      * looked up; else does nothing (a malformed endpoint too: the connect reports it). Called by a
-     * connect made from outside the socket's loop, so that the warm-up thread is started there:
+     * connect or a bind made from outside the socket's loop, so that the thread is started there:
      * starting a thread waits until the new thread runs, several milliseconds on a loaded
-     * machine, which the loop would otherwise spend at the JVM's first lookup.
+     * machine, which the loop would otherwise spend at its first lookup.
      */
     public void prepare(String endpoint) {
-        if (WARM_UP_STARTED.get()) {
+        if (resolverLoop != null) {
             return;
         }
         Endpoint ep;
@@ -265,74 +276,97 @@ public final class NameResolvers implements AutoCloseable {
         } catch (RuntimeException e) {
             return;
         }
-        boolean connectsByName = (ep.transport().overTcp() || ep.transport() == Endpoint.Transport.UDP)
+        boolean byName = (ep.transport().overTcp() || ep.transport() == Endpoint.Transport.UDP)
                 && !"*".equals(ep.host()) && needsLookup(ep.host());
-        if (connectsByName) {
-            warmUp();
+        if (byName) {
+            start();
         }
+    }
+
+    /** Starts the resolver's thread, which makes the resolver first ({@link #warmUp}). */
+    private void start() {
+        resolverLoop();
     }
 
     /**
-     * Loads and initialises, off the loops, what a resolver needs the first time one works in this
-     * JVM: the system's name servers and search domains read from {@code /etc/resolv.conf}, the
-     * hosts file read, and the classes of the resolver, its cache, its UDP channel, the DNS codec
-     * and a query's whole path. For the last, a probe resolver on an event loop of its own (of the
-     * loops' kind) asks one question of a closed port on the loopback interface (the discard
-     * port, 9: refused at once, or unanswered for 200 ms), then the probe and its loop are closed.
-     * Done on a socket's loop instead, that first lookup costs the loop, and every socket on it,
-     * tens of milliseconds of file reading and class loading (hundreds on a loaded machine).
-     * Lookups wait for it, once per JVM.
+     * On the resolver's thread, first thing: makes the resolver with the current settings, and
+     * loads what a query's whole path needs (the classes of the DNS codec and of a query,
+     * {@code SecureRandom}'s set-up for query ids: about 40 ms of CPU the first time in a JVM) by
+     * a probe resolver that asks one question of a closed port on the loopback interface (the
+     * discard port, 9: refused at once, or unanswered for 200 ms) and is closed. Lookups queued
+     * meanwhile go on while the probe waits.
      */
     private void warmUp() {
-        if (!WARM_UP_STARTED.compareAndSet(false, true)) {
+        if (closed) {
             return;
         }
-        Thread t = new Thread(() -> {
-            EventLoopGroup probeLoop = null;
-            try {
-                HostsFileEntriesResolver.DEFAULT.address("localhost", ResolvedAddressTypes.IPV4_PREFERRED);
-                DnsServerAddressStreamProviders.platformDefault().nameServerAddressStream("localhost");
-                probeLoop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("zmtp-dns-warm-up-loop", true),
-                        io.handlerFactory());
-                Settings discard = new Settings(List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 9)),
-                        Duration.ofMillis(200));
-                DnsNameResolver probe = newResolver((EventLoop) probeLoop.next(), new ForgettingDnsCache(), discard);
-                try {
-                    probe.resolveAll("warm-up.invalid").awaitUninterruptibly(1, TimeUnit.SECONDS);
-                } finally {
-                    probe.close();
-                }
-            } catch (Throwable e) {
-                log.debug("warming the name resolver up failed; what it needs loads on first use", e);
-            } finally {
-                if (probeLoop != null) {
-                    probeLoop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-                }
-                WARMED_UP.complete(null);
-            }
-        }, "zmtp-dns-warm-up");
-        t.setDaemon(true);
-        t.start();
+        try {
+            resolver(settings);
+            Settings discard = new Settings(List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 9)),
+                    Duration.ofMillis(200));
+            DnsNameResolver probe = build(discard, new ForgettingDnsCache());
+            probe.resolveAll("warm-up.invalid").addListener(f -> probe.close());
+        } catch (RuntimeException e) {
+            log.debug("warming the name resolver up failed; the first lookup will say why", e);
+        }
     }
 
-    /** Closes every loop's resolver; lookups fail from now on. */
+    /** Runs {@code task} on the resolver's thread (started now if need be); false once closed. */
+    private boolean onResolverThread(Runnable task) {
+        EventLoop r = resolverLoop();
+        if (r == null) {
+            return false;
+        }
+        try {
+            r.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false; // closed meanwhile
+        }
+    }
+
+    /** The resolver's loop, made (and its thread started) now if there is none yet; null once closed. */
+    private EventLoop resolverLoop() {
+        EventLoop r = resolverLoop;
+        if (r != null) {
+            return r;
+        }
+        synchronized (this) {
+            if (closed) {
+                return null;
+            }
+            if (resolverLoop == null) {
+                resolverGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("zmtp-dns", true),
+                        io.handlerFactory());
+                EventLoop made = (EventLoop) resolverGroup.next();
+                resolverLoop = made;
+                made.execute(this::warmUp); // starts the thread
+            }
+            return resolverLoop;
+        }
+    }
+
+    /** Closes the resolver and stops its thread; lookups fail from now on. */
     @Override
     public void close() {
-        closed = true;
-        for (var e : resolvers.entrySet()) {
-            EventLoop loop = e.getKey();
-            LoopResolver r = e.getValue();
-            if (loop.inEventLoop() || loop.isShuttingDown()) {
-                closeResolver(r);
-            } else {
-                loop.submit(() -> closeResolver(r)).awaitUninterruptibly(5, TimeUnit.SECONDS);
-            }
+        EventLoopGroup g;
+        synchronized (this) {
+            closed = true;
+            g = resolverGroup;
         }
-        resolvers.clear();
-    }
-
-    private static void closeResolver(LoopResolver r) {
-        r.resolver().close();
-        r.cache().clear();
+        if (g == null) {
+            return;
+        }
+        EventLoop r = resolverLoop;
+        if (!r.isShuttingDown()) {
+            r.submit(() -> {
+                if (resolver != null) {
+                    resolver.close();
+                    cache.clear();
+                    resolver = null;
+                }
+            }).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        g.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 }

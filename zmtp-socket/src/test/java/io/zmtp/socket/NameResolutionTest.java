@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Connected endpoints look their host names up without blocking the loop, take the addresses of
- * a name in turn, and follow a name that moves: against a name server the test starts on a
+ * a name in turn, and follow a name that moves; a bind to a name binds what the name server says: against a name server the test starts on a
  * loopback UDP port ({@link TestDnsServer}, records with a TTL of 1 s). The figures the issue asks
  * for (attempts until served, time to follow a moved name, the loop's longest gap during hanging
  * lookups) are printed.
@@ -73,7 +73,7 @@ class NameResolutionTest {
     /**
      * The loop's responsiveness while a name server never answers: a DEALER/ROUTER pair on the
      * same loop keeps its paced round trips (one a millisecond) while a third socket's two lookups
-     * time out. Runs first, so that its first lookup is the JVM's first: the resolver is made then.
+     * time out. Runs first, so that its first lookup is the JVM's first (on the resolver's thread).
      */
     @Test
     @Order(1)
@@ -116,7 +116,7 @@ class NameResolutionTest {
         });
         long t0 = System.nanoTime();
         get(lost.connect("tcp://silent.zmtp.test:" + port));
-        // the JVM's first lookup waits for the resolver's warm-up (off the loop), which on a loaded
+        // the JVM's first lookup waits for the resolver thread's start-up (off the loop), which on a loaded
         // machine may outlast its timeout: wait for a lookup that asked the silent server too
         eventually("two lookups that asked the silent name server timed out", () -> answeredAfterAQuestion(failedAt) >= 0
                 && failedAt.size() >= answeredAfterAQuestion(failedAt) + 2);
@@ -303,5 +303,63 @@ class NameResolutionTest {
         SocketEvent failed = of(events, SocketEvent.Type.CONNECT_FAILED).get(0);
         assertTrue(failed.reason().startsWith("name lookup of nowhere.zmtp.test failed"), failed.toString());
         assertEquals("tcp://nowhere.zmtp.test:5555", failed.endpoint());
+    }
+
+    /**
+     * A bind to a name binds the address the name server gives (127.0.0.2, which the JDK's
+     * resolver could not have made of the name), over tcp:// and ws://; the endpoint as bound
+     * keeps the name.
+     */
+    @Test
+    @Order(7)
+    void aBindToANameBindsTheAddressItsNameServerGives() {
+        dns.set("bound.zmtp.test", "127.0.0.2");
+        for (String requested : List.of("tcp://bound.zmtp.test:0", "ws://bound.zmtp.test:0/names")) {
+            ZmtpSocket router = echo("r", requested);
+            String bound = SocketTesting.onLoop(router, () -> router.boundEndpoints().get(0));
+            assertTrue(bound.startsWith(requested.substring(0, requested.indexOf(":0"))), bound);
+            java.net.InetSocketAddress local = (java.net.InetSocketAddress) SocketTesting.onLoop(router,
+                    () -> router.serverChannel(bound).localAddress());
+            assertEquals("127.0.0.2", local.getAddress().getHostAddress(), requested);
+
+            ZmtpSocket dealer = ctx.socket(SocketType.DEALER, SocketOptions.builder().linger(Duration.ZERO).build());
+            SocketTesting.Inbox inbox = new SocketTesting.Inbox(dealer);
+            get(dealer.connect(bound.replace("bound.zmtp.test", "127.0.0.2")));
+            dealer.send("hi");
+            assertEquals(List.of("r:hi"), inbox.next(), requested);
+        }
+        assertTrue(!dns.questionsA("bound.zmtp.test").isEmpty(), "asked the name server: " + dns.questions());
+    }
+
+    /**
+     * A bind to a name that cannot be looked up fails, its future and its BIND_FAILED event naming
+     * the name: one the name server does not know, and one it never answers (after the lookup
+     * timeout, 500 ms here).
+     */
+    @Test
+    @Order(8)
+    void aBindToANameThatDoesNotResolveFailsNamingIt() {
+        ZmtpSocket router = ctx.socket(SocketType.ROUTER, SocketOptions.builder().linger(Duration.ZERO).build());
+        List<SocketEvent> events = new CopyOnWriteArrayList<>();
+        router.monitor(events::add);
+        io.netty.util.concurrent.Future<String> unknown = router.bind("tcp://unknown.zmtp.test:0");
+        assertTrue(unknown.awaitUninterruptibly(10, TimeUnit.SECONDS));
+        assertTrue(!unknown.isSuccess());
+        assertTrue(unknown.cause().getMessage().contains("name lookup of unknown.zmtp.test failed"),
+                unknown.cause().toString());
+
+        dns.silent(true);
+        io.netty.util.concurrent.Future<String> silent = router.bind("tcp://silent.zmtp.test:0");
+        assertTrue(silent.awaitUninterruptibly(10, TimeUnit.SECONDS));
+        assertTrue(!silent.isSuccess());
+        assertTrue(silent.cause().getMessage().contains("name lookup of silent.zmtp.test timed out after 500 ms"),
+                silent.cause().toString());
+
+        eventually("two BIND_FAILED events", () -> of(events, SocketEvent.Type.BIND_FAILED).size() == 2);
+        List<SocketEvent> failed = of(events, SocketEvent.Type.BIND_FAILED);
+        assertEquals("tcp://unknown.zmtp.test:0", failed.get(0).endpoint());
+        assertTrue(failed.get(0).reason().contains("unknown.zmtp.test"), failed.get(0).toString());
+        assertTrue(failed.get(1).reason().contains("silent.zmtp.test"), failed.get(1).toString());
+        assertEquals(List.of(), SocketTesting.onLoop(router, router::boundEndpoints), "nothing bound");
     }
 }
