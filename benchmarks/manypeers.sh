@@ -78,9 +78,10 @@ stale=""
 for jar in "$cli_jar" "$bench_jar"; do
   if [ ! -f "$jar" ]; then
     stale=yes
-  elif [ -n "$(find -L "$root/zmtp-codec/src/main" "$root/patterns/src/main" "$root/zmtp-cli/src/main" \
-      "$root/benchmarks/src/main" "$root/pom.xml" "$root/zmtp-codec/pom.xml" "$root/patterns/pom.xml" \
-      "$root/zmtp-cli/pom.xml" "$root/benchmarks/pom.xml" -newer "$jar" -print -quit)" ]; then
+  elif [ -n "$(find -L "$root/zmtp-codec/src/main" "$root/zmtp-socket/src/main" "$root/patterns/src/main" \
+      "$root/zmtp-cli/src/main" "$root/benchmarks/src/main" "$root/pom.xml" "$root/zmtp-codec/pom.xml" \
+      "$root/zmtp-socket/pom.xml" "$root/patterns/pom.xml" "$root/zmtp-cli/pom.xml" "$root/benchmarks/pom.xml" \
+      -newer "$jar" -print -quit)" ]; then
     stale=yes
   fi
 done

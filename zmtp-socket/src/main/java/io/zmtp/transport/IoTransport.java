@@ -63,6 +63,9 @@ public enum IoTransport {
             org.slf4j.LoggerFactory.getLogger(IoTransport.class).warn(
                     "zmtp.transport=io_uring, but io_uring is not available here ({}): using {}",
                     IoUring.unavailabilityCause(), Epoll.isAvailable() ? "epoll" : "NIO");
+        } else if (!forced.isEmpty() && !forced.equals("epoll")) {
+            org.slf4j.LoggerFactory.getLogger(IoTransport.class).warn(
+                    "zmtp.transport={}: not epoll, nio or io_uring; using {}", forced, Epoll.isAvailable() ? "epoll" : "NIO");
         }
         return Epoll.isAvailable() ? EPOLL : NIO;
     }
