@@ -173,6 +173,31 @@ class PostgresTitanicStoreTest {
     }
 
     /** The rows of titanic_usage: "owner entries", by owner. */
+    /**
+     * A server that opens the store while another writes takes no table lock: with both tables
+     * held in ROW EXCLUSIVE mode by an open transaction (what a writing server holds), a second
+     * open completes. Before the schema was checked in the catalog first, its CREATE INDEX IF NOT
+     * EXISTS waited for that transaction, and a writer waiting in turn for the opener deadlocked.
+     */
+    @Test
+    void aServerOpensTheStoreWhileAnotherHoldsItsTablesForWriting() throws Exception {
+        PostgresStoreSettings settings = fresh().build();
+        open(settings);
+        try (java.sql.Connection writer = java.sql.DriverManager.getConnection(settings.jdbcUrl())) {
+            writer.setAutoCommit(false);
+            try (java.sql.Statement st = writer.createStatement()) {
+                st.execute("LOCK TABLE titanic_usage IN ROW EXCLUSIVE MODE");
+                st.execute("LOCK TABLE titanic_request IN ROW EXCLUSIVE MODE");
+            }
+            CompletableFuture<PostgresTitanicStore> second = CompletableFuture.supplyAsync(() -> open(settings));
+            try {
+                assertTrue(get(second).shared(), "the second server opened the store");
+            } finally {
+                writer.rollback();
+            }
+        }
+    }
+
     private static List<String> usageRows(PostgresStoreSettings settings) {
         try (java.sql.Connection c = java.sql.DriverManager.getConnection(settings.jdbcUrl());
              java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT owner, entries FROM titanic_usage ORDER BY owner")) {
