@@ -47,9 +47,17 @@ final class TitanicProcesses implements AutoCloseable {
                 "--request-workers", "8"));
         args.addAll(Arrays.asList(more));
         PeerScript t = zmtp(args.toArray(new String[0]));
-        // a JVM starting while three others run on two cores: a generous deadline
-        TitanicLoad.awaitCondition(() -> t.lines().stream().anyMatch(l -> l.startsWith("I: titanic serving through")),
-                "titanic started");
+        // a JVM starting while three others run on two cores: a generous deadline; a server that
+        // exits instead (its store would not open) fails the test at once, with what it printed
+        TitanicLoad.awaitCondition(() -> {
+            if (t.lines().stream().anyMatch(l -> l.startsWith("I: titanic serving through"))) {
+                return true;
+            }
+            if (!t.isAlive()) {
+                throw new AssertionError("titanic exited before serving (status " + t.awaitExit() + "): " + t.lines());
+            }
+            return false;
+        }, "titanic started");
         return t;
     }
 
