@@ -341,9 +341,15 @@ public final class BlockingSocket implements AutoCloseable {
                 return m;
             }
         }
-        inbox.receiver = Thread.currentThread();
+        Thread me = Thread.currentThread();
         try {
-            while ((m = take()) == null) {
+            for (;;) {
+                // (re)armed before each look: the loop takes it out when it wakes us, and a message
+                // that arrives between this look and the park leaves a permit, so none is missed
+                inbox.receiver = me;
+                if ((m = take()) != null) {
+                    return m;
+                }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return null;
@@ -357,7 +363,6 @@ public final class BlockingSocket implements AutoCloseable {
                     return null;
                 }
             }
-            return m;
         } finally {
             inbox.receiver = null;
         }
