@@ -39,7 +39,7 @@ import java.util.Locale;
  * <p>Why io_uring: a server with many peers spends most of its time in system calls, a read and
  * a write per message per connection. io_uring hands the kernel a whole turn's reads and writes
  * in one call: an echo server with 1,000 peers used about a third less CPU per message than over
- * epoll (benchmarks/RESULTS.md, "io_uring"). It is not the default: it needs Linux 5.14 or later,
+ * epoll (benchmarks/RESULTS.md, "io_uring"). It is not the default: it needs a recent Linux,
  * is disabled by some container runtimes' system-call filters, and its loops do not spin before
  * blocking ({@link SpinThenBlockStrategy} is epoll's and NIO's).
  */
