@@ -29,10 +29,18 @@ public final class NameLookupOptions {
                     + " attempt, retried after the reconnect delay (default: ${DEFAULT-VALUE}).")
     Duration lookupTimeout;
 
-    /** Sets the name servers and the timeout on {@code ctx}; returns it. */
+    /**
+     * Sets the name servers and the timeout on {@code ctx} when either was given; returns it. Left
+     * out, the context keeps the library's defaults and starts its resolver thread only when an
+     * endpoint names a host: a command whose endpoints are addresses starts no resolver (its
+     * warm-up would load the DNS classes while the command's first request is out).
+     */
     public ZmtpContext apply(ZmtpContext ctx) {
-        return ctx.nameResolution(nameServers,
-                lookupTimeout != null ? lookupTimeout : Duration.ofMillis(NameResolvers.DEFAULT_LOOKUP_TIMEOUT_MILLIS));
+        Duration timeout = lookupTimeout != null ? lookupTimeout : Duration.ofMillis(NameResolvers.DEFAULT_LOOKUP_TIMEOUT_MILLIS);
+        if (nameServers.isEmpty() && timeout.toMillis() == NameResolvers.DEFAULT_LOOKUP_TIMEOUT_MILLIS) {
+            return ctx;
+        }
+        return ctx.nameResolution(nameServers, timeout);
     }
 
     /** {@code HOST:PORT} or {@code [IPv6]:PORT}, the host an address (a name is looked up once, now). */
