@@ -23,7 +23,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -133,12 +132,7 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
             bind(p, requested.transport().overTcp() ? requested.bindAddress(null) : null);
             return p;
         }
-        Future<List<InetAddress>> answer = names.lookUp(socket.loop(), requested.host());
-        if (answer.isDone()) {
-            looked(answer, p);
-        } else {
-            answer.addListener(f -> looked(answer, p));
-        }
+        names.lookUp(socket.loop(), requested.host(), answer -> looked(answer, p));
         return p;
     }
 
@@ -151,8 +145,6 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
         }
         if (!answer.isSuccess()) {
             failed(p, answer.cause());
-        } else if (answer.getNow().isEmpty()) {
-            failed(p, new UnknownHostException("name lookup of " + requested.host() + " found no address"));
         } else {
             bind(p, requested.bindAddress(answer.getNow().get(0)));
         }

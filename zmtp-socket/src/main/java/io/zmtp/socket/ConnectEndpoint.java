@@ -113,10 +113,6 @@ final class ConnectEndpoint implements PeerHandler.Origin {
             return;
         }
         List<InetAddress> addresses = answer.getNow();
-        if (addresses.isEmpty()) {
-            failedAttempt("name lookup of " + endpoint.host() + " found no address", null);
-            return;
-        }
         InetAddress next = addresses.get(Math.floorMod(nextAddress, addresses.size()));
         nextAddress++;
         connect(endpoint.connectAddress(next), NameResolvers.needsLookup(endpoint.host()));

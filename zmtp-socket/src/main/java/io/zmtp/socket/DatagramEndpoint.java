@@ -70,12 +70,7 @@ final class DatagramEndpoint {
             bind(p, null);
             return p;
         }
-        Future<List<InetAddress>> answer = names.lookUp(socket.loop(), endpoint.host());
-        if (answer.isDone()) {
-            lookedForBind(answer, p);
-        } else {
-            answer.addListener(f -> lookedForBind(answer, p));
-        }
+        names.lookUp(socket.loop(), endpoint.host(), answer -> lookedForBind(answer, p));
         return p;
     }
 
@@ -86,9 +81,6 @@ final class DatagramEndpoint {
         } else if (!answer.isSuccess()) {
             failed(p, SocketEvent.Type.BIND_FAILED, new IllegalArgumentException(answer.cause().getMessage(),
                     answer.cause()));
-        } else if (answer.getNow().isEmpty()) {
-            failed(p, SocketEvent.Type.BIND_FAILED,
-                    new IllegalArgumentException("name lookup of " + endpoint.host() + " found no address"));
         } else {
             bind(p, answer.getNow().get(0));
         }
@@ -145,12 +137,7 @@ final class DatagramEndpoint {
             return failed(p, SocketEvent.Type.CONNECT_FAILED,
                     new IllegalArgumentException("cannot connect to a wildcard host: " + endpoint));
         }
-        Future<List<InetAddress>> answer = names.lookUp(socket.loop(), endpoint.host());
-        if (answer.isDone()) {
-            looked(answer, p);
-        } else {
-            answer.addListener(f -> looked(answer, p));
-        }
+        names.lookUp(socket.loop(), endpoint.host(), answer -> looked(answer, p));
         return p;
     }
 
@@ -159,11 +146,6 @@ final class DatagramEndpoint {
         if (!answer.isSuccess()) {
             failed(p, SocketEvent.Type.CONNECT_FAILED, new IllegalArgumentException(answer.cause().getMessage(),
                     answer.cause()));
-            return;
-        }
-        if (answer.getNow().isEmpty()) {
-            failed(p, SocketEvent.Type.CONNECT_FAILED,
-                    new IllegalArgumentException("name lookup of " + endpoint.host() + " found no address"));
             return;
         }
         InetSocketAddress target = new InetSocketAddress(answer.getNow().get(0), endpoint.port());

@@ -143,10 +143,24 @@ public final class NameResolvers implements AutoCloseable {
     }
 
     /**
-     * Every address of {@code host}, IPv4 first then IPv6, each in the name server's order; on
-     * {@code loop}, which the future completes on. Fails (an {@link UnknownHostException} whose
-     * message says why) when the name is unknown, no name server answered, or no answer came within
-     * the lookup timeout.
+     * Every address of {@code host} (at least one), as {@link #lookUp(EventLoop, String)} gives
+     * them, handed to {@code then} on {@code loop}: at once when already known, else when the
+     * answer comes.
+     */
+    public void lookUp(EventLoop loop, String host, java.util.function.Consumer<Future<List<InetAddress>>> then) {
+        Future<List<InetAddress>> answer = lookUp(loop, host);
+        if (answer.isDone()) {
+            then.accept(answer); // an address, or a name answered already: no turn of the loop lost
+        } else {
+            answer.addListener(f -> then.accept(answer));
+        }
+    }
+
+    /**
+     * Every address of {@code host} (at least one), IPv4 first then IPv6, each in the name server's
+     * order; on {@code loop}, which the future completes on. Fails (an {@link UnknownHostException}
+     * whose message says why) when the name is unknown or has no address, no name server answered,
+     * or no answer came within the lookup timeout.
      */
     public Future<List<InetAddress>> lookUp(EventLoop loop, String host) {
         InetAddress literal = literal(host);
@@ -193,7 +207,11 @@ public final class NameResolvers implements AutoCloseable {
         });
         f.addListener(x -> {
             if (x.isSuccess()) {
-                answer.trySuccess(List.copyOf(f.getNow()));
+                if (f.getNow().isEmpty()) { // an answer with no address is no answer, for every caller
+                    answer.tryFailure(new UnknownHostException("name lookup of " + host + " found no address"));
+                } else {
+                    answer.trySuccess(List.copyOf(f.getNow()));
+                }
             } else if (DnsNameResolver.isTimeoutError(x.cause())) {
                 // the resolver's own query timeout, the same as ours: one message for both
                 answer.tryFailure(timedOut(host, s.lookupTimeout().toMillis()));
