@@ -33,7 +33,8 @@ import java.util.function.Consumer;
                 "to their service; replies are stored until the client closes them."},
         sortOptions = false,
         exitCodeListHeading = "Exit status:%n",
-        exitCodeList = {"0:stopped", "1:the store cannot be opened, or the server cannot start", "2:bad options"})
+        exitCodeList = {"0:stopped", "1:the store cannot be opened, the server cannot start, or its workers stopped"
+                + " reconnecting to the broker", "2:bad options"})
 public final class TitanicCommand implements Callable<Integer>, ConnectingCommand {
 
     @CommandLine.Spec
@@ -162,7 +163,7 @@ public final class TitanicCommand implements Callable<Integer>, ConnectingComman
             opened.close();
             return CommonOptions.FAILED;
         }
-        MdpOptions.runUntilStopped(() -> {
+        MdpOptions.runUntilStopped(server.terminated(), () -> { // it ends by itself when a worker stops reconnecting
             server.close();
             ctx.close(Duration.ofSeconds(2));
             opened.close();
@@ -171,7 +172,8 @@ public final class TitanicCommand implements Callable<Integer>, ConnectingComman
                         + server.storedReplies() + " repl" + (server.storedReplies() == 1 ? "y" : "ies") + " stored");
             }
         });
-        return CommonOptions.OK;
+        Throwable why = CommandSupport.closedItself(server);
+        return why != null ? CommandSupport.closedItself(spec.commandLine().getErr(), why) : CommonOptions.OK;
     }
 
     private static Consumer<TitanicEvent> events(PrintWriter out, boolean quiet) {
