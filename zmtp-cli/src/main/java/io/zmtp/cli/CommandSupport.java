@@ -146,8 +146,8 @@ final class CommandSupport {
      * Builds a component from settings made by {@code settings} (an IllegalArgumentException there
      * is a usage error: {@link CommonOptions#USAGE}), runs it on a context of one event loop until
      * it stops (see {@link #run}), with its events printed unless quiet; a {@code crash} event ends
-     * with {@link CommonOptions#SIMULATED_CRASH}. {@code names}: how a component that connects
-     * looks host names up (null for one that only binds).
+     * with {@link CommonOptions#SIMULATED_CRASH}. {@code names}: how the component's endpoints'
+     * host names are looked up, connected or bound (set on the context only when given).
      */
     static <S, E> int runComponent(CommandSpec spec, String name, String what, CommonOptions.Output output,
             NameLookupOptions names, java.util.function.Supplier<S> settings, ComponentFactory<S, E> factory, Class<?> crash) {
@@ -160,9 +160,7 @@ final class CommandSupport {
         }
         java.util.concurrent.atomic.AtomicBoolean crashed = new java.util.concurrent.atomic.AtomicBoolean();
         io.zmtp.socket.ZmtpContext ctx = io.zmtp.socket.ZmtpContext.create(1);
-        if (names != null) {
-            names.apply(ctx);
-        }
+        names.apply(ctx);
         try {
             io.zmtp.patterns.kit.LoopComponent c = factory.create(ctx, s,
                     CommandSupport.<E>printer(spec.commandLine().getOut(), output.quiet()).andThen(e -> {
