@@ -27,9 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code --reconnect-stop} and {@code --tcp-retransmit-timeout} ({@link ConnectionLossOptions}):
  * every command that connects takes them (but the Binary Star servers, whose connected socket is
- * their peer's state), they reach the options of every socket the command connects with, and a
- * worker told to stop after a refused connect does stop reconnecting, while a client's next try
- * connects again. A refused connect to a host name forgets the name, so each attempt asks the
+ * their peer's state), they reach the options of every socket the command connects with, a
+ * worker told to stop after a refused connect stops reconnecting and exits (status 1, one
+ * {@code E:} line), while a client's next try connects again. A refused connect to a host name forgets the name, so each attempt asks the
  * test's name server: its questions count the attempts.
  */
 class ConnectionLossOptionsTest {
