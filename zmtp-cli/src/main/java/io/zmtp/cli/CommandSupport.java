@@ -131,9 +131,8 @@ final class CommandSupport {
             if (Thread.currentThread().isInterrupted()) {
                 return CommonOptions.OK; // stopped while starting
             }
-            Throwable why = closedItself(component);
-            if (why != null) {
-                return closedItself(err, why); // it stopped before its start completed
+            if (e instanceof io.zmtp.patterns.kit.ReconnectStoppedException) {
+                return closedItself(err, e); // it closed itself before its start completed
             }
             err.println(name + ": " + what + ": " + reason(e));
             return CommonOptions.FAILED;

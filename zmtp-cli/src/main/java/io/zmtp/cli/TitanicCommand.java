@@ -5,6 +5,7 @@ import io.zmtp.patterns.majordomo.MajordomoClientSettings;
 import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
 import io.zmtp.patterns.majordomo.MdpVersion;
 import io.zmtp.patterns.kit.Heartbeat;
+import io.zmtp.patterns.kit.ReconnectStoppedException;
 import io.zmtp.patterns.titanic.TitanicEvent;
 import io.zmtp.patterns.titanic.TitanicServer;
 import io.zmtp.patterns.titanic.TitanicSettings;
@@ -157,7 +158,11 @@ public final class TitanicCommand implements Callable<Integer>, ConnectingComman
         try {
             Futures.await(server.start(), Duration.ofSeconds(60));
         } catch (RuntimeException e) {
-            spec.commandLine().getErr().println("titanic: cannot start: " + e.getMessage());
+            if (e instanceof ReconnectStoppedException) {
+                CommandSupport.closedItself(spec.commandLine().getErr(), e); // a worker stopped while starting
+            } else {
+                spec.commandLine().getErr().println("titanic: cannot start: " + e.getMessage());
+            }
             server.close();
             ctx.close(Duration.ofSeconds(2));
             opened.close();

@@ -7,10 +7,12 @@ import io.zmtp.testing.FreePorts;
 import io.zmtp.testing.TestDnsServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -154,6 +156,19 @@ class ConnectionLossOptionsTest {
         List<String> errors = run.err.lines.stream().filter(l -> l.startsWith("E: ")).toList();
         assertEquals(1, errors.size(), run.err.toString());
         assertTrue(errors.get(0).startsWith("E: stopped reconnecting to " + second + ": "), errors.get(0));
+    }
+
+    /** titanic, whose workers keep their sockets, ends the same way: status 1 and one {@code E:} line. */
+    @Test
+    void aTitanicServerWhoseBrokerRefusesExitsWhenTold(@TempDir Path dir) {
+        String closed = "tcp://127.0.0.1:" + FreePorts.next();
+        CommandRun run = new CommandRun(runs, "titanic", "-e", closed, "--store", dir.resolve("store").toString(),
+                "--reconnect-stop", "CONNECTION_REFUSED");
+        assertEquals(CommonOptions.FAILED, run.awaitExit(), "exits by itself: " + run.out + run.err);
+        List<String> errors = run.err.lines.stream().filter(l -> l.startsWith("E: ")).toList();
+        assertEquals(List.of(), run.err.lines.stream().filter(l -> !l.startsWith("E: ")).toList(), "nothing else");
+        assertEquals(1, errors.size(), run.err.toString());
+        assertTrue(errors.get(0).startsWith("E: stopped reconnecting to " + closed + ": "), errors.get(0));
     }
 
     /**
