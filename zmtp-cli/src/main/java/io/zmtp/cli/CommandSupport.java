@@ -85,7 +85,7 @@ final class CommandSupport {
      * ENDPOINT: REASON}, the {@link io.zmtp.patterns.kit.ReconnectStoppedException}'s message), on
      * {@code err}; returns {@link CommonOptions#FAILED}, the command's status.
      */
-    static int closedItself(PrintWriter err, Throwable why) {
+    static int reportClosedItself(PrintWriter err, Throwable why) {
         err.println("E: " + reason(why));
         err.flush();
         return CommonOptions.FAILED;
@@ -115,7 +115,7 @@ final class CommandSupport {
      * {@code err} as "{@code name}: {@code what}: reason" and gives {@link CommonOptions#FAILED}),
      * then until it terminates or the command is stopped. Returns {@link CommonOptions#OK},
      * {@link CommonOptions#FAILED} (also when the component closed itself: a worker whose socket
-     * stopped reconnecting, reported as one {@code E:} line, {@link #closedItself(PrintWriter, Throwable)}),
+     * stopped reconnecting, reported as one {@code E:} line, {@link #reportClosedItself}),
      * or {@link CommonOptions#SIMULATED_CRASH} when {@code crashed} says so.
      */
     static int run(io.zmtp.patterns.kit.LoopComponent component, PrintWriter err, String name, String what,
@@ -124,7 +124,7 @@ final class CommandSupport {
             io.zmtp.patterns.kit.Futures.await(component.start(), java.time.Duration.ofSeconds(30));
             Throwable why = runUntilStopped(component.terminated(), component::close);
             if (why != null) {
-                return closedItself(err, why);
+                return reportClosedItself(err, why);
             }
             return crashed.getAsBoolean() ? SIMULATED_CRASH : CommonOptions.OK;
         } catch (RuntimeException e) {
@@ -132,7 +132,7 @@ final class CommandSupport {
                 return CommonOptions.OK; // stopped while starting
             }
             if (e instanceof io.zmtp.patterns.kit.ReconnectStoppedException) {
-                return closedItself(err, e); // it closed itself before its start completed
+                return reportClosedItself(err, e); // it closed itself before its start completed
             }
             err.println(name + ": " + what + ": " + reason(e));
             return CommonOptions.FAILED;

@@ -167,7 +167,7 @@ public final class MdworkerCommand implements Callable<Integer>, ConnectingComma
         for (MajordomoWorker w : running) {
             Throwable why = CommandSupport.closedItself(w);
             if (why != null) {
-                return CommandSupport.closedItself(spec.commandLine().getErr(), why); // one line for all of them
+                return CommandSupport.reportClosedItself(spec.commandLine().getErr(), why); // one line for all of them
             }
         }
         return CommonOptions.OK;

@@ -159,7 +159,7 @@ public final class TitanicCommand implements Callable<Integer>, ConnectingComman
             Futures.await(server.start(), Duration.ofSeconds(60));
         } catch (RuntimeException e) {
             if (e instanceof ReconnectStoppedException) {
-                CommandSupport.closedItself(spec.commandLine().getErr(), e); // a worker stopped while starting
+                CommandSupport.reportClosedItself(spec.commandLine().getErr(), e); // a worker stopped while starting
             } else {
                 spec.commandLine().getErr().println("titanic: cannot start: " + e.getMessage());
             }
@@ -178,7 +178,7 @@ public final class TitanicCommand implements Callable<Integer>, ConnectingComman
             }
         });
         Throwable why = CommandSupport.closedItself(server);
-        return why != null ? CommandSupport.closedItself(spec.commandLine().getErr(), why) : CommonOptions.OK;
+        return why != null ? CommandSupport.reportClosedItself(spec.commandLine().getErr(), why) : CommonOptions.OK;
     }
 
     private static Consumer<TitanicEvent> events(PrintWriter out, boolean quiet) {
