@@ -1,6 +1,7 @@
 package io.zmtp.cli;
 
 import io.netty.util.concurrent.Future;
+import io.zmtp.patterns.kit.ReconnectStoppedException;
 import io.zmtp.socket.DishSocket;
 import io.zmtp.socket.PeerSocket;
 import io.zmtp.socket.RouterSocket;
@@ -491,7 +492,7 @@ public final class CatCommand implements Callable<Integer>, ConnectingCommand {
             routerLines.peerAttached();
         }
         if (e.type() == SocketEvent.Type.RECONNECT_STOPPED) {
-            printErr("stopped reconnecting to " + e.endpoint() + ": " + e.reason());
+            printErr(ReconnectStoppedException.message(e.endpoint(), e.reason()));
             if (++refusedEndpoints == connects.size() && binds.isEmpty()) {
                 finish(EXIT_FAILURE);
             }

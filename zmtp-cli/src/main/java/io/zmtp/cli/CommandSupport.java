@@ -42,21 +42,53 @@ final class CommandSupport {
     }
 
     /**
-     * Waits until {@code terminated} completes (the component closed or crashed on purpose), the
-     * calling thread is interrupted, or the JVM shuts down (Ctrl-C, SIGTERM); in the last two cases
-     * {@code close} runs.
+     * Waits until {@code terminated} completes (the component closed, crashed on purpose, or closed
+     * itself because it could not go on), the calling thread is interrupted, or the JVM shuts down
+     * (Ctrl-C, SIGTERM); in the last two cases {@code close} runs. Returns why the component
+     * closed itself ({@code terminated} failed), or null.
      */
-    static void runUntilStopped(CompletionStage<Void> terminated, Runnable close) {
+    static Throwable runUntilStopped(CompletionStage<Void> terminated, Runnable close) {
         Thread hook = onShutdown(close);
         try {
             terminated.toCompletableFuture().get();
+            return null;
         } catch (InterruptedException e) {
             close.run();
+            return null;
         } catch (ExecutionException e) {
-            // closed with an error: nothing more to wait for
+            return e.getCause();
         } finally {
             removeShutdownHook(hook);
         }
+    }
+
+    /**
+     * Why {@code component} closed itself ({@link io.zmtp.patterns.kit.LoopComponent#terminated()}
+     * failed: a worker whose socket stopped reconnecting), or null when it was closed, crashed on
+     * purpose, or still runs.
+     */
+    static Throwable closedItself(io.zmtp.patterns.kit.LoopComponent component) {
+        java.util.concurrent.CompletableFuture<Void> t = component.terminated().toCompletableFuture();
+        if (!t.isCompletedExceptionally()) {
+            return null;
+        }
+        try {
+            t.join();
+            return null;
+        } catch (java.util.concurrent.CompletionException e) {
+            return e.getCause() != null ? e.getCause() : e;
+        }
+    }
+
+    /**
+     * The one line of a command whose component closed itself ({@code E: stopped reconnecting to
+     * ENDPOINT: REASON}, the {@link io.zmtp.patterns.kit.ReconnectStoppedException}'s message), on
+     * {@code err}; returns {@link CommonOptions#FAILED}, the command's status.
+     */
+    static int reportClosedItself(PrintWriter err, Throwable why) {
+        err.println("E: " + reason(why));
+        err.flush();
+        return CommonOptions.FAILED;
     }
 
     /** Runs {@code close} when the JVM shuts down (Ctrl-C, SIGTERM); {@link #removeShutdownHook} undoes it. */
@@ -82,18 +114,25 @@ final class CommandSupport {
      * Runs a started component until it stops: waits for its start (a failure is reported on
      * {@code err} as "{@code name}: {@code what}: reason" and gives {@link CommonOptions#FAILED}),
      * then until it terminates or the command is stopped. Returns {@link CommonOptions#OK},
-     * {@link CommonOptions#FAILED}, or {@link CommonOptions#SIMULATED_CRASH} when {@code crashed}
-     * says so.
+     * {@link CommonOptions#FAILED} (also when the component closed itself: a worker whose socket
+     * stopped reconnecting, reported as one {@code E:} line, {@link #reportClosedItself}),
+     * or {@link CommonOptions#SIMULATED_CRASH} when {@code crashed} says so.
      */
     static int run(io.zmtp.patterns.kit.LoopComponent component, PrintWriter err, String name, String what,
             java.util.function.BooleanSupplier crashed) {
         try {
             io.zmtp.patterns.kit.Futures.await(component.start(), java.time.Duration.ofSeconds(30));
-            runUntilStopped(component.terminated(), component::close);
+            Throwable why = runUntilStopped(component.terminated(), component::close);
+            if (why != null) {
+                return reportClosedItself(err, why);
+            }
             return crashed.getAsBoolean() ? SIMULATED_CRASH : CommonOptions.OK;
         } catch (RuntimeException e) {
             if (Thread.currentThread().isInterrupted()) {
                 return CommonOptions.OK; // stopped while starting
+            }
+            if (e instanceof io.zmtp.patterns.kit.ReconnectStoppedException) {
+                return reportClosedItself(err, e); // it closed itself before its start completed
             }
             err.println(name + ": " + what + ": " + reason(e));
             return CommonOptions.FAILED;
@@ -106,8 +145,8 @@ final class CommandSupport {
      * Builds a component from settings made by {@code settings} (an IllegalArgumentException there
      * is a usage error: {@link CommonOptions#USAGE}), runs it on a context of one event loop until
      * it stops (see {@link #run}), with its events printed unless quiet; a {@code crash} event ends
-     * with {@link CommonOptions#SIMULATED_CRASH}. {@code names}: how a component that connects
-     * looks host names up (null for one that only binds).
+     * with {@link CommonOptions#SIMULATED_CRASH}. {@code names}: how the component's endpoints'
+     * host names are looked up, connected or bound (set on the context only when given).
      */
     static <S, E> int runComponent(CommandSpec spec, String name, String what, CommonOptions.Output output,
             NameLookupOptions names, java.util.function.Supplier<S> settings, ComponentFactory<S, E> factory, Class<?> crash) {
@@ -120,9 +159,7 @@ final class CommandSupport {
         }
         java.util.concurrent.atomic.AtomicBoolean crashed = new java.util.concurrent.atomic.AtomicBoolean();
         io.zmtp.socket.ZmtpContext ctx = io.zmtp.socket.ZmtpContext.create(1);
-        if (names != null) {
-            names.apply(ctx);
-        }
+        names.apply(ctx);
         try {
             io.zmtp.patterns.kit.LoopComponent c = factory.create(ctx, s,
                     CommandSupport.<E>printer(spec.commandLine().getOut(), output.quiet()).andThen(e -> {

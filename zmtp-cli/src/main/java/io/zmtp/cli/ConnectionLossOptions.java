@@ -35,8 +35,10 @@ public final class ConnectionLossOptions {
                     + " credentials and incompatible socket types always stop it). A pattern client that"
                     + " replaces its socket when a try times out (lpclient, mdclient, mmi, ticlient, bstarcli,"
                     + " flclient -m 1) connects again with its next try: a stop lasts the rest of a try."
-                    + " A worker (mdworker, ppworker, spworker, titanic) and flclient -m 2 and 3 keep their sockets: a"
-                    + " stop is for good, and the command runs on without that peer until stopped.")
+                    + " A worker (mdworker, ppworker, spworker, titanic) keeps its socket: a stop ends the command"
+                    + " with status 1 and one 'E: stopped reconnecting to ENDPOINT: REASON' line (mdworker given"
+                    + " several brokers: once every one has stopped). flclient -m 2 and 3 keep their sockets too,"
+                    + " and run on without that server.")
     List<ReconnectStop> reconnectStop = new ArrayList<>();
 
     /** Sets the stop cases and the retransmission timeout on {@code options}; returns it. */

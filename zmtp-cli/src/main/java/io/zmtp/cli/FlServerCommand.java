@@ -41,12 +41,15 @@ public final class FlServerCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
     public Integer call() {
         return CommandSupport.<FreelanceServer.Settings, FreelanceEvent>runComponent(spec, "flserver",
-                "cannot bind " + endpoint, output, null,
+                "cannot bind " + endpoint, output, names,
                 () -> FreelanceServer.Settings.builder().model(model).endpoint(endpoint)
                         .socketOptions(limits.apply(security.apply(ComponentSettings.SOCKET_OPTIONS.toBuilder())).build())
                         .traceMessages(output.verbose()).build(),

@@ -37,12 +37,15 @@ public final class LpServerCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
     public Integer call() {
         return CommandSupport.<WorkerSettings, WorkerEvent>runComponent(spec, "lpserver",
-                "cannot bind " + endpoint, output, null,
+                "cannot bind " + endpoint, output, names,
                 () -> demo.apply(LazyPirateServer.settings().endpoint(endpoint),
                         FailureSimulation.guideServer(), security, limits, output).build(),
                 LazyPirateServer::new, WorkerEvent.Crashing.class);

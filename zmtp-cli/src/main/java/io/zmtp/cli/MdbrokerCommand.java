@@ -216,22 +216,13 @@ public final class MdbrokerCommand implements Callable<Integer> {
             ctx.close(Duration.ofSeconds(2));
             return CommonOptions.FAILED;
         }
-        Thread main = Thread.currentThread();
-        AtomicBoolean stopping = new AtomicBoolean();
-        broker.terminated().thenRun(() -> { // a fatal pair state closes the broker: stop waiting
-            if (!stopping.get()) {
-                main.interrupt();
-            }
-        });
-        MdpOptions.runUntilStopped(() -> {
-            stopping.set(true);
+        MdpOptions.runUntilStopped(broker.terminated(), () -> { // a fatal pair state closes the broker
             broker.close();
             ctx.close(Duration.ofSeconds(2));
             if (!quiet) {
                 MdpOptions.line(out, "I: broker stopped");
             }
         });
-        Thread.interrupted(); // clear it, if it came from the termination
         return fatal.get() ? CommonOptions.FAILED : CommonOptions.OK;
     }
 }

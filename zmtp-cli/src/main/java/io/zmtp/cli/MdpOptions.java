@@ -133,7 +133,17 @@ final class MdpOptions {
      * {@code stop} once.
      */
     static void runUntilStopped(Runnable stop) {
+        runUntilStopped(new java.util.concurrent.CompletableFuture<Void>(), stop);
+    }
+
+    /**
+     * Blocks until the thread is interrupted, the process is asked to stop (Ctrl-C), or
+     * {@code ended} completes, however (the command's components closed by themselves: a fatal
+     * pair state, workers whose sockets stopped reconnecting), then runs {@code stop} once.
+     */
+    static void runUntilStopped(java.util.concurrent.CompletionStage<?> ended, Runnable stop) {
         CountDownLatch stopping = new CountDownLatch(1);
+        ended.whenComplete((r, e) -> stopping.countDown());
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = CommandSupport.onShutdown(() -> {
             stopping.countDown();

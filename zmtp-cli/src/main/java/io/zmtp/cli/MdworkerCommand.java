@@ -18,10 +18,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code zmtp mdworker}: Majordomo echo workers (the guide's mdworker) until stopped (Ctrl-C).
+ * {@code zmtp mdworker}: Majordomo echo workers (the guide's mdworker) until stopped (Ctrl-C), or
+ * until a worker's socket stopped reconnecting to its broker (every broker, given several): then
+ * one {@code E:} line on stderr says where and why, and the status is 1.
  * With {@code --partials N} each request is first answered with N partial replies (streamed
  * under MDP/0.2, joined into the one reply under MDP/0.1).
  */
@@ -30,7 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
                 "Prints one line per request served and per connection event, unless --quiet."},
         sortOptions = false,
         exitCodeListHeading = "Exit status:%n",
-        exitCodeList = {"0:stopped", "2:bad options"})
+        exitCodeList = {"0:stopped", "1:stopped reconnecting to the broker (--reconnect-stop, or the broker's ERROR)",
+                "2:bad options"})
 public final class MdworkerCommand implements Callable<Integer>, ConnectingCommand {
 
     @CommandLine.Spec
@@ -145,7 +149,10 @@ public final class MdworkerCommand implements Callable<Integer>, ConnectingComma
         if (!quiet) {
             MdpOptions.line(out, "I: " + workers + " " + protocol + " worker(s) for '" + service + "' connecting to " + String.join(", ", brokers.list()));
         }
-        MdpOptions.runUntilStopped(() -> {
+        // a worker whose socket stopped reconnecting closes itself; the others would stop the same way
+        CompletableFuture<?> anyClosed = CompletableFuture.anyOf(running.stream()
+                .map(w -> w.terminated().toCompletableFuture()).toArray(CompletableFuture[]::new));
+        MdpOptions.runUntilStopped(anyClosed, () -> {
             for (MajordomoWorker w : running) {
                 w.closeAsync();
             }
@@ -157,7 +164,13 @@ public final class MdworkerCommand implements Callable<Integer>, ConnectingComma
                 MdpOptions.line(out, "I: workers stopped after " + served.get() + " request(s)");
             }
         });
-        return 0;
+        for (MajordomoWorker w : running) {
+            Throwable why = CommandSupport.closedItself(w);
+            if (why != null) {
+                return CommandSupport.reportClosedItself(spec.commandLine().getErr(), why); // one line for all of them
+            }
+        }
+        return CommonOptions.OK;
     }
 
     static String text(Frames frames) {

@@ -11,14 +11,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How the host names of connected endpoints are looked up, as a picocli mixin for every command
- * that connects ({@code @Mixin NameLookupOptions names;}): the name servers and the lookup timeout
- * of {@link ZmtpContext#nameResolution}. Left out, the library's defaults: the system's name
- * servers and {@value NameResolvers#DEFAULT_LOOKUP_TIMEOUT_MILLIS} ms.
+ * How the host names of endpoints are looked up, as a picocli mixin for every command that
+ * connects or binds ({@code @Mixin NameLookupOptions names;}): the name servers and the lookup
+ * timeout of {@link ZmtpContext#nameResolution}, which connects and binds by name share. Left out,
+ * the library's defaults: the system's name servers and
+ * {@value NameResolvers#DEFAULT_LOOKUP_TIMEOUT_MILLIS} ms.
  */
 public final class NameLookupOptions {
     @Option(names = "--name-server", paramLabel = "HOST:PORT", converter = ServerAddress.class,
-            description = "A name server to look connected endpoints' host names up with, by its address"
+            description = "A name server to look endpoints' host names up with, connected or bound, by its address"
                     + " ([IPv6]:PORT for IPv6); repeat for more, asked in order (default: the system's, from"
                     + " /etc/resolv.conf).")
     List<InetSocketAddress> nameServers = new ArrayList<>();
@@ -26,7 +27,7 @@ public final class NameLookupOptions {
     @Option(names = "--lookup-timeout", paramLabel = "DURATION", converter = PositiveDuration.class,
             defaultValue = NameResolvers.DEFAULT_LOOKUP_TIMEOUT_MILLIS + "ms",
             description = "How long a host name lookup may take; a lookup that takes longer is a failed connect"
-                    + " attempt, retried after the reconnect delay (default: ${DEFAULT-VALUE}).")
+                    + " attempt, retried after the reconnect delay, or a failed bind (default: ${DEFAULT-VALUE}).")
     Duration lookupTimeout;
 
     /**

@@ -33,12 +33,15 @@ public final class PpQueueCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
     public Integer call() {
         return CommandSupport.<ParanoidPirateQueue.Settings, QueueEvent>runComponent(spec, "ppqueue",
-                "cannot bind " + endpoints.describe(), output, null,
+                "cannot bind " + endpoints.describe(), output, names,
                 () -> endpoints.apply(ParanoidPirateQueue.Settings.builder(), security, limits)
                         .heartbeat(heartbeat.heartbeat()).traceMessages(output.verbose()).build(),
                 ParanoidPirateQueue::new, null);

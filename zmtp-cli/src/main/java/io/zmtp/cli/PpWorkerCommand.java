@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
         description = "Paranoid Pirate worker: a DEALER that says READY, heartbeats the queue, echoes requests, and"
                 + " reconnects with exponential backoff when the queue goes silent; runs until stopped.",
         exitCodeListHeading = "Exit status:%n",
-        exitCodeList = {"0:stopped", "1:a bad endpoint", "2:bad options", "3:a simulated crash"})
+        exitCodeList = {"0:stopped", "1:a bad endpoint, or stopped reconnecting to the queue (--reconnect-stop, or the queue's ERROR)", "2:bad options", "3:a simulated crash"})
 public final class PpWorkerCommand implements Callable<Integer>, ConnectingCommand {
 
     @Spec

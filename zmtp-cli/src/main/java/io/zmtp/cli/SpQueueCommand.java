@@ -30,12 +30,15 @@ public final class SpQueueCommand implements Callable<Integer> {
     CommonOptions.Output output;
 
     @Mixin
+    NameLookupOptions names = new NameLookupOptions();
+
+    @Mixin
     SecurityOptions security;
 
     @Override
     public Integer call() {
         return CommandSupport.<SimplePirateQueue.Settings, QueueEvent>runComponent(spec, "spqueue",
-                "cannot bind " + endpoints.describe(), output, null,
+                "cannot bind " + endpoints.describe(), output, names,
                 () -> endpoints.apply(SimplePirateQueue.Settings.builder(), security, limits).traceMessages(output.verbose())
                         .build(),
                 SimplePirateQueue::new, null);

@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
         description = "Simple Pirate worker: a REQ socket that says READY to the queue, then echoes each request;"
                 + " runs until stopped.",
         exitCodeListHeading = "Exit status:%n",
-        exitCodeList = {"0:stopped", "1:a bad endpoint", "2:bad options", "3:a simulated crash"})
+        exitCodeList = {"0:stopped", "1:a bad endpoint, or stopped reconnecting to the queue (--reconnect-stop, or the queue's ERROR)", "2:bad options", "3:a simulated crash"})
 public final class SpWorkerCommand implements Callable<Integer>, ConnectingCommand {
 
     @Spec

@@ -5,6 +5,7 @@ import io.zmtp.patterns.majordomo.MajordomoClientSettings;
 import io.zmtp.patterns.majordomo.MajordomoWorkerSettings;
 import io.zmtp.patterns.majordomo.MdpVersion;
 import io.zmtp.patterns.kit.Heartbeat;
+import io.zmtp.patterns.kit.ReconnectStoppedException;
 import io.zmtp.patterns.titanic.TitanicEvent;
 import io.zmtp.patterns.titanic.TitanicServer;
 import io.zmtp.patterns.titanic.TitanicSettings;
@@ -33,7 +34,8 @@ import java.util.function.Consumer;
                 "to their service; replies are stored until the client closes them."},
         sortOptions = false,
         exitCodeListHeading = "Exit status:%n",
-        exitCodeList = {"0:stopped", "1:the store cannot be opened, or the server cannot start", "2:bad options"})
+        exitCodeList = {"0:stopped", "1:the store cannot be opened, the server cannot start, or its workers stopped"
+                + " reconnecting to the broker", "2:bad options"})
 public final class TitanicCommand implements Callable<Integer>, ConnectingCommand {
 
     @CommandLine.Spec
@@ -156,13 +158,17 @@ public final class TitanicCommand implements Callable<Integer>, ConnectingComman
         try {
             Futures.await(server.start(), Duration.ofSeconds(60));
         } catch (RuntimeException e) {
-            spec.commandLine().getErr().println("titanic: cannot start: " + e.getMessage());
+            if (e instanceof ReconnectStoppedException) {
+                CommandSupport.reportClosedItself(spec.commandLine().getErr(), e); // a worker stopped while starting
+            } else {
+                spec.commandLine().getErr().println("titanic: cannot start: " + e.getMessage());
+            }
             server.close();
             ctx.close(Duration.ofSeconds(2));
             opened.close();
             return CommonOptions.FAILED;
         }
-        MdpOptions.runUntilStopped(() -> {
+        MdpOptions.runUntilStopped(server.terminated(), () -> { // it ends by itself when a worker stops reconnecting
             server.close();
             ctx.close(Duration.ofSeconds(2));
             opened.close();
@@ -171,7 +177,8 @@ public final class TitanicCommand implements Callable<Integer>, ConnectingComman
                         + server.storedReplies() + " repl" + (server.storedReplies() == 1 ? "y" : "ies") + " stored");
             }
         });
-        return CommonOptions.OK;
+        Throwable why = CommandSupport.closedItself(server);
+        return why != null ? CommandSupport.reportClosedItself(spec.commandLine().getErr(), why) : CommonOptions.OK;
     }
 
     private static Consumer<TitanicEvent> events(PrintWriter out, boolean quiet) {

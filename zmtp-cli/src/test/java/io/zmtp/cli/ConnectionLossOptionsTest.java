@@ -7,10 +7,12 @@ import io.zmtp.testing.FreePorts;
 import io.zmtp.testing.TestDnsServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,9 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code --reconnect-stop} and {@code --tcp-retransmit-timeout} ({@link ConnectionLossOptions}):
  * every command that connects takes them (but the Binary Star servers, whose connected socket is
- * their peer's state), they reach the options of every socket the command connects with, and a
- * worker told to stop after a refused connect does stop reconnecting, while a client's next try
- * connects again. A refused connect to a host name forgets the name, so each attempt asks the
+ * their peer's state), they reach the options of every socket the command connects with, a
+ * worker told to stop after a refused connect stops reconnecting and exits (status 1, one
+ * {@code E:} line), while a client's next try connects again. A refused connect to a host name forgets the name, so each attempt asks the
  * test's name server: its questions count the attempts.
  */
 class ConnectionLossOptionsTest {
@@ -110,28 +112,63 @@ class ConnectionLossOptionsTest {
 
     /**
      * A worker whose broker or queue refuses: with the option, its socket stops after the first
-     * refusal and the worker (which keeps its socket) asks no more; without it, the socket goes on
-     * reconnecting, at most 200 ms apart.
+     * refusal, and the worker (which keeps its socket, so has nothing left to do) closes: the
+     * command exits with status 1 and one {@code E:} line naming the endpoint and the reason,
+     * having asked the name once. Without it, the socket goes on reconnecting, at most 200 ms
+     * apart.
      */
     @ParameterizedTest
     @ValueSource(strings = {"mdworker", "ppworker", "spworker"})
-    void aRefusedWorkerStopsReconnectingWhenTold(String worker) {
+    void aRefusedWorkerStopsReconnectingAndExitsWhenTold(String worker) {
         int closed = FreePorts.next(); // nothing listens there
         String stopping = "stopping-" + worker + ".zmtp.test";
         String going = "going-" + worker + ".zmtp.test";
         dns.set(stopping, "127.0.0.1");
         dns.set(going, "127.0.0.1");
         String nameServer = "127.0.0.1:" + dns.address().getPort();
-        CommandRun run = new CommandRun(runs, worker, "-e", "tcp://" + stopping + ":" + closed,
-                "--name-server", nameServer, "--reconnect-stop", "CONNECTION_REFUSED");
-        Await.until(() -> "a first attempt: " + dns.questions(), () -> !dns.questionsA(stopping).isEmpty());
-        Await.holdsFor(Duration.ofSeconds(2), () -> "no attempt after the refusal: " + dns.questions(),
-                () -> dns.questionsA(stopping).size() == 1);
-        run.stop();
+        String endpoint = "tcp://" + stopping + ":" + closed;
+        CommandRun run = new CommandRun(runs, worker, "-e", endpoint, "--name-server", nameServer,
+                "--reconnect-stop", "CONNECTION_REFUSED");
+        assertEquals(CommonOptions.FAILED, run.awaitExit(), "exits by itself: " + run.out + run.err);
+        List<String> errors = run.err.lines.stream().filter(l -> l.startsWith("E: ")).toList();
+        assertEquals(1, errors.size(), run.err.toString());
+        assertTrue(errors.get(0).startsWith("E: stopped reconnecting to " + endpoint + ": ")
+                && errors.get(0).contains("refused"), errors.get(0));
+        assertEquals(1, dns.questionsA(stopping).size(), () -> "no attempt after the refusal: " + dns.questions());
 
         new CommandRun(runs, worker, "-e", "tcp://" + going + ":" + closed, "--name-server", nameServer);
         Await.until(() -> "attempts go on without the option: " + dns.questions(),
                 () -> dns.questionsA(going).size() >= 4);
+    }
+
+    /**
+     * mdworker given two brokers that both refuse: it moves to the second when the first stops,
+     * and exits (status 1, one {@code E:} line for its several workers) once both have.
+     */
+    @Test
+    void aWorkerOfTwoRefusingBrokersExitsWhenBothStopped() {
+        String first = "tcp://127.0.0.1:" + FreePorts.next();
+        String second = "tcp://127.0.0.1:" + FreePorts.next();
+        CommandRun run = new CommandRun(runs, "mdworker", "-e", first, "-e", second, "--workers", "2",
+                "--reconnect-stop", "CONNECTION_REFUSED");
+        assertEquals(CommonOptions.FAILED, run.awaitExit(), "exits by itself: " + run.out + run.err);
+        assertTrue(run.out.count("BROKER_LOST " + first) >= 2, "each worker moved on from the first: " + run.out);
+        List<String> errors = run.err.lines.stream().filter(l -> l.startsWith("E: ")).toList();
+        assertEquals(1, errors.size(), run.err.toString());
+        assertTrue(errors.get(0).startsWith("E: stopped reconnecting to " + second + ": "), errors.get(0));
+    }
+
+    /** titanic, whose workers keep their sockets, ends the same way: status 1 and one {@code E:} line. */
+    @Test
+    void aTitanicServerWhoseBrokerRefusesExitsWhenTold(@TempDir Path dir) {
+        String closed = "tcp://127.0.0.1:" + FreePorts.next();
+        CommandRun run = new CommandRun(runs, "titanic", "-e", closed, "--store", dir.resolve("store").toString(),
+                "--reconnect-stop", "CONNECTION_REFUSED");
+        assertEquals(CommonOptions.FAILED, run.awaitExit(), "exits by itself: " + run.out + run.err);
+        List<String> errors = run.err.lines.stream().filter(l -> l.startsWith("E: ")).toList();
+        assertEquals(List.of(), run.err.lines.stream().filter(l -> !l.startsWith("E: ")).toList(), "nothing else");
+        assertEquals(1, errors.size(), run.err.toString());
+        assertTrue(errors.get(0).startsWith("E: stopped reconnecting to " + closed + ": "), errors.get(0));
     }
 
     /**

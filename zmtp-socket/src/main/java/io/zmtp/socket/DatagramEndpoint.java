@@ -86,15 +86,28 @@ final class DatagramEndpoint {
         }
     }
 
-    /** Binds {@code group} (a unicast address, or a multicast group to join), or every interface (null). */
+    /**
+     * Binds {@code group} (a unicast address, or a multicast group to join on the endpoint's
+     * interface, found first: {@link #multicastInterface}), or every interface (null).
+     */
     private void bind(Promise<String> p, InetAddress group) {
-        NetworkInterface iface;
-        try {
-            iface = group != null && group.isMulticastAddress() ? multicastInterface(endpoint.udpInterface()) : null;
-        } catch (IOException | IllegalArgumentException e) {
-            failed(p, SocketEvent.Type.BIND_FAILED, e);
+        if (group == null || !group.isMulticastAddress()) {
+            bind(p, group, null);
             return;
         }
+        multicastInterface(endpoint.udpInterface()).addListener((Future<NetworkInterface> f) -> {
+            if (socket.isClosing()) {
+                p.tryFailure(new SocketClosedException("socket is closed")); // nothing may listen after the close
+            } else if (!f.isSuccess()) {
+                failed(p, SocketEvent.Type.BIND_FAILED, f.cause());
+            } else {
+                bind(p, group, f.getNow());
+            }
+        });
+    }
+
+    /** Binds {@code group}, joining it on {@code iface} when that is given (a multicast group). */
+    private void bind(Promise<String> p, InetAddress group, NetworkInterface iface) {
         boolean multicast = iface != null;
         InetSocketAddress local = group == null || multicast ? new InetSocketAddress(endpoint.port())
                 : new InetSocketAddress(group, endpoint.port());
@@ -141,7 +154,11 @@ final class DatagramEndpoint {
         return p;
     }
 
-    /** The lookup is done: open the channel to its first address, or fail the connect. */
+    /**
+     * The lookup is done: open the channel to its first address (for a multicast group with an
+     * interface named, once the interface is found: {@link #multicastInterface}), or fail the
+     * connect.
+     */
     private void looked(Future<List<InetAddress>> answer, Promise<String> p) {
         if (!answer.isSuccess()) {
             failed(p, SocketEvent.Type.CONNECT_FAILED, new IllegalArgumentException(answer.cause().getMessage(),
@@ -149,13 +166,23 @@ final class DatagramEndpoint {
             return;
         }
         InetSocketAddress target = new InetSocketAddress(answer.getNow().get(0), endpoint.port());
-        NetworkInterface iface = null;
-        try {
-            if (endpoint.udpInterface() != null && target.getAddress().isMulticastAddress()) {
-                iface = multicastInterface(endpoint.udpInterface());
+        if (endpoint.udpInterface() == null || !target.getAddress().isMulticastAddress()) {
+            open(p, target, null);
+            return;
+        }
+        multicastInterface(endpoint.udpInterface()).addListener((Future<NetworkInterface> f) -> {
+            if (!f.isSuccess()) {
+                failed(p, SocketEvent.Type.CONNECT_FAILED, f.cause());
+            } else {
+                open(p, target, f.getNow());
             }
-        } catch (IOException | IllegalArgumentException e) {
-            failed(p, SocketEvent.Type.CONNECT_FAILED, e);
+        });
+    }
+
+    /** Opens the channel the datagrams to {@code target} leave from, by {@code iface} if given. */
+    private void open(Promise<String> p, InetSocketAddress target, NetworkInterface iface) {
+        if (socket.isClosing()) {
+            p.tryFailure(new SocketClosedException("socket is closed"));
             return;
         }
         Bootstrap b = bootstrap(target.getAddress() instanceof Inet6Address, SocketType.DISH, target);
@@ -202,19 +229,62 @@ final class DatagramEndpoint {
     }
 
     /**
-     * The interface named in a udp:// endpoint (a name such as {@code eth0}, or one of its
-     * addresses), or, with none named, the first that is up and does multicast, preferring one
-     * that is not the loopback.
+     * The interface a multicast group is joined or sent to by, on the loop: the one named before
+     * the semicolon of the udp:// endpoint, or, with none named ({@code null}), the first that is
+     * up and does multicast, preferring one that is not the loopback. A name is first taken as an
+     * interface's name ({@code eth0}); else it is an address or a host name, looked up by the
+     * context's {@link NameResolvers} (an IP literal at once, without DNS; a host name by the
+     * name servers, without blocking the loop), and the interface is the one holding an address
+     * of the answer. The future fails with an IllegalArgumentException saying why.
+     *
+     * <p>The interfaces themselves are read from the kernel on the loop ({@link NetworkInterface}:
+     * on Linux the JDK asks by ioctl and reads {@code /proc/net/if_inet6}; the local kernel
+     * answers, never the network). It cannot wait on a remote server as a DNS lookup can, so it
+     * stays on the loop, at the cost of a few system calls per bind or connect of a multicast
+     * endpoint.
      */
-    static NetworkInterface multicastInterface(String name) throws SocketException, UnknownHostException {
-        if (name != null) {
-            NetworkInterface byName = NetworkInterface.getByName(name);
-            NetworkInterface ni = byName != null ? byName : NetworkInterface.getByInetAddress(InetAddress.getByName(name));
-            if (ni == null) {
-                throw new IllegalArgumentException("no network interface " + name);
+    Future<NetworkInterface> multicastInterface(String name) {
+        if (name == null) {
+            try {
+                return socket.loop().newSucceededFuture(firstMulticastInterface());
+            } catch (IOException | IllegalArgumentException e) {
+                return socket.loop().newFailedFuture(e);
             }
-            return ni;
         }
+        try {
+            NetworkInterface byName = NetworkInterface.getByName(name); // the kernel's list, no DNS
+            if (byName != null) {
+                return socket.loop().newSucceededFuture(byName);
+            }
+        } catch (SocketException e) {
+            return socket.loop().newFailedFuture(e);
+        }
+        Promise<NetworkInterface> found = socket.loop().newPromise();
+        names.lookUp(socket.loop(), name, answer -> {
+            if (!answer.isSuccess()) {
+                found.tryFailure(new IllegalArgumentException("no network interface " + name + ": "
+                        + answer.cause().getMessage(), answer.cause()));
+                return;
+            }
+            try {
+                for (InetAddress a : answer.getNow()) {
+                    NetworkInterface ni = NetworkInterface.getByInetAddress(a); // the kernel's list, no DNS
+                    if (ni != null) {
+                        found.trySuccess(ni);
+                        return;
+                    }
+                }
+                found.tryFailure(new IllegalArgumentException("no network interface " + name + " (no interface has "
+                        + answer.getNow() + ")"));
+            } catch (SocketException e) {
+                found.tryFailure(e);
+            }
+        });
+        return found;
+    }
+
+    /** The first interface that is up and does multicast, one that is not the loopback if there is one. */
+    private static NetworkInterface firstMulticastInterface() throws SocketException {
         NetworkInterface fallback = null;
         for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
             if (ni.isUp() && ni.supportsMulticast()) {

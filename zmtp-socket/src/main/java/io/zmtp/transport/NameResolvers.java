@@ -29,8 +29,8 @@ import java.util.concurrent.TimeUnit;
  * context, on a thread of its own ({@code zmtp-dns}), made when the context is configured for
  * lookups ({@link #configure}), when a user thread first connects or binds to a name
  * ({@link #prepare}), or else at the first lookup, and closed with the context. What a connect
- * attempt of tcp://, ws://, wss:// and tls:// asks, and a bind to a name of those and of udp://
- * (a DISH).
+ * attempt of tcp://, ws://, wss:// and tls:// asks, a bind to a name of those and of udp://
+ * (a DISH), and a udp:// endpoint's multicast interface given by a host name.
  *
  * <p>Why a thread of its own rather than a resolver on each socket's loop: everything a lookup
  * costs, beyond handing the question over and the answer back, is then off the sockets' loops.
@@ -279,7 +279,7 @@ public final class NameResolvers implements AutoCloseable {
     /**
      * Starts the resolver's thread and makes the resolver there, from the calling thread, if
      * {@code endpoint} is a tcp://, ws://, wss://, tls:// or udp:// endpoint whose host must be
-     * looked up; else does nothing (a malformed endpoint too: the connect reports it). Called by a
+     * looked up, or a udp:// endpoint whose interface is given by a host name; else does nothing (a malformed endpoint too: the connect reports it). Called by a
      * connect or a bind made from outside the socket's loop, so that the thread is started there:
      * starting a thread waits until the new thread runs, several milliseconds on a loaded
      * machine, which the loop would otherwise spend at its first lookup.
@@ -296,8 +296,25 @@ public final class NameResolvers implements AutoCloseable {
         }
         boolean byName = (ep.transport().overTcp() || ep.transport() == Endpoint.Transport.UDP)
                 && !"*".equals(ep.host()) && needsLookup(ep.host());
-        if (byName) {
+        if (byName || interfaceByHostName(ep)) {
             start();
+        }
+    }
+
+    /**
+     * Whether the interface a udp:// endpoint names before its semicolon is a host name to look
+     * up: neither an IP literal nor the name of one of this machine's interfaces (read from the
+     * kernel: no DNS).
+     */
+    private static boolean interfaceByHostName(Endpoint ep) {
+        String iface = ep.udpInterface();
+        if (iface == null || !needsLookup(iface)) {
+            return false;
+        }
+        try {
+            return java.net.NetworkInterface.getByName(iface) == null;
+        } catch (java.net.SocketException e) {
+            return false; // the bind or connect reports it
         }
     }
 

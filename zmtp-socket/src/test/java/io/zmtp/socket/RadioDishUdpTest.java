@@ -187,6 +187,40 @@ class RadioDishUdpTest extends ContextTest {
         }
     }
 
+    /**
+     * The interface before a udp:// endpoint's semicolon is never looked up by the JDK on the
+     * loop: an interface's name and an IP literal are found without DNS (the context's name server
+     * hears nothing), and a host name is looked up by the context's name servers (a name only the
+     * test's server knows, with the loopback's address), one they do not know failing the connect
+     * with the lookup's reason. RADIOs, which send to a group by the interface without joining it:
+     * the loopback need not do multicast.
+     */
+    @Test
+    void aMulticastInterfaceIsFoundWithoutTheJdksResolver() throws Exception {
+        NetworkInterface lo = NetworkInterface.getByInetAddress(InetAddress.getLoopbackAddress());
+        Assumptions.assumeTrue(lo != null, "no loopback interface");
+        try (TestDnsServer dns = new TestDnsServer()) {
+            ZmtpContext named = ZmtpContext.create(1).nameResolution(List.of(dns.address()), Duration.ofMillis(500));
+            try {
+                String group = ";239.192.7.1:" + FlowControlTest.freePort();
+                get(named.radio(SocketOptions.DEFAULTS).connect("udp://" + lo.getName() + group));
+                get(named.radio(SocketOptions.DEFAULTS).connect("udp://127.0.0.1" + group));
+                assertRefused(named.radio(SocketOptions.DEFAULTS).connect("udp://192.0.2.1" + group),
+                        "no network interface 192.0.2.1");
+                assertEquals(List.of(), dns.questions(), "an interface's name or address: no DNS");
+
+                dns.set("iface.zmtp.test", "127.0.0.1");
+                get(named.radio(SocketOptions.DEFAULTS).connect("udp://iface.zmtp.test" + group));
+                assertEquals(1, dns.questionsA("iface.zmtp.test").size(), "asked the context's name server");
+                assertRefused(named.radio(SocketOptions.DEFAULTS).connect("udp://nobody.zmtp.test" + group),
+                        "no network interface nobody.zmtp.test: name lookup of nobody.zmtp.test");
+                assertEquals(1, dns.questionsA("nobody.zmtp.test").size(), "asked the context's name server");
+            } finally {
+                named.close(Duration.ofSeconds(5));
+            }
+        }
+    }
+
     private static void assertRefused(Future<?> f, String words) {
         Throwable t = f.awaitUninterruptibly().cause();
         assertInstanceOf(IllegalArgumentException.class, t);

@@ -12,13 +12,16 @@ import java.util.Objects;
  * worked stays current: nothing moves back by itself.
  *
  * <p>The {@link RetryingRequester} moves after a timeout (with the settle delay); the
- * Majordomo worker after a lost, silent or refusing broker (at once). Used on the component's loop
- * only.
+ * Majordomo worker after a lost, silent or refusing broker (at once), and after a broker its
+ * socket stopped reconnecting to, until every broker has stopped ({@link #stoppedMoveOn()}). Used
+ * on the component's loop only.
  */
 public final class EndpointRotation {
     private final Failover failover;
     private final LoopClock clock;
     private int index;
+    /** The endpoints whose socket stopped reconnecting since a connection last came up. */
+    private final java.util.BitSet stopped = new java.util.BitSet();
     /** Between a move and the end of its settle delay, or null. */
     private LoopClock.Timer settle;
 
@@ -45,6 +48,23 @@ public final class EndpointRotation {
     /** Moves to the next endpoint now. */
     public void next() {
         index = (index + 1) % failover.endpoints().size();
+    }
+
+    /**
+     * The current endpoint's socket stopped reconnecting to it (a {@code ReconnectStop} case, or
+     * the peer's ERROR): it is counted, and the rotation moves to the next endpoint. Returns
+     * whether one is left to try: false once every endpoint has stopped since a connection last
+     * came up ({@link #connected()}), and always false with one endpoint.
+     */
+    public boolean stoppedMoveOn() {
+        stopped.set(index);
+        next();
+        return stopped.cardinality() < failover.endpoints().size();
+    }
+
+    /** A connection came up: the endpoints that stopped before are worth another try. */
+    public void connected() {
+        stopped.clear();
     }
 
     /**

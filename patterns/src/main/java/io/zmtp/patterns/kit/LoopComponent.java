@@ -17,6 +17,11 @@ import java.util.concurrent.RejectedExecutionException;
  * (its sockets, timers and state) and reads the time from its settings' clock, bound to that
  * loop ({@link #clock()}). {@code onStart} and {@code onClose} run on the loop, once each; a
  * component closed before it started never starts.
+ *
+ * <p>A component may close itself when it cannot go on ({@link #closeFailed}): a worker whose
+ * socket stopped reconnecting to its broker or queue ({@link ReconnectStoppedException}). Its
+ * {@link #terminated()} then fails with the reason, once it has closed; its {@link #start()}, if
+ * still waiting, fails with it too.
  */
 public abstract class LoopComponent implements AutoCloseable {
     /** How long a caller on another thread waits for the loop: {@link #close()}, {@link #callOnLoop}. */
@@ -28,6 +33,8 @@ public abstract class LoopComponent implements AutoCloseable {
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
     private boolean starting;
     private boolean closing;
+    /** Why the component closed itself ({@link #closeFailed}), or null. */
+    private Throwable failure;
 
     protected LoopComponent(EventLoop loop, PatternClock clock) {
         this.loop = Objects.requireNonNull(loop);
@@ -82,16 +89,35 @@ public abstract class LoopComponent implements AutoCloseable {
                 return;
             }
             closing = true;
-            started.completeExceptionally(new SocketClosedException("closed"));
+            started.completeExceptionally(failure != null ? failure : new SocketClosedException("closed"));
             CompletionStage<Void> s;
             try {
                 s = onClose();
             } catch (RuntimeException e) {
                 s = CompletableFuture.failedFuture(e);
             }
-            s.whenComplete((r, e) -> terminated.complete(null));
+            s.whenComplete((r, e) -> {
+                if (failure != null) {
+                    terminated.completeExceptionally(failure);
+                } else {
+                    terminated.complete(null);
+                }
+            });
         });
         return terminated.copy();
+    }
+
+    /**
+     * Closes the component because it cannot go on: as {@link #closeAsync()}, and once closed its
+     * {@link #terminated()} fails with {@code cause} (a {@link ReconnectStoppedException}: its
+     * peer is out of reach for good). Does nothing if close has begun already. On the loop.
+     */
+    protected final void closeFailed(Throwable cause) {
+        if (closing) {
+            return;
+        }
+        failure = java.util.Objects.requireNonNull(cause);
+        closeAsync();
     }
 
     /** Closes the component and waits (up to 10 s) for it, unless called on its own loop. */
@@ -103,7 +129,11 @@ public abstract class LoopComponent implements AutoCloseable {
         }
     }
 
-    /** Completes when the component has closed (by close, or by a simulated crash). */
+    /**
+     * Completes when the component has closed: normally after {@link #close()} or a simulated
+     * crash; exceptionally, with the reason, when the component closed itself because it could not
+     * go on ({@link #closeFailed}: a worker's {@link ReconnectStoppedException}).
+     */
     public final CompletionStage<Void> terminated() {
         return terminated.copy();
     }

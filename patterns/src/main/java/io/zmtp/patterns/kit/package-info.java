@@ -9,7 +9,9 @@
  *   <li>Components: {@link io.zmtp.patterns.kit.LoopComponent} (the lifecycle),
  *       {@link io.zmtp.patterns.kit.ComponentSettings} (the settings builder every component's
  *       extends), {@link io.zmtp.patterns.kit.EventReporter} (events to the listener and the debug
- *       log), {@link io.zmtp.patterns.kit.Futures}.</li>
+ *       log), {@link io.zmtp.patterns.kit.Futures}, {@link io.zmtp.patterns.kit.ReconnectStoppedException}
+ *       (why a worker closed itself: its socket stopped reconnecting, so its peer is out of reach
+ *       for good; {@link io.zmtp.patterns.kit.LoopComponent#terminated()} fails with it).</li>
  *   <li>Heartbeats: {@link io.zmtp.patterns.kit.PeerLiveness}, the one heartbeat of the pattern
  *       level (a beat every interval, late beats discounted; the peers by last heard, expired on
  *       the beat; heartbeats due per peer), with its settings {@link io.zmtp.patterns.kit.Heartbeat}

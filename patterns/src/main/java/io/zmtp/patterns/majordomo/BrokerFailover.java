@@ -32,6 +32,9 @@ import java.util.List;
  *       without a timer); with several, the next broker at once.</li>
  *   <li>The handler failed: DISCONNECT (the worker's), then a new socket at once, so the broker
  *       forgets the request.</li>
+ *   <li>The socket stopped reconnecting (a {@code ReconnectStop} case, or the broker's ERROR):
+ *       with several brokers, the next one at once; when every broker has stopped since a
+ *       connection last came up (or there is one), the worker closes.</li>
  * </ul>
  * With one broker the broker's silence counts only while the connection is up (a slow connect is
  * not a silent broker); with several it counts from the connect, so a broker the worker cannot
@@ -120,7 +123,25 @@ final class BrokerFailover {
 
     /** The handshake completed: the broker's silence counts from now, with its full liveness. */
     void up() {
+        brokers.connected();
         link.resume();
+    }
+
+    /**
+     * The socket stopped reconnecting to the current broker ({@code reason}): with several brokers,
+     * a new socket to the next one at once, unless every broker has stopped since a connection
+     * last came up. Returns false when none is left: the worker can do nothing more.
+     */
+    boolean stopped(String reason) {
+        String lost = brokers.current();
+        if (!brokers.stoppedMoveOn()) {
+            return false;
+        }
+        event(MajordomoEvent.Type.BROKER_LOST, lost, reason);
+        log.info("worker {}: stopped reconnecting to {} ({}), moving to {}", FrameText.escape(service), lost, reason,
+                brokers.current());
+        link.reopen();
+        return true;
     }
 
     /** The connection dropped. */

@@ -57,6 +57,9 @@ final class BrokerSession implements BrokerFailover.Sockets {
         /** The connection dropped (the socket reconnects by itself). */
         void dropped();
 
+        /** The socket stopped reconnecting ({@link SocketEvent.Type#RECONNECT_STOPPED}): it never will again. */
+        void stopped(SocketEvent e);
+
         /** The socket was closed to be replaced: what waits from its session has nobody to answer. */
         void replaced();
     }
@@ -189,15 +192,19 @@ final class BrokerSession implements BrokerFailover.Sockets {
     }
 
     /**
-     * The socket's connection came up or dropped. When the socket has reconnected by itself (a
-     * broker restarted on the same endpoint), the worker registers again at once with a new READY,
-     * on a new session (the broker forgot the requests of the old connection).
+     * The socket's connection came up or dropped, or the socket stopped reconnecting. When the
+     * socket has reconnected by itself (a broker restarted on the same endpoint), the worker
+     * registers again at once with a new READY, on a new session (the broker forgot the requests
+     * of the old connection).
      */
     private void connectionEvent(ZmtpSocket s, SocketEvent e) {
         if (s != socket || closed) {
             return;
         }
-        if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED) {
+        if (e.type() == SocketEvent.Type.RECONNECT_STOPPED) {
+            connected = false;
+            listener.stopped(e);
+        } else if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED) {
             if (connected) {
                 return;
             }

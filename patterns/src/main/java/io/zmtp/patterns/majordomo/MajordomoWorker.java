@@ -3,6 +3,7 @@ package io.zmtp.patterns.majordomo;
 import io.netty.channel.EventLoop;
 import io.zmtp.patterns.kit.EventReporter;
 import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.ReconnectStoppedException;
 import io.zmtp.patterns.kit.UpstreamConnection;
 import io.zmtp.patterns.kit.WorkerCore;
 import io.zmtp.patterns.kit.WorkerEvent;
@@ -56,6 +57,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * DISCONNECT (at once: a passive broker sends its workers on; after the reconnect delay when every
  * broker did so in a row), or when the broker is silent for its liveness, which then counts from
  * the connect (a broker it cannot reach is a lost one), not only from the handshake.
+ *
+ * <p>When its socket stops reconnecting (a {@link io.zmtp.socket.ReconnectStop} case of its socket
+ * options, such as a refused connect; or the broker's ERROR: refused credentials), the worker
+ * moves to the next broker at once; when every broker has stopped since a connection last came up
+ * (with one broker: at once), it has nothing left to do and closes itself: its
+ * {@link #terminated()} fails with a {@link ReconnectStoppedException} naming the last endpoint
+ * and the reason.
  *
  * <p>A {@link LoopComponent}: the constructor has no side effects; {@link #start()} opens the
  * socket (and the handler's thread, unless an executor is given) and completes when the first
@@ -184,6 +192,13 @@ public final class MajordomoWorker extends LoopComponent {
         @Override
         public void dropped() {
             failover.dropped();
+        }
+
+        @Override
+        public void stopped(io.zmtp.socket.SocketEvent e) {
+            if (!isClosing() && !failover.stopped(e.reason())) {
+                closeFailed(ReconnectStoppedException.of(e)); // no broker left to register with
+            }
         }
 
         @Override

@@ -4,6 +4,7 @@ import io.zmtp.patterns.kit.Envelope;
 import io.zmtp.patterns.kit.EventReporter;
 import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.ReconnectStoppedException;
 import io.zmtp.patterns.kit.RequestHandler;
 import io.zmtp.patterns.kit.WorkerCore;
 import io.zmtp.patterns.kit.WorkerEvent;
@@ -42,7 +43,10 @@ import java.util.function.Consumer;
  * worker). A queue that is down, or a proxy in front of it that accepts connections and closes
  * them, is not silent: the socket reconnects by itself (at most 200 ms apart by default), nothing
  * counts meanwhile, and the worker says READY on every completed handshake, so it is back in
- * service as soon as the queue accepts again.
+ * service as soon as the queue accepts again. A socket that stops reconnecting (a
+ * {@link io.zmtp.socket.ReconnectStop} case of its socket options, such as a refused connect; or
+ * the queue's ERROR) ends the worker: it closes itself, and its {@link #terminated()} fails with a
+ * {@link ReconnectStoppedException} naming the endpoint and the reason.
  *
  * <p>The socket, its handler and the timers run on one event loop; user code must not block it
  * (use {@link RequestHandler#blocking}), so heartbeats go on while a request is handled. Requests
@@ -202,7 +206,9 @@ public final class ParanoidPirateWorker extends LoopComponent {
         if (gen != generation || isClosing()) {
             return;
         }
-        if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED) {
+        if (e.type() == SocketEvent.Type.RECONNECT_STOPPED) {
+            closeFailed(ReconnectStoppedException.of(e)); // the queue out of reach for good: nothing left to do
+        } else if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED) {
             link.connectionUp();
         } else if (e.type() == SocketEvent.Type.DISCONNECTED) {
             core.dropQueued(); // the requests of that connection: its queue is gone

@@ -4,6 +4,7 @@ import io.zmtp.patterns.kit.Envelope;
 import io.zmtp.patterns.kit.EventReporter;
 import io.zmtp.patterns.kit.Futures;
 import io.zmtp.patterns.kit.LoopComponent;
+import io.zmtp.patterns.kit.ReconnectStoppedException;
 import io.zmtp.patterns.kit.RequestHandler;
 import io.zmtp.patterns.kit.WorkerCore;
 import io.zmtp.patterns.kit.WorkerEvent;
@@ -35,6 +36,11 @@ import java.util.function.Consumer;
  * accepts again. Its REQ socket is relaxed (ZMQ_REQ_RELAXED) for that: the READY of the old
  * connection is never answered. A worker that is handling a request when the queue comes back
  * registers with its reply, as the guide's queue takes any worker message as READY.
+ *
+ * <p>A socket that stopped reconnecting (a {@link io.zmtp.socket.ReconnectStop} case of its
+ * socket options, such as a refused connect; or the queue's ERROR) leaves the worker nothing to
+ * do: it closes itself, and its {@link #terminated()} fails with a {@link ReconnectStoppedException}
+ * naming the endpoint and the reason.
  */
 public final class SimplePirateWorker extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(SimplePirateWorker.class);
@@ -76,12 +82,18 @@ public final class SimplePirateWorker extends LoopComponent {
         }));
     }
 
-    /** The connection came back after a drop: an idle worker registers again with the new queue. */
+    /**
+     * The connection came back after a drop: an idle worker registers again with the new queue.
+     * The socket stopped reconnecting: the worker closes, its {@link #terminated()} failing with
+     * the reason.
+     */
     private void connectionEvent(SocketEvent e) {
         if (isClosing()) {
             return;
         }
-        if (e.type() == SocketEvent.Type.DISCONNECTED) {
+        if (e.type() == SocketEvent.Type.RECONNECT_STOPPED) {
+            closeFailed(ReconnectStoppedException.of(e));
+        } else if (e.type() == SocketEvent.Type.DISCONNECTED) {
             lost = true;
         } else if (e.type() == SocketEvent.Type.HANDSHAKE_SUCCEEDED && lost) {
             lost = false;

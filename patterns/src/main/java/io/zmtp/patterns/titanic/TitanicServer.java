@@ -48,6 +48,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The server does not own its store: the caller opens it before and closes it after the
  * server.
+ *
+ * <p>When a worker's socket stops reconnecting to the broker (a {@link io.zmtp.socket.ReconnectStop}
+ * case of the workers' socket options, or the broker's ERROR), that service would stay unserved
+ * for good: the server closes itself, and its {@link #terminated()} fails with the worker's
+ * {@link io.zmtp.patterns.kit.ReconnectStoppedException}.
  */
 public final class TitanicServer extends LoopComponent {
     private static final Logger log = LoggerFactory.getLogger(TitanicServer.class);
@@ -181,6 +186,11 @@ public final class TitanicServer extends LoopComponent {
             MajordomoWorker w = new MajordomoWorker(ctx, settings.broker(), service.name, service, ws);
             workers.add(w);
             starts.add(w.start().toCompletableFuture());
+            // a worker whose socket stopped reconnecting leaves its service unserved for good: the server ends
+            w.terminated().exceptionally(e -> {
+                inLoop(() -> closeFailed(StoreCall.unwrap(e)));
+                return null;
+            });
         }
     }
 

@@ -120,4 +120,33 @@ class BrokerFailoverTest {
         run(failover::reregister);
         assertEquals(List.of("open A", "close", "open A"), sockets);
     }
+
+    @Test
+    void aStoppedSocketMovesToTheOtherBrokerUntilEveryBrokerStoppedSinceOneCameUp() {
+        start("A", "B");
+        assertEquals(true, call(() -> failover.stopped("refused")), "B is left");
+        assertEquals(List.of("open A", "close", "open B"), sockets, "the other broker at once");
+        run(failover::up); // B came up: A is worth another try
+        run(failover::dropped);
+        assertEquals(List.of("open A", "close", "open B", "close", "open A"), sockets);
+        assertEquals(true, call(() -> failover.stopped("refused")), "B came up since its stop: it is tried again");
+        assertEquals("open B", sockets.get(sockets.size() - 1));
+        int opened = sockets.size();
+        assertEquals(false, call(() -> failover.stopped("refused")), "both stopped since a connection came up");
+        assertEquals(opened, sockets.size(), "no new socket: the worker closes");
+
+        run(failover::stop);
+        sockets.clear();
+        start("A");
+        assertEquals(false, call(() -> failover.stopped("refused")), "one broker: none left at once");
+        assertEquals(List.of("open A"), sockets);
+    }
+
+    <V> V call(java.util.concurrent.Callable<V> c) {
+        try {
+            return loop.submit(c).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
 }
