@@ -5,24 +5,32 @@
 # Needs zmtp-cli/target/zmtp.jar (mvn -pl zmtp-cli -am package). Prints each run, then median and worst.
 set -euo pipefail
 RUNS=${1:-5}; HB=${2:-1s}; TIMEOUT=${3:-1s}; SETTLE=${4:-2s}
-JAR=$(cd "$(dirname "$0")/.." && pwd)/zmtp-cli/target/zmtp.jar
+# the launcher beside zmtp.jar: it execs the JVM (so $! is the JVM, and kill -9 $! kills it) with
+# the build's class-data-sharing archive, so each of a run's three JVMs starts sooner
+ZMTP=$(cd "$(dirname "$0")/.." && pwd)/zmtp-cli/target/zmtp
+[ -f "${ZMTP}.jar" ] || { echo "${ZMTP}.jar is missing: mvn -pl zmtp-cli -am package" >&2; exit 1; }
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+# four free ports, one python start: all bound at once, so they differ
+free_ports() { python3 -c 'import socket
+ss = [socket.socket() for _ in range(4)]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in ss])
+for s in ss: s.close()'; }
 wait_for() { # file text
   for _ in $(seq 1 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
   echo "timed out waiting for '$2' in $1" >&2; cat "$1" >&2; exit 1
 }
 results=()
 for run in $(seq 1 "$RUNS"); do
-  FP=$(free_port); FB=$(free_port); SP=$(free_port); SB=$(free_port)
-  java -jar "$JAR" bstarsrv --primary --frontend tcp://127.0.0.1:$FP --state-pub tcp://127.0.0.1:$SP \
+  read -r FP FB SP SB < <(free_ports)
+  "$ZMTP" bstarsrv --primary --frontend tcp://127.0.0.1:$FP --state-pub tcp://127.0.0.1:$SP \
       --state-peer tcp://127.0.0.1:$SB --heartbeat "$HB" > "$WORK/p.log" 2>&1 & P=$!
-  java -jar "$JAR" bstarsrv --backup --frontend tcp://127.0.0.1:$FB --state-pub tcp://127.0.0.1:$SB \
+  "$ZMTP" bstarsrv --backup --frontend tcp://127.0.0.1:$FB --state-pub tcp://127.0.0.1:$SB \
       --state-peer tcp://127.0.0.1:$SP --heartbeat "$HB" > "$WORK/b.log" 2>&1 & B=$!
   wait_for "$WORK/b.log" "ready as passive"
   : > "$WORK/c.raw"
-  java -jar "$JAR" bstarcli -e tcp://127.0.0.1:$FP -e tcp://127.0.0.1:$FB -n 0 --pause 20ms -t "$TIMEOUT" \
+  "$ZMTP" bstarcli -e tcp://127.0.0.1:$FP -e tcp://127.0.0.1:$FB -n 0 --pause 20ms -t "$TIMEOUT" \
       --settle "$SETTLE" > "$WORK/c.raw" 2>&1 & CJ=$!
   tail -n +1 -f --pid=$CJ "$WORK/c.raw" | while IFS= read -r line; do echo "$(date +%s%N) $line"; done > "$WORK/c.log" & C=$!
   for _ in $(seq 1 600); do [ "$(grep -c 'replied OK' "$WORK/c.log" 2>/dev/null || true)" -ge 20 ] && break; sleep 0.05; done

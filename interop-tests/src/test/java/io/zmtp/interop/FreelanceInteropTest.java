@@ -78,9 +78,22 @@ class FreelanceInteropTest {
 
     /** One of our servers as a process, bound and ready. */
     PeerScript ourServer(int model, String endpoint) {
-        PeerScript p = zmtp("flserver", "--model", Integer.toString(model), endpoint);
-        p.awaitLine("I: model " + model + " server listening on");
-        return p;
+        return ourServers(model, List.of(endpoint)).get(0);
+    }
+
+    /**
+     * Our servers as processes, one per endpoint, each bound and ready: all are started before
+     * any is awaited, so their JVMs start side by side rather than one after the other.
+     */
+    List<PeerScript> ourServers(int model, List<String> endpoints) {
+        List<PeerScript> started = new ArrayList<>();
+        for (String endpoint : endpoints) {
+            started.add(zmtp("flserver", "--model", Integer.toString(model), endpoint));
+        }
+        for (PeerScript p : started) {
+            p.awaitLine("I: model " + model + " server listening on");
+        }
+        return started;
     }
 
     static String freeEndpoint() throws IOException {
@@ -105,8 +118,7 @@ class FreelanceInteropTest {
     void ourServersServeTheLibzmqClient(int model) throws Exception {
         String a = freeEndpoint();
         String b = freeEndpoint();
-        ourServer(model, a);
-        ourServer(model, b);
+        ourServers(model, List.of(a, b));
         // A generous timeout: our servers are JVMs just started (cold) on a busy machine.
         PeerScript theirs = python("flclient.py", "--timeout", "5000", Integer.toString(model), "100", a, b);
         assertEquals(0, theirs.awaitExit(), () -> theirs.lines().toString());
@@ -114,28 +126,33 @@ class FreelanceInteropTest {
     }
 
     /**
-     * An in-process client of the model; its blocking request. Timeouts are generous: a restarted
-     * server is a cold JVM on a busy machine.
+     * An in-process client of the model; its blocking request. Each timeout is waited out in full
+     * whenever a server is dead (model 1: each request after a kill, first to the dead server;
+     * every model: the last request, to no server), so they are no longer than a warm server's
+     * answer needs on a busy machine, many times over: model 1's 500 ms per server (the guide's
+     * 1000), models 2 and 3's 2500 ms (model 2's default; four times model 3's time to live, so
+     * a request sent to a server that died still reaches the other in time). A restarted server,
+     * a cold JVM, is awaited on its own before it must answer within them (awaitServing).
      */
     Function<ZmtpMessage, ZmtpMessage> client(int model, List<String> eps, List<FreelanceEvent> events) {
         Function<ZmtpMessage, ZmtpMessage> request;
         switch (model) {
             case 1 -> {
                 FailoverClient c = new FailoverClient(ctx, FailoverClient.Settings.builder().endpoints(eps)
-                        .timeout(Duration.ofMillis(1000)).socketOptions(FAST_RECONNECT).build(), events::add);
+                        .timeout(Duration.ofMillis(500)).socketOptions(FAST_RECONNECT).build(), events::add);
                 client = c;
                 request = c::request;
             }
             case 2 -> {
                 BruteForceClient c = new BruteForceClient(ctx, BruteForceClient.Settings.builder().endpoints(eps)
-                        .globalTimeout(Duration.ofMillis(5000)).socketOptions(FAST_RECONNECT).build(), events::add);
+                        .globalTimeout(Duration.ofMillis(2500)).socketOptions(FAST_RECONNECT).build(), events::add);
                 client = c;
                 request = c::request;
             }
             default -> {
                 FreelanceClient c = new FreelanceClient(ctx, FreelanceClient.Settings.builder().endpoints(eps)
                         .pingInterval(Duration.ofMillis(200)).serverTtl(Duration.ofMillis(600))
-                        .globalTimeout(Duration.ofMillis(5000)).socketOptions(FAST_RECONNECT).build(), events::add);
+                        .globalTimeout(Duration.ofMillis(2500)).socketOptions(FAST_RECONNECT).build(), events::add);
                 client = c;
                 request = c::request;
             }
@@ -159,8 +176,9 @@ class FreelanceInteropTest {
     @ValueSource(ints = {1, 2, 3})
     void serverProcessesKilledAndRestartedUnderLoad(int model) throws Exception {
         List<String> eps = List.of(freeEndpoint(), freeEndpoint());
-        PeerScript a = ourServer(model, eps.get(0));
-        PeerScript b = ourServer(model, eps.get(1));
+        List<PeerScript> servers = ourServers(model, eps);
+        PeerScript a = servers.get(0);
+        PeerScript b = servers.get(1);
         List<FreelanceEvent> events = new CopyOnWriteArrayList<>();
         Function<ZmtpMessage, ZmtpMessage> request = client(model, eps, events);
         if (model == 3) {
@@ -235,8 +253,7 @@ class FreelanceInteropTest {
     @Test
     void aFrozenServerProcessIsTreatedAsDead() throws Exception {
         List<String> eps = List.of(freeEndpoint(), freeEndpoint());
-        PeerScript a = ourServer(3, eps.get(0));
-        ourServer(3, eps.get(1));
+        PeerScript a = ourServers(3, eps).get(0);
         List<FreelanceEvent> events = new CopyOnWriteArrayList<>();
         Function<ZmtpMessage, ZmtpMessage> request = client(3, eps, events);
         awaitEvent(events, "both alive", () -> events.stream()

@@ -55,6 +55,12 @@ class TitanicPostgresProcessTest {
         return processes.titanic(endpoint, store, "--claim-lease", LEASE.toSeconds() + "s");
     }
 
+    /** Two titanic servers on {@code store}, started side by side, once both serve. */
+    PeerScript[] twoTitanics(String endpoint, String store) throws InterruptedException {
+        return processes.titanics(2, endpoint, store, "--claim-lease", LEASE.toSeconds() + "s")
+                .toArray(new PeerScript[0]);
+    }
+
     String newStore() {
         databases++;
         db.newDatabase("p" + databases);
@@ -69,7 +75,7 @@ class TitanicPostgresProcessTest {
         String store = newStore();
         processes.broker(endpoint);
         PeerScript worker = processes.worker(endpoint);
-        PeerScript[] servers = {titanic(endpoint, store), titanic(endpoint, store)};
+        PeerScript[] servers = twoTitanics(endpoint, store);
         ZmtpContext ctx = processes.context();
         List<Long> takeovers = new ArrayList<>();
         long started = System.nanoTime();
@@ -112,8 +118,7 @@ class TitanicPostgresProcessTest {
         String store = newStore();
         processes.broker(endpoint);
         processes.worker(endpoint);
-        titanic(endpoint, store);
-        titanic(endpoint, store);
+        twoTitanics(endpoint, store);
         ZmtpContext ctx = processes.context();
         try (TitanicLoad load = new TitanicLoad(ctx, endpoint, CLIENTS)) {
             load.awaitMore(40, "before stopping the database");

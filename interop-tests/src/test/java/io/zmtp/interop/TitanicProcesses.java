@@ -42,23 +42,37 @@ final class TitanicProcesses implements AutoCloseable {
 
     /** A titanic server on {@code store} (a directory or a URL), with {@code more} options, once it serves. */
     PeerScript titanic(String endpoint, String store, String... more) throws InterruptedException {
+        return titanics(1, endpoint, store, more).get(0);
+    }
+
+    /**
+     * {@code n} titanic servers on one {@code store}, once each serves: all are started before
+     * any is awaited, so their JVMs start side by side rather than one after the other.
+     */
+    List<PeerScript> titanics(int n, String endpoint, String store, String... more) throws InterruptedException {
         List<String> args = new ArrayList<>(List.of("titanic", "-e", endpoint, "--store", store,
                 "--interval", HEARTBEAT, "--liveness", "5", "--retry-interval", "200ms", "--dispatch-timeout", "2s",
                 "--request-workers", "8"));
         args.addAll(Arrays.asList(more));
-        PeerScript t = zmtp(args.toArray(new String[0]));
-        // a JVM starting while three others run on two cores: a generous deadline; a server that
-        // exits instead (its store would not open) fails the test at once, with what it printed
-        TitanicLoad.awaitCondition(() -> {
-            if (t.lines().stream().anyMatch(l -> l.startsWith("I: titanic serving through"))) {
-                return true;
-            }
-            if (!t.isAlive()) {
-                throw new AssertionError("titanic exited before serving (status " + t.awaitExit() + "): " + t.lines());
-            }
-            return false;
-        }, "titanic started");
-        return t;
+        List<PeerScript> started = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            started.add(zmtp(args.toArray(new String[0])));
+        }
+        for (PeerScript t : started) {
+            // a JVM starting while three others run on two cores: a generous deadline; a server that
+            // exits instead (its store would not open) fails the test at once, with what it printed
+            TitanicLoad.awaitCondition(() -> {
+                if (t.lines().stream().anyMatch(l -> l.startsWith("I: titanic serving through"))) {
+                    return true;
+                }
+                if (!t.isAlive()) {
+                    throw new AssertionError("titanic exited before serving (status " + t.awaitExit() + "): "
+                            + t.lines());
+                }
+                return false;
+            }, "titanic started");
+        }
+        return started;
     }
 
     @Override
