@@ -186,6 +186,12 @@ class FreelanceInteropTest {
         if (model == 3) {
             awaitEvent(events, "both servers alive", () -> events.stream()
                     .filter(e -> e instanceof FreelanceEvent.ServerAlive).count() >= 2);
+        } else {
+            // both JVMs started side by side and are cold: their first answers, not the client's
+            // timeouts, wait for them (a CI run saw both miss 500 ms)
+            for (String endpoint : eps) {
+                probe(model, endpoint, Duration.ofSeconds(30));
+            }
         }
         load(request, model, 20);
         a.kill(); // kill -9
@@ -221,18 +227,25 @@ class FreelanceInteropTest {
                             return repliesFrom(events, endpoint) > before;
                         });
             }
-            case 2 -> {
-                try (BlockingSocket probe = ctx.blocking(SocketType.REQ, FAST_RECONNECT)) {
-                    probe.connect(endpoint);
-                    probe.send(io.zmtp.wire.Frames.ofStrings("1", "probe"));
-                    io.zmtp.wire.Frames reply = probe.receiveFrames(deadline);
-                    assertEquals(List.of("1", "OK"), reply == null ? null : reply.toStrings(),
-                            "the restarted server's answer to a probe");
-                }
-            }
+            case 2 -> probe(model, endpoint, deadline);
             default -> awaitEvent(events, "the restarted server alive", () -> events.stream()
                     .filter(e -> e instanceof FreelanceEvent.ServerAlive s && s.server().equals(endpoint))
                     .count() >= 2);
+        }
+    }
+
+    /**
+     * A request of our own to the server at {@code endpoint}, answered within {@code deadline}:
+     * model 1's servers echo it, model 2's answer its sequence number and OK.
+     */
+    void probe(int model, String endpoint, Duration deadline) {
+        try (BlockingSocket probe = ctx.blocking(SocketType.REQ, FAST_RECONNECT)) {
+            probe.connect(endpoint);
+            List<String> request = model == 1 ? List.of("probe") : List.of("1", "probe");
+            probe.send(io.zmtp.wire.Frames.ofStrings(request.toArray(String[]::new)));
+            io.zmtp.wire.Frames reply = probe.receiveFrames(deadline);
+            assertEquals(model == 1 ? request : List.of("1", "OK"), reply == null ? null : reply.toStrings(),
+                    "the answer of " + endpoint + " to a probe");
         }
     }
 
