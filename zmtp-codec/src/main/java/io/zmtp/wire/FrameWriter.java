@@ -151,6 +151,11 @@ final class FrameWriter {
         room(bytes.readableBytes()).writeBytes(bytes, bytes.readerIndex(), bytes.readableBytes());
     }
 
+    /** Writes bytes as they are: the greeting and frames encoded once for every connection. */
+    void writeRaw(byte[] bytes) {
+        room(bytes.length).writeBytes(bytes);
+    }
+
     /** Passes an object the codec does not encode down the pipeline, after what is batched. */
     void writeOther(Object msg, ChannelPromise promise) {
         emitBatch();

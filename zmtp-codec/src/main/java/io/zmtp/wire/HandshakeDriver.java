@@ -251,9 +251,9 @@ final class HandshakeDriver implements HandshakeSession {
         if (userId != null) {
             b.put(ZmtpMetadata.USER_ID, userId);
         }
-        SocketAddress remote = ctx.channel().remoteAddress();
+        String remote = PeerAddressText.of(ctx.channel());
         if (remote != null) {
-            b.put(ZmtpMetadata.PEER_ADDRESS, remote.toString());
+            b.put(ZmtpMetadata.PEER_ADDRESS, remote);
         }
         connection.handshakeSucceeded(b.build(), frameCipher);
     }

@@ -36,16 +36,8 @@ final class ZmtpGreeting {
 
     /** Sends the first part of our greeting: the signature and our major version. */
     void sendStart() {
-        ByteBuf start = ctx.alloc().buffer(ZmtpWire.GREETING_FIRST_PART);
-        ZmtpWire.writeGreetingStart(start);
-        writer.writeRaw(start);
-        start.release();
+        writer.writeRaw(ZmtpWire.greetingStart());
         writer.flush();
-    }
-
-    private void writeRest(ByteBuf out) {
-        ZmtpWire.writeGreetingRest(out, options.version().minor(), options.mechanism().name(),
-                options.mechanism().asServer());
     }
 
     /**
@@ -128,18 +120,11 @@ final class ZmtpGreeting {
         // Our greeting's second part goes out once the peer is known to speak 3.x; plain NULL,
         // which has nothing to wait for, may send its READY with it (readyWithGreeting): one
         // write, not two, and the peer has READY as soon as it has our greeting.
-        ByteBuf rest = ctx.alloc().buffer(ZmtpWire.GREETING_SIZE - ZmtpWire.GREETING_FIRST_PART);
-        writeRest(rest);
-        writer.writeRaw(rest);
-        rest.release();
+        // (both encoded once for these options: ZmtpOptions.handshakeBytes)
+        ZmtpOptions.HandshakeBytes bytes = options.handshakeBytes();
+        writer.writeRaw(bytes.greetingRest);
         if (options.readyWithGreeting() && options.mechanism() == NullMechanism.INSTANCE) {
-            ByteBuf ready = ctx.alloc().buffer(options.localMetadata().encodedSize());
-            try {
-                options.localMetadata().encode(ready);
-                writer.writeCommand(ZmtpWire.READY, ready);
-            } finally {
-                ready.release();
-            }
+            writer.writeRaw(bytes.nullReady);   // no cipher before or after NULL's handshake
             readySent = true;
             writer.flush();
         } else {

@@ -1,5 +1,8 @@
 package io.zmtp.wire;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -74,6 +77,8 @@ public final class ZmtpOptions {
     private final String zapDomain;
     private final Duration authenticationTimeout;
     private final AuthenticationWaits authenticationWaits;
+    /** The greeting bytes every connection with these options sends, encoded at the first one. */
+    private HandshakeBytes handshakeBytes;
 
     private ZmtpOptions(Builder b) {
         this.socketType = Objects.requireNonNull(b.socketType, "socketType");
@@ -234,6 +239,51 @@ public final class ZmtpOptions {
     /** Everything we announce in READY: Socket-Type, Identity, Resource and the X- properties. */
     public ZmtpMetadata localMetadata() {
         return localMetadata;
+    }
+
+    /**
+     * Our greeting after its first part, and plain NULL's READY frame: the same bytes on every
+     * connection made with these options, so they are encoded once, not per connection (a
+     * restarted server meets its peers all at once, in a JVM that still interprets this code).
+     * Encoded at the first connection, not here, so that a mechanism whose name does not fit
+     * fails that connection, as it always did. Any loop may race to encode them: each gets equal
+     * bytes, and the final fields of {@link HandshakeBytes} publish them whole.
+     */
+    HandshakeBytes handshakeBytes() {
+        HandshakeBytes h = handshakeBytes;
+        if (h == null) {
+            h = new HandshakeBytes(this);
+            handshakeBytes = h;
+        }
+        return h;
+    }
+
+    /** See {@link #handshakeBytes()}. */
+    static final class HandshakeBytes {
+        /** Minor version, mechanism, as-server and filler: the 53 bytes after the first part. */
+        final byte[] greetingRest;
+        /** The whole READY command frame of plain NULL (no cipher): header, name and our metadata. */
+        final byte[] nullReady;
+
+        private HandshakeBytes(ZmtpOptions o) {
+            ByteBuf rest = Unpooled.buffer(ZmtpWire.GREETING_SIZE);
+            ByteBuf metadata = Unpooled.buffer(o.localMetadata.encodedSize());
+            ByteBuf frame = null;
+            try {
+                ZmtpWire.writeGreetingRest(rest, o.version.minor(), o.mechanism.name(), o.mechanism.asServer());
+                greetingRest = ByteBufUtil.getBytes(rest);
+                o.localMetadata.encode(metadata);
+                frame = Unpooled.buffer(ZmtpWire.commandFrameSize(ZmtpWire.READY, metadata.readableBytes()));
+                ZmtpWire.writeCommand(frame, ZmtpWire.READY, metadata);
+                nullReady = ByteBufUtil.getBytes(frame);
+            } finally {
+                rest.release();
+                metadata.release();
+                if (frame != null) {
+                    frame.release();
+                }
+            }
+        }
     }
 
     @Override

@@ -80,10 +80,15 @@ public final class ZmtpWire {
 
     /** The 11 bytes sent first: signature (0xFF, 8 padding bytes, 0x7F) and major version 3. */
     public static void writeGreetingStart(ByteBuf out) {
-        out.writeByte(0xFF);
-        out.writeZero(8);
-        out.writeByte(0x7F);
-        out.writeByte(3);
+        out.writeBytes(GREETING_START);
+    }
+
+    /** Signature and major version 3: the same eleven bytes on every connection. */
+    private static final byte[] GREETING_START = {(byte) 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F, 3};
+
+    /** The greeting's first part, for a writer that copies it. */
+    static byte[] greetingStart() {
+        return GREETING_START;
     }
 
     /** The remaining 53 bytes: minor version, mechanism (NUL padded), as-server, filler. */

@@ -15,6 +15,7 @@ import io.zmtp.transport.IoTransport;
 import io.zmtp.transport.NameResolvers;
 import io.zmtp.wire.ConnectionFailed;
 import io.zmtp.wire.FrameText;
+import io.zmtp.wire.PeerAddressText;
 import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.SocketType;
 
@@ -245,7 +246,7 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
         io.zmtp.transport.WebSocketTransport.addUpgradeHandlers(ch.pipeline(), requested.path(), zo);
         socket.channelOpened(ch);
         hooks.initConnection(ch, true, resolved(), this);
-        socket.monitor().event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
+        socket.monitor().event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(PeerAddressText.of(ch)), null, null);
         return true;
     }
 
@@ -275,7 +276,7 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
             }
         });
         socket.channelOpened(ch);
-        socket.monitor().event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(ch.remoteAddress()), null, null);
+        socket.monitor().event(SocketEvent.Type.ACCEPTED, resolved(), String.valueOf(PeerAddressText.of(ch)), null, null);
     }
 
     /**

@@ -13,6 +13,7 @@ import io.zmtp.transport.IoTransport;
 import io.zmtp.transport.NameResolvers;
 import io.zmtp.transport.TlsPeerIdentity;
 import io.zmtp.transport.WebSocketTransport;
+import io.zmtp.wire.PeerAddressText;
 import io.zmtp.wire.ZmtpOptions;
 import io.zmtp.wire.ConnectionFailed;
 
@@ -169,7 +170,7 @@ final class ConnectEndpoint implements PeerHandler.Origin {
                 failedAttempt(cf.cause().getMessage(), address);
                 return;
             }
-            socket.monitor().event(SocketEvent.Type.CONNECTED, endpoint.toString(), String.valueOf(cf.channel().remoteAddress()),
+            socket.monitor().event(SocketEvent.Type.CONNECTED, endpoint.toString(), String.valueOf(PeerAddressText.of(cf.channel())),
                     null, null);
             cf.channel().closeFuture().addListener(c -> closed(cf.channel()));
         });

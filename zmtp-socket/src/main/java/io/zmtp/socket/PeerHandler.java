@@ -7,6 +7,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.zmtp.wire.ConnectionFailed;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.HandshakeCompleted;
+import io.zmtp.wire.PeerAddressText;
 import io.zmtp.wire.PeerFailureLog;
 import io.zmtp.wire.ZmtpMessage;
 import io.zmtp.wire.ZmtpSubscription;
@@ -171,6 +172,6 @@ public final class PeerHandler extends ChannelDuplexHandler {
     }
 
     static String remote(ChannelHandlerContext ctx) {
-        return ctx.channel().remoteAddress() == null ? null : ctx.channel().remoteAddress().toString();
+        return PeerAddressText.of(ctx.channel());
     }
 }
