@@ -13,8 +13,9 @@
 #                 16-byte message, the round ends when all are back): warm-up rounds of at least
 #                 200,000 echoes, measured rounds of at least 100,000 (20 rounds at least each)
 #   storm:N       N connect() calls at once; time until all N are handshaken (gives up at 60 s)
-#   handshake:N   8 cycles of connecting N peers and closing them: server CPU per handshake,
-#                 cycle 1 in a fresh process, the last ones warm
+#   handshake:N   20 cycles of connecting N peers and closing them: server CPU per handshake,
+#                 cycle 1 in a fresh process, the last three warm (a JVM's compilers go on
+#                 compiling per-connection code until some 10,000 handshakes have passed)
 #   fanout:N      N SUB peers of a PUB publishing 16-byte messages at --rate (default 1000) per
 #                 second: 5 s warm-up, 10 s counted; publisher CPU per delivered message
 #
@@ -22,7 +23,7 @@
 #   --impls "zmtp-netty libzmq jeromq"   which servers (default: all three)
 #   --sources S     spread the connections over 127.0.0.1 .. 127.0.0.S (default 20)
 #   --rate R        fan-out messages per second (default 1000); the publisher starts 6 s after it binds
-#   --cycles C      handshake cycles (default 8)
+#   --cycles C      handshake cycles (default 20)
 #   --repeat K      run the whole list K times (default 1)
 #   --jvm-opts "…"  JVM options for the Java servers (default: none, as a user would start them)
 #   --run-id ID     tag of this run's lines (default: the date and time)
@@ -39,7 +40,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 impls="zmtp-netty libzmq jeromq"
 sources=20
 rate=1000
-cycles=8
+cycles=20
 repeat=1
 jvm_opts=""
 no_archive=""
