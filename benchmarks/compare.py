@@ -385,8 +385,9 @@ def floor_lines(lines):
                 goal = libzmq / target if libzmq else None
             parts = ["floor %s %s" % (fmt_cost(floor, None), unit)]
             if goal is not None:
-                parts.append("the goal for zmtp-netty %s %s: %s" % (
-                    fmt_cost(goal, None), unit, "below the floor, no server reaches it" if goal < floor else "above the floor"))
+                where = "below the floor: out of reach of a server making its system calls" if goal < floor \
+                    else "above the floor"
+                parts.append("the goal for zmtp-netty %s %s: %s" % (fmt_cost(goal, None), unit, where))
             for name, value in (("zmtp-netty", ours), ("libzmq", libzmq)):
                 if value:
                     parts.append("%s %.2fx the floor" % (name, value / floor))
