@@ -9,6 +9,8 @@ machine and versions); with compare.sh --many, also manypeers.jsonl (benchmarks/
 lines: one per phase of benchmarks/native/manypeers.c, for each implementation), whose rows are
 printed after the others. A directory holding only manypeers.jsonl or results.jsonl (such as
 benchmarks/target/manypeers/) prints the many-peers rows alone, from each scenario's latest run.
+Where the floor server (manypeers.sh --impls "floor ...") was measured, a line per row under the
+many-peers table gives its figure, the goal, and each server's figure as a multiple of the floor.
 Standard library only.
 """
 import glob
@@ -221,6 +223,12 @@ def fmt_ratio(r):
 # ---------------------------------------------------------------- many peers (benchmarks/manypeers.sh)
 
 MANY_IMPLS = ("zmtp-netty", "jeromq", "libzmq")
+# benchmarks/native/floor_server.c: the least system calls any server makes (not a row's column,
+# a line under the table: the floor says which goals no server reaches on this kernel). Only the
+# rows of server CPU have a floor; its round times and memory are those of one more server.
+FLOOR_IMPL = "floor"
+FLOOR_ROWS = ("echo: server CPU per 1,000 echoes, warm", "handshake: server CPU, fresh process",
+              "handshake: server CPU, warm", "PUB fan-out: publisher CPU per delivered message")
 
 
 def load_manypeers(directory):
@@ -362,6 +370,40 @@ def many_rows(lines):
     return rows
 
 
+def floor_lines(lines):
+    """One line per CPU row the floor server has a figure for: the floor, the goal, each server against it."""
+    out = []
+    for n in sorted({r["n"] for r in lines if r["impl"] == FLOOR_IMPL}):
+        for label, unit, figure, target in MANY_ROWS:
+            floor = figure(lines, n, FLOOR_IMPL)[0] if label in FLOOR_ROWS else None
+            if floor is None:
+                continue
+            ours, libzmq = figure(lines, n, "zmtp-netty")[0], figure(lines, n, "libzmq")[0]
+            if isinstance(target, str):
+                goal = float(target.split()[1])
+            else:
+                goal = libzmq / target if libzmq else None
+            parts = ["floor %s %s" % (fmt_cost(floor, None), unit)]
+            if goal is not None:
+                where = "below the floor: out of reach of a server making its system calls" if goal < floor \
+                    else "above the floor"
+                parts.append("the goal for zmtp-netty %s %s: %s" % (fmt_cost(goal, None), unit, where))
+            for name, value in (("zmtp-netty", ours), ("libzmq", libzmq)):
+                if value:
+                    parts.append("%s %.2fx the floor" % (name, value / floor))
+            out.append("%s peers: %s: %s" % ("{:,}".format(n), label, "; ".join(parts)))
+    return out
+
+
+def print_floor(many):
+    lines = floor_lines(many)
+    if lines:
+        print()
+        print("The kernel's floor (benchmarks/native/floor_server.c, the least system calls a server makes):")
+        for line in lines:
+            print("  " + line)
+
+
 def harness_check(lines):
     """One line per echo and fan-out scenario: how busy the harness was against the server's CPU."""
     out = []
@@ -447,6 +489,7 @@ def main():
     print()
     print_table(header, table)
     if many:
+        print_floor(many)
         print()
         print("Many-peers harness check (the client must not be what limits a figure):")
         for line in harness_check(many):
@@ -482,6 +525,7 @@ def print_many_only(many, meta):
     print()
     print_table(["workload", "unit", "zmtp-netty", "JeroMQ", "libzmq", "vs JeroMQ", "vs libzmq", "target", "met"],
                 many_rows(many))
+    print_floor(many)
     print()
     print("Harness check (the client must not be what limits a figure):")
     for line in harness_check(many):

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Many peers: zmtp-netty, libzmq and JeroMQ servers driven by one client (benchmarks/native/
-# manypeers.c, which speaks ZMTP itself) with 1,000 to 10,000 connections. For each scenario, each
-# implementation's server is started as a fresh process, as a user would run it, measured, and
-# stopped; the order of the implementations turns from one scenario to the next so that the
-# machine's drift hits them alike. Every JSON line is appended, tagged with the run's id, to
-# benchmarks/target/manypeers/results.jsonl; logs go beside it.
+# manypeers.c, which speaks ZMTP itself) with 1,000 to 10,000 connections, and on request the
+# kernel's floor (benchmarks/native/floor_server.c: the least system calls a server can make).
+# For each scenario, each implementation's server is started as a fresh process, as a user would
+# run it, measured, and stopped; the order of the implementations turns from one scenario to the
+# next so that the machine's drift hits them alike. Every JSON line is appended, tagged with the
+# run's id, to benchmarks/target/manypeers/results.jsonl; logs go beside it.
 #
 #   benchmarks/manypeers.sh [options] [SCENARIO ...]
 #
@@ -20,7 +21,10 @@
 #                 second: 5 s warm-up, 10 s counted; publisher CPU per delivered message
 #
 # Options:
-#   --impls "zmtp-netty libzmq jeromq"   which servers (default: all three)
+#   --impls "zmtp-netty libzmq jeromq"   which servers (default: these three); also "floor",
+#                   the floor server (e.g. --impls "floor zmtp-netty libzmq")
+#   --floor-opts "…"  more options for the floor server (e.g. "--batch 4": the fan-out publisher's
+#                   messages per send, see floor_server.c; default: what is due at a turn)
 #   --sources S     spread the connections over 127.0.0.1 .. 127.0.0.S (default 20)
 #   --rate R        fan-out messages per second (default 1000); the publisher starts 6 s after it binds
 #   --cycles C      handshake cycles (default 20)
@@ -43,6 +47,7 @@ rate=1000
 cycles=20
 repeat=1
 jvm_opts=""
+floor_opts=""
 no_archive=""
 run_id="$(date +%Y%m%d-%H%M%S)"
 scenarios=()
@@ -54,6 +59,7 @@ while [ $# -gt 0 ]; do
     --cycles) cycles="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --jvm-opts) jvm_opts="$2"; shift 2 ;;
+    --floor-opts) floor_opts="$2"; shift 2 ;;
     --run-id) run_id="$2"; shift 2 ;;
     --no-archive) no_archive=yes; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -105,11 +111,11 @@ fi
 /usr/bin/python3 - "$run_id" "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(nproc)" \
   "$(cut -d' ' -f1-3 /proc/loadavg)" "$(java -version 2>&1 | head -1)" \
   "$(pkg-config --modversion libzmq 2>/dev/null || echo '?')" "$(cat /proc/sys/net/core/somaxconn)" \
-  "$sources" "$rate" "$cycles" "$jvm_opts" "${scenarios[*]}" "$impls" \
+  "$sources" "$rate" "$cycles" "$jvm_opts" "${scenarios[*]}" "$impls" "$floor_opts" \
   "$([ -z "$no_archive" ] && [ -f "$root/zmtp-cli/target/zmtp.jsa" ] && echo yes || echo no)" <<'PY' >>"$results"
 import datetime, json, sys
 keys = ["run", "cpu", "nproc", "load", "java", "libzmq", "somaxconn", "sources", "rate", "cycles", "jvm_opts",
-        "scenarios", "impls", "class_data_archive"]
+        "scenarios", "impls", "floor_opts", "class_data_archive"]
 meta = dict(zip(keys, sys.argv[1:]))
 meta.update({"bench": "manypeers-meta", "jeromq": "0.6.0", "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M")})
 print(json.dumps(meta))
@@ -131,14 +137,18 @@ start_server() {
   local cmd
   # shellcheck disable=SC2206
   local jopts=($jvm_opts)
+  # shellcheck disable=SC2206
+  local fopts=($floor_opts)
   case "$kind/$impl" in
     echo/zmtp-netty) cmd=(java "${launcher_opts[@]}" "${jopts[@]}" -jar "$cli_jar" cat -q -t ROUTER --echo -b tcp://127.0.0.1:0) ;;
     echo/libzmq) cmd=("$bin/echo_router" --bind tcp://127.0.0.1:0) ;;
+    echo/floor) cmd=("$bin/floor_server" --mode echo --bind tcp://127.0.0.1:0 "${fopts[@]}") ;;
     echo/jeromq) cmd=(java "${jopts[@]}" -cp "$bench_jar" io.zmtp.benchmarks.manypeers.JeromqEchoRouter
                       --bind 'tcp://127.0.0.1:*') ;;
     pub/zmtp-netty) cmd=(java "${jopts[@]}" -cp "$bench_jar" io.zmtp.benchmarks.manypeers.ZmtpFanoutPub
                          --bind tcp://127.0.0.1:0 --rate "$rate" --delay-s 6) ;;
     pub/libzmq) cmd=("$bin/fanout_pub" --bind tcp://127.0.0.1:0 --rate "$rate" --delay-s 6) ;;
+    pub/floor) cmd=("$bin/floor_server" --mode pub --bind tcp://127.0.0.1:0 --rate "$rate" --delay-s 6 "${fopts[@]}") ;;
     pub/jeromq) cmd=(java "${jopts[@]}" -cp "$bench_jar" io.zmtp.benchmarks.manypeers.JeromqFanoutPub
                      --bind 'tcp://127.0.0.1:*' --rate "$rate" --delay-s 6) ;;
     *) echo "unknown implementation $impl" >&2; exit 2 ;;
