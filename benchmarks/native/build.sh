@@ -11,7 +11,7 @@ CFLAGS="${CFLAGS:--O2 -g -std=c11 -Wall -Wextra -Werror}"
 zmq_libs="$(pkg-config --libs libzmq 2>/dev/null || echo -lzmq)"
 for src in "$here"/*.c; do
   name="$(basename "$src" .c)"
-  if [ ! -x "$out/$name" ] || [ "$src" -nt "$out/$name" ] || [ "$here/bench.h" -nt "$out/$name" ]; then
+  if [ ! -x "$out/$name" ] || [ "$src" -nt "$out/$name" ] || [ "$here/bench.h" -nt "$out/$name" ] || [ "$here/zmtp_null.h" -nt "$out/$name" ]; then
     libs="-lm"
     if grep -q '#include "bench.h"\|#include <zmq.h>' "$src"; then
       libs="$zmq_libs -lpthread -lm"

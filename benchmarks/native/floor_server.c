@@ -48,6 +48,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "zmtp_null.h"
+
 #define RXCAP 1024   /* unparsed input per connection: the handshake and a few frames */
 #define TXCAP 8192   /* output the kernel has not taken yet, per connection: one batch */
 #define MSG_SIZE 16  /* the published message's body */
@@ -162,27 +164,8 @@ static void flush_pending(int fd) {
 
 /* Our greeting (ZMTP 3.0, NULL, as-server 0) and READY with our Socket-Type; returns its size. */
 static size_t put_hello(uint8_t *b) {
-    const char *type = mode == ECHO ? "ROUTER" : "PUB";
-    size_t tl = strlen(type), i = 64;
-    memset(b, 0, 64);
-    b[0] = 0xFF;
-    b[9] = 0x7F;
-    b[10] = 3;
-    memcpy(b + 12, "NULL", 4);
-    b[i++] = 0x04;
-    b[i++] = (uint8_t) (1 + 5 + 1 + 11 + 4 + tl);
-    b[i++] = 5;
-    memcpy(b + i, "READY", 5);
-    i += 5;
-    b[i++] = 11;
-    memcpy(b + i, "Socket-Type", 11);
-    i += 11;
-    b[i++] = 0;
-    b[i++] = 0;
-    b[i++] = 0;
-    b[i++] = (uint8_t) tl;
-    memcpy(b + i, type, tl);
-    return i + tl;
+    size_t n = zmtp_put_greeting(b);
+    return n + zmtp_put_ready(b + n, mode == ECHO ? "ROUTER" : "PUB");
 }
 
 static void accept_all(void) {

@@ -63,6 +63,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "zmtp_null.h"
+
 #ifndef IP_BIND_ADDRESS_NO_PORT
 #define IP_BIND_ADDRESS_NO_PORT 24
 #endif
@@ -574,37 +576,6 @@ static const char *socket_type(void) {
     return opt.mode == FANOUT ? "SUB" : "DEALER";
 }
 
-static size_t put_greeting(uint8_t *b) {
-    memset(b, 0, 64);
-    b[0] = 0xFF;
-    b[9] = 0x7F;
-    b[10] = 3;
-    b[11] = 0;
-    memcpy(b + 12, "NULL", 4);
-    b[32] = 0; /* as-server */
-    return 64;
-}
-
-static size_t put_ready(uint8_t *b) {
-    const char *type = socket_type();
-    size_t tl = strlen(type);
-    size_t body = 1 + 5 + 1 + 11 + 4 + tl;
-    size_t i = 0;
-    b[i++] = 0x04;
-    b[i++] = (uint8_t) body;
-    b[i++] = 5;
-    memcpy(b + i, "READY", 5);
-    i += 5;
-    b[i++] = 11;
-    memcpy(b + i, "Socket-Type", 11);
-    i += 11;
-    b[i++] = 0;
-    b[i++] = 0;
-    b[i++] = 0;
-    b[i++] = (uint8_t) tl;
-    memcpy(b + i, type, tl);
-    return i + tl;
-}
 
 static void fail_peer(long i, enum failure why, const char *detail);
 
@@ -917,8 +888,8 @@ static void connected(long i) {
     }
     p->state = P_HANDSHAKE;
     uint8_t hello[64 + 64];
-    size_t n = put_greeting(hello);
-    n += put_ready(hello + n);
+    size_t n = zmtp_put_greeting(hello);
+    n += zmtp_put_ready(hello + n, socket_type());
     peer_send(i, hello, n);
 }
 
