@@ -66,6 +66,27 @@ class ZmtpCodecTest {
     }
 
     @Test
+    void theGreetingEncodedOnceIsSentWholeOnEveryConnection() {
+        // ZmtpOptions encodes the greeting's rest and NULL's READY at the first connection and
+        // every later connection with the same options copies those bytes
+        ZmtpOptions options = ZmtpOptions.builder(SocketType.DEALER).readyWithGreeting(true).build();
+        byte[] first = null;
+        for (int connection = 0; connection < 3; connection++) {
+            try (CodecHarness h = new CodecHarness(options)) {
+                assertArrayEquals(hex("FF 00 00 00 00 00 00 00 00 7F 03"), h.written());
+                h.feed(Arrays.copyOf(PeerBytes.create().greeting31().toArray(), 11));
+                byte[] rest = h.written();
+                assertArrayEquals(SPEC_DEALER_READY, Arrays.copyOfRange(rest, 53, rest.length),
+                        "connection " + connection);
+                if (first == null) {
+                    first = rest;
+                }
+                assertArrayEquals(first, rest, "connection " + connection + " sends what the first sent");
+            }
+        }
+    }
+
+    @Test
     void dealerReadyMatchesTheSpecExampleByteForByte() {
         try (CodecHarness h = new CodecHarness(DEALER)) {
             h.written();
