@@ -9,6 +9,9 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import java.lang.ref.PhantomReference;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,7 +21,9 @@ import java.util.List;
  * the paranoid level, so every buffer is tracked.
  *
  * <p>After each test it collects garbage and allocates a tracked buffer, which makes the detector
- * report what was collected without being released; any report fails the test.
+ * report what was collected without being released; any report fails the test. Before each test
+ * it collects once and forgets what it finds, which belongs to a class's set-up or to an earlier
+ * test class.
  */
 public final class LeakCheck implements BeforeEachCallback, AfterEachCallback {
     private static final List<String> LEAKS = new ArrayList<>();
@@ -34,7 +39,8 @@ public final class LeakCheck implements BeforeEachCallback, AfterEachCallback {
 
     @Override
     public void beforeEach(ExtensionContext context) {
-        drain();
+        // what the class's set-up or an earlier class left behind is not this test's
+        collect();
         synchronized (LEAKS) {
             LEAKS.clear();
         }
@@ -53,23 +59,52 @@ public final class LeakCheck implements BeforeEachCallback, AfterEachCallback {
         }
     }
 
-    /** Collects garbage and triggers the detector's report, a few rounds with short pauses. */
+    /**
+     * Collects garbage and makes the detector report what it found, twice: the second collection
+     * finds what only a finalizer run after the first let go, and it also proves the first one's
+     * references enqueued (the JVM hands them over a batch at a time).
+     */
     public static void drain() {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            System.runFinalization();
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            for (int j = 0; j < 4; j++) {
-                ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(1);
-                b.release();
-                ByteBuf u = UnpooledByteBufAllocator.DEFAULT.directBuffer(1);
-                u.release();
-            }
+        collect();
+        System.runFinalization();
+        pause(); // a loop thread still finishing the test's last task lets go of its buffers
+        collect();
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(5);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * One full collection, then a wait until the JVM has handed over the references it found
+     * (a sentinel of ours, found by the same collection, arrives in our queue), then tracked
+     * allocations, which make the detector poll its queue and report leaked buffers. Each full
+     * collection costs tens of milliseconds, and every test of the suite runs this check, so it
+     * waits for the hand-over instead of collecting again after fixed pauses.
+     */
+    private static void collect() {
+        ReferenceQueue<Object> queue = new ReferenceQueue<>();
+        Object referent = new Object();
+        PhantomReference<Object> sentinel = new PhantomReference<>(referent, queue);
+        Reference.reachabilityFence(referent);   // reachable until now: this collection is the one that finds it
+        System.gc();
+        try {
+            queue.remove(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        } finally {
+            Reference.reachabilityFence(sentinel);
+        }
+        for (int j = 0; j < 4; j++) {
+            ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(1);
+            b.release();
+            ByteBuf u = UnpooledByteBufAllocator.DEFAULT.directBuffer(1);
+            u.release();
         }
     }
 
