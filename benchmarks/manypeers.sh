@@ -29,10 +29,11 @@
 #   --rate R        fan-out messages per second (default 1000); the publisher starts 6 s after it binds
 #   --cycles C      handshake cycles (default 20)
 #   --repeat K      run the whole list K times (default 1)
-#   --jvm-opts "…"  JVM options for the Java servers (default: none, as a user would start them)
+#   --jvm-opts "…"  JVM options for the Java servers (default: none, as a user would start them;
+#                   ours gets them after the zmtp launcher's own, through ZMTP_JAVA_OPTS)
 #   --run-id ID     tag of this run's lines (default: the date and time)
 #   --no-archive    start our server without the build's class-data-sharing archive (zmtp.jsa),
-#                   which the zmtp launcher, and so this script by default, hands to the JVM
+#                   which the zmtp launcher hands to the JVM: with the JDK's own archive instead
 #
 # Our echo server is `zmtp cat -q -t ROUTER --echo`, with its default limits (docs/limits.md:
 # connections in their handshake bounded, 65,536 in all, a listen backlog of net.core.somaxconn).
@@ -122,11 +123,17 @@ print(json.dumps(meta))
 PY
 
 # --- servers
-# `zmtp cat` is started as the zmtp launcher starts it: with the build's class-data-sharing
-# archive (--no-archive: without it, for the comparison)
-launcher_opts=()
-if [ -z "$no_archive" ] && [ -f "$root/zmtp-cli/target/zmtp.jsa" ]; then
-  launcher_opts=(-XX:SharedArchiveFile="$root/zmtp-cli/target/zmtp.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off)
+# `zmtp cat` is started by the zmtp launcher (zmtp-cli/target/zmtp), as a user starts it: with the
+# build's class-data-sharing archive and the launcher's JVM options, --jvm-opts after them
+# (ZMTP_JAVA_OPTS). --no-archive points the JVM back at the JDK's own archive instead.
+launcher_java_opts="$jvm_opts"
+if [ -n "$no_archive" ]; then
+  jdk_archive="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")/lib/server/classes.jsa"
+  if [ -f "$jdk_archive" ]; then
+    launcher_java_opts="-XX:SharedArchiveFile=$jdk_archive $jvm_opts"
+  else
+    launcher_java_opts="-Xshare:off $jvm_opts"
+  fi
 fi
 server_pid=""
 server_port=""
@@ -140,7 +147,8 @@ start_server() {
   # shellcheck disable=SC2206
   local fopts=($floor_opts)
   case "$kind/$impl" in
-    echo/zmtp-netty) cmd=(java "${launcher_opts[@]}" "${jopts[@]}" -jar "$cli_jar" cat -q -t ROUTER --echo -b tcp://127.0.0.1:0) ;;
+    echo/zmtp-netty) cmd=(env ZMTP_JAVA_OPTS="$launcher_java_opts" "$root/zmtp-cli/target/zmtp" cat -q -t ROUTER --echo
+                          -b tcp://127.0.0.1:0) ;;
     echo/libzmq) cmd=("$bin/echo_router" --bind tcp://127.0.0.1:0) ;;
     echo/floor) cmd=("$bin/floor_server" --mode echo --bind tcp://127.0.0.1:0 "${fopts[@]}") ;;
     echo/jeromq) cmd=(java "${jopts[@]}" -cp "$bench_jar" io.zmtp.benchmarks.manypeers.JeromqEchoRouter

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -58,6 +59,58 @@ class LauncherTest {
         } finally {
             sh.destroyForcibly();
         }
+    }
+
+    /**
+     * On JDK 17 to 19 the launcher sets G1's refinement green zone (docs/performance.md), unless
+     * the operator set one in JDK_JAVA_OPTIONS; ZMTP_JAVA_OPTS come after the launcher's options
+     * and win. On JDK 20 and later, which refuse the flag from 23, it is not passed at all.
+     */
+    @Test
+    void theLauncherDefersG1RefinementOnJdk17To19AndTheOperatorsSettingWins() throws Exception {
+        String flags = launch(Map.of("ZMTP_JAVA_OPTS", "-XX:+PrintFlagsFinal"));
+        assertTrue(flags.contains("\nzmtp "), "the command ran after the JVM's flags: " + flags);
+        int major = javaOnPathMajor();
+        if (major < 17 || major > 19) {
+            assertFalse(flags.contains("G1ConcRefinementGreenZone"), "JDK " + major + " has no such flag to set");
+            return;
+        }
+        assertEquals("256 {command line}", flag(flags, "G1ConcRefinementGreenZone"));
+        assertEquals("8 {command line}", flag(launch(Map.of("JDK_JAVA_OPTIONS", "-XX:G1ConcRefinementGreenZone=8",
+                "ZMTP_JAVA_OPTS", "-XX:+PrintFlagsFinal")), "G1ConcRefinementGreenZone"));
+        assertEquals("16 {command line}", flag(launch(Map.of(
+                "ZMTP_JAVA_OPTS", "-XX:+PrintFlagsFinal -XX:G1ConcRefinementGreenZone=16")), "G1ConcRefinementGreenZone"));
+    }
+
+    /** What {@code zmtp --version} prints, stdout and stderr, with {@code env} (and no other JVM options) set. */
+    private static String launch(Map<String, String> env) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(LAUNCHER.toString(), "--version").redirectErrorStream(true);
+        pb.environment().remove("JDK_JAVA_OPTIONS");
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        pb.environment().remove("ZMTP_JAVA_OPTS");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "zmtp --version did not end");
+        assertEquals(0, p.exitValue(), out);
+        return out;
+    }
+
+    /** A flag's value and origin as -XX:+PrintFlagsFinal prints them ("256 {command line}"), or null. */
+    private static String flag(String flags, String name) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\s" + name + "\\s+=\\s+(\\S+)\\s+\\{[^}]*}\\s+(\\{[^}]*})")
+                .matcher(flags);
+        return m.find() ? m.group(1) + " " + m.group(2) : null;
+    }
+
+    /** The feature version of the {@code java} the launcher finds on the PATH. */
+    private static int javaOnPathMajor() throws Exception {
+        Process p = new ProcessBuilder("java", "-XshowSettings:properties", "-version").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("java\\.specification\\.version = (\\d+)").matcher(out);
+        assertTrue(m.find(), out);
+        return Integer.parseInt(m.group(1));
     }
 
     private static boolean listening(int port) {
