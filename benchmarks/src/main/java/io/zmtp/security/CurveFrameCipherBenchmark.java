@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled", "-Dzmtp.curve.libsodiumFrom=0"})
+@Fork(value = 1, jvmArgsPrepend = {"-Dio.netty.leakDetection.level=disabled", "-Dzmtp.curve.libsodiumFrom=0"})
 public class CurveFrameCipherBenchmark {
     @Param({"100", "256", "512", "1024"})
     int size;

@@ -42,7 +42,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled",
+@Fork(value = 1, jvmArgsPrepend = {"-Dio.netty.leakDetection.level=disabled",
         "-Djmh.executor=CUSTOM", "-Djmh.executor.class=io.zmtp.benchmarks.NettyThreads"})
 public class CodecBenchmark {
     static final int BATCH = 100;

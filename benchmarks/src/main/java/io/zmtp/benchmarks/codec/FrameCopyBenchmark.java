@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "-Dio.netty.leakDetection.level=disabled")
+@Fork(value = 1, jvmArgsPrepend = "-Dio.netty.leakDetection.level=disabled")
 public class FrameCopyBenchmark {
     @Param({"16", "1024", "65536"})
     int size;

@@ -48,7 +48,7 @@ import java.util.concurrent.locks.LockSupport;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = "-Dio.netty.leakDetection.level=disabled")
+@Fork(value = 1, jvmArgsPrepend = "-Dio.netty.leakDetection.level=disabled")
 @Warmup(iterations = 5, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class MajordomoCrowdBenchmark {

@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = "-Dio.netty.leakDetection.level=disabled")
+@Fork(value = 1, jvmArgsPrepend = "-Dio.netty.leakDetection.level=disabled")
 public class PipelinedRequestBenchmark {
     /** Requests in flight. */
     public static final int WINDOW = 1000;

@@ -56,7 +56,7 @@ import java.util.stream.Stream;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = "-Dio.netty.leakDetection.level=disabled")
+@Fork(value = 1, jvmArgsPrepend = "-Dio.netty.leakDetection.level=disabled")
 public class TitanicStoreBenchmark {
     static final byte[] BODY = new byte[64];
 

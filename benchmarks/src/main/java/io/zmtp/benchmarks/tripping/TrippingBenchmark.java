@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = "-Dio.netty.leakDetection.level=disabled")
+@Fork(value = 1, jvmArgsPrepend = "-Dio.netty.leakDetection.level=disabled")
 public class TrippingBenchmark {
     /** Requests in flight in one asynchronous operation. */
     public static final int ASYNC_CALLS = 10_000;
