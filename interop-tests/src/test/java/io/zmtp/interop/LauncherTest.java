@@ -92,6 +92,38 @@ class LauncherTest {
                 "ZMTP_JAVA_OPTS", "-XX:+PrintFlagsFinal -XX:G1ConcRefinementGreenZone=16")), "G1ConcRefinementGreenZone"));
     }
 
+    /**
+     * The commands leave Netty's flight-recorder events off unless asked: registering them starts
+     * JFR on the event loop at the first pooled buffer (docs/performance.md). Seen from outside
+     * by whether the JVM loads the buffer pool's event class during a few round trips; the same
+     * run with the property set to true loads it, so the check can fail.
+     */
+    @Test
+    void nettysJfrEventsStayOffUnlessAsked() throws Exception {
+        assertFalse(loadsChunkEvent(""), "the commands' default: Netty's JFR events off");
+        assertTrue(loadsChunkEvent("-Dio.netty.jfr.enabled=true"), "asked for: on");
+    }
+
+    private static boolean loadsChunkEvent(String option) throws Exception {
+        Path log = Files.createTempFile("zmtp-classes", ".log");
+        try {
+            ProcessBuilder pb = new ProcessBuilder(LAUNCHER.toString(), "tripping", "--no-warmup", "--sync=50",
+                    "--async=50", "-q").redirectErrorStream(true);
+            pb.environment().remove("JDK_JAVA_OPTIONS");
+            pb.environment().remove("JAVA_TOOL_OPTIONS");
+            pb.environment().put("ZMTP_JAVA_OPTS", "-Xlog:class+load=info:file=" + log + " " + option);
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "zmtp tripping did not end");
+            assertEquals(0, p.exitValue(), out);
+            String classes = Files.readString(log);
+            assertTrue(classes.contains("io.netty.buffer.PooledByteBufAllocator "), "the run used Netty's pool");
+            return classes.contains("io.netty.buffer.AllocateChunkEvent ");
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
     /** What {@code zmtp --version} prints, stdout and stderr, with {@code env} (and no other JVM options) set. */
     private static String launch(Map<String, String> env) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(LAUNCHER.toString(), "--version").redirectErrorStream(true);

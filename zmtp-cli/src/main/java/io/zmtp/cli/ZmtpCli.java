@@ -79,6 +79,7 @@ public final class ZmtpCli implements Runnable {
     }
 
     static final String LEAK_DETECTION = "io.netty.leakDetection.level";
+    static final String NETTY_JFR = "io.netty.jfr.enabled";
 
     public static void main(String[] args) {
         // A command is an application: Netty's leak detector, on by default, records a stack
@@ -86,6 +87,14 @@ public final class ZmtpCli implements Runnable {
         // many peers). The tests, and a user chasing a leak, set the level themselves.
         if (System.getProperty(LEAK_DETECTION) == null) {
             System.setProperty(LEAK_DETECTION, "disabled");
+        }
+        // Netty's flight-recorder events for its buffer pool: the first pooled chunk, allocated
+        // on an event loop at the first connection, registers them with JFR, which starts JFR's
+        // own machinery there: about a fifth of what a fresh server's first 1,000 handshakes cost
+        // (RESULTS.md, "Netty's JFR events at the first connection"). A user who records them
+        // sets the property to true.
+        if (System.getProperty(NETTY_JFR) == null) {
+            System.setProperty(NETTY_JFR, "false");
         }
         JulToSlf4j.install();
         boolean one = args.length > 0 && COMMANDS.containsKey(args[0]) && !args[0].equals("help");
