@@ -64,7 +64,7 @@ public abstract class ZmtpSocket implements AutoCloseable {
         EventLoop loop = setup.loop();
         this.context = context;
         // one inbound budget for every connection of the socket, made or accepted
-        InboundBudget budget = new InboundBudget(options.maxInboundBuffered());
+        InboundBudget budget = new InboundBudget(options.maxInboundBuffered(), context.transport().peerClosedProbe());
         // and one bound of handshakes waiting for an authenticator
         AuthenticationWaits waits = new AuthenticationWaits(options.maxWaitingAuthentications());
         Mechanism mechanism = options.mechanism();

@@ -103,6 +103,35 @@ public enum IoTransport {
         throw new IllegalArgumentException("not an I/O event loop (epoll, io_uring or NIO): " + loop);
     }
 
+    /** Linux's TCP_CLOSE_WAIT (the peer sent its FIN) and TCP_CLOSE (reset), as TCP_INFO gives them. */
+    private static final int TCP_CLOSE_WAIT = 8;
+    private static final int TCP_CLOSE = 7;
+
+    /**
+     * What a connection paused for its socket's inbound budget asks about its peer (see
+     * {@link io.zmtp.wire.InboundBudget}), or null where the channel comes to the end of the
+     * stream by itself, paused or not (epoll, NIO). Over io_uring a paused channel whose peer
+     * closes does not always read on to the end (Netty 4.2.18), so this asks the kernel for the
+     * TCP connection's state: CLOSE_WAIT or CLOSE means the peer is gone. Unix-domain channels
+     * have no such state and are not asked.
+     */
+    public java.util.function.Predicate<Channel> peerClosedProbe() {
+        if (this != IO_URING) {
+            return null;
+        }
+        return ch -> {
+            if (!(ch instanceof io.netty.channel.uring.IoUringSocketChannel tcp)) {
+                return false;
+            }
+            try {
+                int state = tcp.tcpInfo().state();
+                return state == TCP_CLOSE_WAIT || state == TCP_CLOSE;
+            } catch (io.netty.channel.ChannelException closed) {
+                return true; // the descriptor is closed already
+            }
+        };
+    }
+
     public IoHandlerFactory handlerFactory() {
         if (this == IO_URING) {
             return io.netty.channel.uring.IoUringIoHandler.newFactory();

@@ -440,7 +440,12 @@ class WebSocketTransportTest {
                 break;
             case "fragment":
                 bad.ws.sendBinary(java.nio.ByteBuffer.wrap(new byte[] {0, 'a'}), false).get();
-                bad.ws.sendBinary(java.nio.ByteBuffer.wrap(new byte[] {'b'}), true).get();
+                try {
+                    bad.ws.sendBinary(java.nio.ByteBuffer.wrap(new byte[] {'b'}), true).get();
+                } catch (java.util.concurrent.ExecutionException closedAlready) {
+                    // the server may have closed on the first fragment already (it did over io_uring)
+                    assertTrue(closedAlready.getCause() instanceof java.io.IOException, closedAlready::toString);
+                }
                 break;
             case "empty":
                 bad.ws.sendBinary(java.nio.ByteBuffer.allocate(0), true).get();
