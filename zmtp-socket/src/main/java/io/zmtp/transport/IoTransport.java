@@ -62,11 +62,16 @@ public enum IoTransport {
             }
             org.slf4j.LoggerFactory.getLogger(IoTransport.class).warn(
                     "zmtp.transport=io_uring, but io_uring is not available here ({}): using {}",
-                    IoUring.unavailabilityCause(), Epoll.isAvailable() ? "epoll" : "NIO");
+                    IoUring.unavailabilityCause(), epollOrNio().name().toLowerCase(Locale.ROOT));
         } else if (!forced.isEmpty() && !forced.equals("epoll")) {
             org.slf4j.LoggerFactory.getLogger(IoTransport.class).warn(
-                    "zmtp.transport={}: not epoll, nio or io_uring; using {}", forced, Epoll.isAvailable() ? "epoll" : "NIO");
+                    "zmtp.transport={}: not epoll, nio or io_uring; using {}", forced, epollOrNio().name().toLowerCase(Locale.ROOT));
         }
+        return epollOrNio();
+    }
+
+    /** Epoll where its native library loads on this machine, else NIO: the kind when none is asked for. */
+    public static IoTransport epollOrNio() {
         return Epoll.isAvailable() ? EPOLL : NIO;
     }
 

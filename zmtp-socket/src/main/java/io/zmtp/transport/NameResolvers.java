@@ -87,7 +87,7 @@ public final class NameResolvers implements AutoCloseable {
      */
     public NameResolvers(IoTransport io) {
         Objects.requireNonNull(io, "io");
-        this.io = io == IoTransport.IO_URING ? (IoTransport.EPOLL.isAvailable() ? IoTransport.EPOLL : IoTransport.NIO) : io;
+        this.io = io == IoTransport.IO_URING ? IoTransport.epollOrNio() : io;
     }
 
     /**
