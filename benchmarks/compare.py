@@ -520,6 +520,8 @@ def print_many_only(many, meta):
         m.get("jeromq", "?"), m.get("libzmq", "?"), m.get("run", "?"), m.get("date", "?")))
     print("machine: %s; %s processors; load average at start: %s; %s; somaxconn %s" % (
         m.get("cpu", "?"), m.get("nproc", "?"), m.get("load", "?"), m.get("java", "?"), m.get("somaxconn", "?")))
+    if m.get("zmtp_args") or m.get("jvm_opts"):
+        print("zmtp-netty's server given: %s" % " ".join(x for x in (m.get("zmtp_args"), m.get("jvm_opts")) if x))
     print("Costs and times, lower is better, so the ratios are peer / zmtp-netty (> 1: zmtp-netty better)."
           " Target: the issue's goal (a ratio vs libzmq, or a bound). 'k of N up': never all N connected.")
     print()

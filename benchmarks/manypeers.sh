@@ -23,6 +23,8 @@
 # Options:
 #   --impls "zmtp-netty libzmq jeromq"   which servers (default: these three); also "floor",
 #                   the floor server (e.g. --impls "floor zmtp-netty libzmq")
+#   --zmtp-args "…"  more options for our echo server, after its own (e.g. "--listeners 3": a
+#                   listening socket per kernel queue of somaxconn, for the storm)
 #   --floor-opts "…"  more options for the floor server (e.g. "--batch 4": the fan-out publisher's
 #                   messages per send, see floor_server.c; default: what is due at a turn)
 #   --sources S     spread the connections over 127.0.0.1 .. 127.0.0.S (default 20)
@@ -49,6 +51,7 @@ cycles=20
 repeat=1
 jvm_opts=""
 floor_opts=""
+zmtp_args=""
 no_archive=""
 run_id="$(date +%Y%m%d-%H%M%S)"
 scenarios=()
@@ -61,6 +64,7 @@ while [ $# -gt 0 ]; do
     --repeat) repeat="$2"; shift 2 ;;
     --jvm-opts) jvm_opts="$2"; shift 2 ;;
     --floor-opts) floor_opts="$2"; shift 2 ;;
+    --zmtp-args) zmtp_args="$2"; shift 2 ;;
     --run-id) run_id="$2"; shift 2 ;;
     --no-archive) no_archive=yes; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -113,10 +117,10 @@ fi
   "$(cut -d' ' -f1-3 /proc/loadavg)" "$(java -version 2>&1 | head -1)" \
   "$(pkg-config --modversion libzmq 2>/dev/null || echo '?')" "$(cat /proc/sys/net/core/somaxconn)" \
   "$sources" "$rate" "$cycles" "$jvm_opts" "${scenarios[*]}" "$impls" "$floor_opts" \
-  "$([ -z "$no_archive" ] && [ -f "$root/zmtp-cli/target/zmtp.jsa" ] && echo yes || echo no)" <<'PY' >>"$results"
+  "$([ -z "$no_archive" ] && [ -f "$root/zmtp-cli/target/zmtp.jsa" ] && echo yes || echo no)" "$zmtp_args" <<'PY' >>"$results"
 import datetime, json, sys
 keys = ["run", "cpu", "nproc", "load", "java", "libzmq", "somaxconn", "sources", "rate", "cycles", "jvm_opts",
-        "scenarios", "impls", "floor_opts", "class_data_archive"]
+        "scenarios", "impls", "floor_opts", "class_data_archive", "zmtp_args"]
 meta = dict(zip(keys, sys.argv[1:]))
 meta.update({"bench": "manypeers-meta", "jeromq": "0.6.0", "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M")})
 print(json.dumps(meta))
@@ -146,9 +150,11 @@ start_server() {
   local jopts=($jvm_opts)
   # shellcheck disable=SC2206
   local fopts=($floor_opts)
+  # shellcheck disable=SC2206
+  local zargs=($zmtp_args)
   case "$kind/$impl" in
     echo/zmtp-netty) cmd=(env ZMTP_JAVA_OPTS="$launcher_java_opts" "$root/zmtp-cli/target/zmtp" cat -q -t ROUTER --echo
-                          -b tcp://127.0.0.1:0) ;;
+                          -b tcp://127.0.0.1:0 "${zargs[@]}") ;;
     echo/libzmq) cmd=("$bin/echo_router" --bind tcp://127.0.0.1:0) ;;
     echo/floor) cmd=("$bin/floor_server" --mode echo --bind tcp://127.0.0.1:0 "${fopts[@]}") ;;
     echo/jeromq) cmd=(java "${jopts[@]}" -cp "$bench_jar" io.zmtp.benchmarks.manypeers.JeromqEchoRouter

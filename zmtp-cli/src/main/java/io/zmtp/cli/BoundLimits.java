@@ -42,6 +42,14 @@ public final class BoundLimits {
                     + " (ZMQ_BACKLOG; default: the library's, the system's somaxconn, ${DEFAULT-VALUE}).")
     int backlog = SocketOptions.DEFAULT_BACKLOG;
 
+    @Option(names = "--listeners", paramLabel = "N",
+            description = "Listening sockets per bound tcp:// or tls:// endpoint, sharing its port (SO_REUSEPORT,"
+                    + " Linux): each queues --backlog connections, so a server restarted under thousands of peers"
+                    + " connecting at once loses none to a full queue. More than 1 lets another process of the"
+                    + " same user with SO_REUSEPORT bind the port too (default: the library's, ${DEFAULT-VALUE},"
+                    + " exclusive).")
+    int listeners = SocketOptions.DEFAULT_LISTENERS;
+
     @Option(names = "--handshake-timeout", paramLabel = "DURATION",
             description = "How long a connection's greeting and handshake may take before it is closed"
                     + " (ZMQ_HANDSHAKE_IVL; default: the library's, ${DEFAULT-VALUE}).")
@@ -58,6 +66,7 @@ public final class BoundLimits {
         set("--max-handshakes-per-address", maxHandshakesPerAddress, b::maxHandshakesPerAddress);
         set("--max-connections-per-address", maxConnectionsPerAddress, b::maxConnectionsPerAddress);
         set("--backlog", backlog, b::backlog);
+        set("--listeners", listeners, b::listeners);
         set("--handshake-timeout", timeout, b::handshakeTimeout);
         return b;
     }

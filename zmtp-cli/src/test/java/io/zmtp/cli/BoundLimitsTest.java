@@ -64,12 +64,12 @@ class BoundLimitsTest {
         for (String command : SERVING) {
             String text = HelpTextTest.help(command).replaceAll("\\s+", " ");
             for (String option : List.of("--max-connections=N", "--max-handshakes=N", "--max-handshakes-per-address=N",
-                    "--max-connections-per-address=N", "--backlog=N", "--handshake-timeout=DURATION")) {
+                    "--max-connections-per-address=N", "--backlog=N", "--listeners=N", "--handshake-timeout=DURATION")) {
                 assertTrue(text.contains(option), command + " names " + option + ": " + text);
             }
             for (Object value : List.of(SocketOptions.DEFAULT_MAX_CONNECTIONS, SocketOptions.DEFAULT_MAX_HANDSHAKES,
                     SocketOptions.DEFAULT_MAX_HANDSHAKES_PER_ADDRESS, SocketOptions.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
-                    SocketOptions.DEFAULT_BACKLOG, "30s")) {
+                    SocketOptions.DEFAULT_BACKLOG, SocketOptions.DEFAULT_LISTENERS + ", exclusive", "30s")) {
                 assertTrue(text.contains("default: the library's, " + value + ")")
                         || text.contains("the system's somaxconn, " + value + ")"), command + " shows " + value + ": " + text);
             }
@@ -81,7 +81,7 @@ class BoundLimitsTest {
     void theValuesGivenReachTheSocketOptions() {
         CommandLine cl = ZmtpCli.commandLine();
         cl.parseArgs("mdbroker", "--max-connections", "100", "--max-handshakes", "50", "--max-handshakes-per-address", "5",
-                "--max-connections-per-address", "20", "--backlog", "64", "--handshake-timeout", "2.5s");
+                "--max-connections-per-address", "20", "--backlog", "64", "--listeners", "3", "--handshake-timeout", "2.5s");
         SocketOptions given = ((MdbrokerCommand) cl.getSubcommands().get("mdbroker").getCommand()).limits
                 .apply(SocketOptions.builder()).build();
         assertEquals(100, given.maxConnections());
@@ -89,6 +89,7 @@ class BoundLimitsTest {
         assertEquals(5, given.maxHandshakesPerAddress());
         assertEquals(20, given.maxConnectionsPerAddress());
         assertEquals(64, given.backlog());
+        assertEquals(3, given.listeners());
         assertEquals(Duration.ofMillis(2500), given.handshakeTimeout());
 
         cl.parseArgs("mdbroker");
@@ -100,6 +101,7 @@ class BoundLimitsTest {
         assertEquals(library.maxHandshakesPerAddress(), none.maxHandshakesPerAddress());
         assertEquals(library.maxConnectionsPerAddress(), none.maxConnectionsPerAddress());
         assertEquals(library.backlog(), none.backlog());
+        assertEquals(library.listeners(), none.listeners());
         assertEquals(library.handshakeTimeout(), none.handshakeTimeout());
     }
 
@@ -110,6 +112,7 @@ class BoundLimitsTest {
             {"--max-handshakes", "0", "--max-handshakes: maxHandshakes must be at least 1"},
             {"--max-connections-per-address", "-1", "--max-connections-per-address: maxConnectionsPerAddress must be 0"},
             {"--handshake-timeout", "0", "--handshake-timeout: handshakeTimeout must be positive"},
+            {"--listeners", "0", "--listeners: listeners must be 1-64"},
         };
         for (String command : SERVING) {
             for (String[] b : bad) {

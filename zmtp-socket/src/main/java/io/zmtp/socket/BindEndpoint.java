@@ -35,7 +35,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * A bound tcp:// or ipc:// endpoint: a server channel on the socket's event loop whose accepted
  * connections get a {@link io.zmtp.wire.ZmtpCodec} and a {@link PeerHandler} (STREAM: its raw
- * handler, {@link TypeHooks#initConnection}).
+ * handler, {@link TypeHooks#initConnection}). A tcp:// endpoint may listen with several server
+ * channels on one port ({@link SocketOptions#listeners()}, SO_REUSEPORT), all on the same loop
+ * and counted together: each is one more kernel queue of connections waiting to be accepted,
+ * which is what a fresh server meeting thousands of reconnecting peers runs short of.
  *
  * <p>Who gets in (docs/limits.md): at most {@link SocketOptions#maxConnections()} connections at
  * once, of which at most {@link SocketOptions#maxHandshakes()} in their handshake, and of those
@@ -75,6 +78,8 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
     private Endpoint resolved;
     private String resolvedName;
     private Channel server;
+    /** The endpoint's other listening sockets on the same port ({@link SocketOptions#listeners()}). */
+    private final java.util.ArrayList<Channel> moreListeners = new java.util.ArrayList<>();
     private String ipcPath;
 
     private int connections;
@@ -176,27 +181,29 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
         }
         SocketAddress address;
         ServerChannel ch;
+        int listeners = 1;
         try {
             if (requested.transport().overTcp()) {
                 address = tcpAddress;
-                ch = new ReflectiveChannelFactory<>(io.tcpServerChannel()).newChannel();
-                ch.config().setOption(ChannelOption.SO_REUSEADDR, true);
-                if (options.receiveBuffer() > 0) {
-                    // on the listening socket, so the window scale of accepted connections fits it
-                    ch.config().setOption(ChannelOption.SO_RCVBUF, options.receiveBuffer());
+                ch = newTcpListener(io, options);
+                listeners = options.listeners();
+                if (listeners > 1 && !io.reusePort(ch)) {
+                    log.warn("{} {}: one listening socket, not {}: SO_REUSEPORT spreads connections over"
+                            + " several on Linux only", socket, requested, listeners);
+                    listeners = 1;
                 }
-                io.inheritedTcpSettings(ch, options.tcpKeepAlive(), options.sendBuffer());
             } else {
                 ipcPath = ipcPath(requested.address());
                 address = io.ipcAddress(ipcPath);
                 ch = new ReflectiveChannelFactory<>(io.ipcServerChannel()).newChannel();
+                ch.config().setOption(ChannelOption.SO_BACKLOG, options.backlog());
             }
         } catch (IOException | RuntimeException e) {
             failed(p, e);
             return;
         }
-        ch.config().setOption(ChannelOption.SO_BACKLOG, options.backlog());
         ch.pipeline().addLast(new Acceptor());
+        int more = listeners - 1;
         socket.loop().register(ch).addListener(r -> {
             if (!r.isSuccess()) {
                 ch.unsafe().closeForcibly();
@@ -215,10 +222,80 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
                 } else {
                     resolved = requested.withPath(ipcPath);
                 }
-                socket.monitor().event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
-                p.trySuccess(resolved.toString());
+                bindMoreListeners(more, p);
             });
         });
+    }
+
+    /** A listening tcp:// channel with the socket's settings, not yet registered nor bound. */
+    private ServerChannel newTcpListener(IoTransport io, SocketOptions options) throws IOException {
+        ServerChannel ch = new ReflectiveChannelFactory<>(io.tcpServerChannel()).newChannel();
+        ch.config().setOption(ChannelOption.SO_REUSEADDR, true);
+        if (options.receiveBuffer() > 0) {
+            // on the listening socket, so the window scale of accepted connections fits it
+            ch.config().setOption(ChannelOption.SO_RCVBUF, options.receiveBuffer());
+        }
+        io.inheritedTcpSettings(ch, options.tcpKeepAlive(), options.sendBuffer());
+        ch.config().setOption(ChannelOption.SO_BACKLOG, options.backlog());
+        return ch;
+    }
+
+    /**
+     * Binds {@code more} listening sockets to the port the first one got (SocketOptions.listeners),
+     * one after the other, then reports the endpoint listening. If one cannot be bound, all are
+     * closed and the bind fails: an endpoint listens with every socket asked for or not at all.
+     */
+    private void bindMoreListeners(int more, Promise<String> p) {
+        if (server == null) {
+            // unbound meanwhile: close() closed the listeners bound so far
+            p.tryFailure(new SocketClosedException("unbound while binding " + requested));
+            return;
+        }
+        if (more == 0) {
+            socket.monitor().event(SocketEvent.Type.LISTENING, resolved.toString(), null, null, null);
+            p.trySuccess(resolved.toString());
+            return;
+        }
+        ServerChannel ch;
+        try {
+            ch = newTcpListener(socket.transport(), socket.options());
+            socket.transport().reusePort(ch);
+        } catch (IOException | RuntimeException e) {
+            listenersFailed(p, e);
+            return;
+        }
+        ch.pipeline().addLast(new Acceptor());
+        socket.loop().register(ch).addListener(r -> {
+            if (!r.isSuccess()) {
+                ch.unsafe().closeForcibly();
+                listenersFailed(p, r.cause());
+                return;
+            }
+            ch.bind(server.localAddress()).addListener((ChannelFuture cf) -> {
+                if (!cf.isSuccess()) {
+                    ch.close();
+                    listenersFailed(p, cf.cause());
+                    return;
+                }
+                if (server == null) {
+                    ch.close();   // unbound meanwhile: close() saw the list without this one
+                } else {
+                    moreListeners.add(ch);
+                }
+                bindMoreListeners(more - 1, p);
+            });
+        });
+    }
+
+    private void listenersFailed(Promise<String> p, Throwable cause) {
+        Channel first = server;
+        server = null;
+        first.close();
+        for (Channel c : moreListeners) {
+            c.close();
+        }
+        moreListeners.clear();
+        failed(p, cause);
     }
 
     private void failed(Promise<String> p, Throwable cause) {
@@ -507,8 +584,15 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
             done.trySuccess(null);
             return done;
         }
-        socket.channels().listenerClosing(server.closeFuture());
-        server.close().addListener(f -> {
+        Channel first = server;
+        server = null;
+        for (Channel c : moreListeners) {
+            socket.channels().listenerClosing(c.closeFuture());
+            c.close();
+        }
+        moreListeners.clear();
+        socket.channels().listenerClosing(first.closeFuture());
+        first.close().addListener(f -> {
             if (ipcPath != null) {
                 new File(ipcPath).delete();
             }

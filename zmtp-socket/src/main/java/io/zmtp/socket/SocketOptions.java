@@ -46,6 +46,7 @@ import java.util.Objects;
  *       <td>off, as in libzmq; no XPUB welcome message</td></tr>
  *   <tr><td>SNDBUF, RCVBUF, TOS</td><td>the system's (libzmq: the same)</td></tr>
  *   <tr><td>listen backlog</td><td>the system's net.core.somaxconn (ZMQ_BACKLOG; libzmq: 100)</td></tr>
+ *   <tr><td>listening sockets per bound tcp:// endpoint</td><td>1, exclusive (libzmq: the same)</td></tr>
  * </table>
  *
  * <p>docs/socket-options.md compares every setting with libzmq's; a few may change after
@@ -71,6 +72,8 @@ public final class SocketOptions {
     public static final int DEFAULT_MAX_HANDSHAKES_PER_ADDRESS = SocketOptionsBuilder.MAX_HANDSHAKES_PER_ADDRESS;
     /** ZMQ_BACKLOG's default: the system's {@code net.core.somaxconn} (libzmq: 100). */
     public static final int DEFAULT_BACKLOG = SocketOptionsBuilder.BACKLOG;
+    /** {@link Builder#listeners}' default: one listening socket per bound endpoint, as libzmq. */
+    public static final int DEFAULT_LISTENERS = SocketOptionsBuilder.LISTENERS;
     /** {@link Builder#routerNotify}: tell the application when a peer connects (ZMQ_NOTIFY_CONNECT). */
     public static final int NOTIFY_CONNECT = SocketOptionsBuilder.NOTIFY_CONNECT;
     /** {@link Builder#routerNotify}: tell the application when a peer disconnects (ZMQ_NOTIFY_DISCONNECT). */
@@ -119,6 +122,7 @@ public final class SocketOptions {
     private final int sendBuffer;
     private final int receiveBuffer;
     private final int backlog;
+    private final int listeners;
     private final int typeOfService;
     private final Duration tcpRetransmitTimeout;
 
@@ -159,6 +163,7 @@ public final class SocketOptions {
         sendBuffer = b.sendBuffer;
         receiveBuffer = b.receiveBuffer;
         backlog = b.backlog;
+        listeners = b.listeners;
         typeOfService = b.typeOfService;
         tcpRetransmitTimeout = b.tcpRetransmitTimeout;
     }
@@ -205,6 +210,7 @@ public final class SocketOptions {
         b.sendBuffer = sendBuffer;
         b.receiveBuffer = receiveBuffer;
         b.backlog = backlog;
+        b.listeners = listeners;
         b.typeOfService = typeOfService;
         b.tcpRetransmitTimeout = tcpRetransmitTimeout;
         return b;
@@ -473,6 +479,11 @@ public final class SocketOptions {
     /** The listen backlog of bound tcp:// and ipc:// endpoints (ZMQ_BACKLOG; the system's somaxconn by default). */
     public int backlog() {
         return backlog;
+    }
+
+    /** Listening sockets per bound tcp:// or tls:// endpoint (see {@link Builder#listeners}; 1 by default). */
+    public int listeners() {
+        return listeners;
     }
 
     /** IP_TOS of tcp:// connections (ZMQ_TOS, 0: the system's default). */

@@ -33,6 +33,8 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
     static final int MAX_HANDSHAKES = 4096;
     static final int MAX_HANDSHAKES_PER_ADDRESS = 1024;
     static final int BACKLOG = io.netty.util.NetUtil.SOMAXCONN;
+    static final int LISTENERS = 1;
+    static final int MAX_LISTENERS = 64;
     static final int NOTIFY_CONNECT = 1;
     static final int NOTIFY_DISCONNECT = 2;
 
@@ -76,6 +78,7 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
     int sendBuffer;
     int receiveBuffer;
     int backlog = BACKLOG;
+    int listeners = LISTENERS;
     int typeOfService;
     Duration tcpRetransmitTimeout = Duration.ZERO;
 
@@ -541,6 +544,26 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
      */
     public B backlog(int connections) {
         this.backlog = positive(connections, "backlog");
+        return self();
+    }
+
+    /**
+     * Listening sockets per bound tcp:// or tls:// endpoint, 1-{@value #MAX_LISTENERS}, all on the
+     * socket's event loop and sharing its port with SO_REUSEPORT (Linux, which spreads new
+     * connections over them): each has its own kernel queue of {@link #backlog} connections, so a
+     * server restarted under thousands of peers that all connect at once queues them all while it
+     * starts, instead of the kernel dropping what one queue cannot hold (they come back a second
+     * or more later). The default, 1, binds as libzmq does: exclusively. With more than one,
+     * another process of the same user that also sets SO_REUSEPORT may bind the same port and
+     * share its connections; that is the price, and why it is not the default. Where the system
+     * does not spread connections over such sockets (not Linux), a bind asks for one only, and says
+     * so in the log. ipc://, ws:// and wss:// endpoints have one listener whatever this says.
+     */
+    public B listeners(int sockets) {
+        if (sockets < 1 || sockets > MAX_LISTENERS) {
+            throw new IllegalArgumentException("listeners must be 1-" + MAX_LISTENERS + ", not " + sockets);
+        }
+        this.listeners = sockets;
         return self();
     }
 

@@ -294,6 +294,24 @@ public enum IoTransport {
         }
     }
 
+    /**
+     * Sets SO_REUSEPORT on a listening channel before its bind, so that more listeners on the
+     * same port share its connections; true when set. Only on Linux, whose kernel spreads new
+     * connections over such listeners (elsewhere the last one bound may take them all), and
+     * where the transport can set it: false otherwise, and nothing is set.
+     */
+    public boolean reusePort(ServerChannel server) {
+        if (!"linux".equals(io.netty.util.internal.PlatformDependent.normalizedOs())) {
+            return false;
+        }
+        if (this == NIO) {
+            io.netty.channel.ChannelOption<Boolean> o =
+                    io.netty.channel.socket.nio.NioChannelOption.of(java.net.StandardSocketOptions.SO_REUSEPORT);
+            return server.config().setOption(o, true);
+        }
+        return server.config().setOption(io.netty.channel.unix.UnixChannelOption.SO_REUSEPORT, true);
+    }
+
     // Linux's numbers (socket(7), tcp(7)): Netty's epoll server channel takes them only as raw options.
     private static final io.netty.channel.unix.IntegerUnixChannelOption LISTENER_KEEPALIVE =
             new io.netty.channel.unix.IntegerUnixChannelOption("zmtp.listener.SO_KEEPALIVE", 1, 9);
