@@ -93,7 +93,7 @@ class ListenersTest extends ContextTest {
         assertEquals(1, SocketOptions.DEFAULTS.listeners());
     }
 
-    private static int port(String endpoint) {
+    static int port(String endpoint) {
         return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
     }
 
@@ -101,7 +101,7 @@ class ListenersTest extends ContextTest {
      * Sockets in state LISTEN on 127.0.0.1:port, as the kernel lists them: IPv4 sockets in
      * /proc/net/tcp, dual-stack ones (Netty's epoll default) at the mapped address in tcp6.
      */
-    private static int listening(int port) {
+    static int listening(int port) {
         String v4 = String.format(Locale.ROOT, "0100007F:%04X", port);
         String mapped = String.format(Locale.ROOT, "0000000000000000FFFF00000100007F:%04X", port);
         try {

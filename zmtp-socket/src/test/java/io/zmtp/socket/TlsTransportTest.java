@@ -100,6 +100,34 @@ class TlsTransportTest {
         return transport.equals("tls") ? "tls://127.0.0.1:0" : "wss://127.0.0.1:0/zmtp";
     }
 
+    /**
+     * A tls:// endpoint with two listening sockets (SocketOptions.listeners): both on the port,
+     * and every connection, whichever took it, gets TLS and the ZMTP handshake.
+     */
+    @Test
+    void aTlsEndpointWithTwoListenersServesThroughBoth() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/net/tcp")));
+        BlockingSocket router = ctx.blocking(SocketType.ROUTER, SocketOptions.builder().listeners(2)
+                .tls(TlsSettings.server(serverContext(ClientAuth.REQUIRE))).build());
+        String ep = router.bind("tls://127.0.0.1:0");
+        assertEquals(2, ListenersTest.listening(ListenersTest.port(ep)), "listening sockets on the port");
+        for (int i = 0; i < 12; i++) {
+            dealer("D" + i, TlsSettings.client(clientContext(alice, ca))).connect(ep).send("hello " + i);
+        }
+        java.util.Set<String> got = new java.util.HashSet<>();
+        for (int i = 0; i < 12; i++) {
+            ZmtpMessage m = router.receive(T);
+            assertNotNull(m, "message " + i);
+            try {
+                assertEquals("CN=alice,O=zmtp", m.properties().userId());
+                got.add(new String(m.frameBytes(1)));
+            } finally {
+                m.release();
+            }
+        }
+        assertEquals(12, got.size(), "every dealer's message, over TLS");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"tls", "wss"})
     void mutualTlsGivesTheCertificateSubjectAsUserId(String transport) throws Exception {
