@@ -68,7 +68,7 @@ public final class ZmtpContext implements AutoCloseable {
     /**
      * A context with {@code ioThreads} event loops of the given kind of I/O: {@link
      * IoTransport#IO_URING} for a server with many peers on a recent Linux (see {@link
-     * IoTransport}; its loops do not spin, whatever {@code spin} says).
+     * IoTransport}; its loops spin too, see {@link io.zmtp.transport.SpinningIoHandler}).
      *
      * @throws IllegalStateException when that kind does not work on this machine, with the reason
      */

@@ -39,9 +39,10 @@ import java.util.Locale;
  * <p>Why io_uring: a server with many peers spends most of its time in system calls, a read and
  * a write per message per connection. io_uring hands the kernel a whole turn's reads and writes
  * in one call: an echo server with 1,000 peers used about a third less CPU per message than over
- * epoll (benchmarks/RESULTS.md, "io_uring"). It is not the default: it needs a recent Linux,
- * is disabled by some container runtimes' system-call filters, and its loops do not spin before
- * blocking ({@link SpinThenBlockStrategy} is epoll's and NIO's).
+ * epoll on one machine (benchmarks/RESULTS.md, "io_uring"), and the same as epoll on a faster one
+ * ("io_uring's loops spin too"). It is not the default: it needs a recent Linux, is disabled by
+ * some container runtimes' system-call filters, and one connection's synchronous round trips are
+ * slower on it. Its loops spin before blocking as epoll's do ({@link SpinningIoHandler}).
  */
 public enum IoTransport {
     EPOLL, NIO, IO_URING;
@@ -145,12 +146,13 @@ public enum IoTransport {
     }
 
     /**
-     * Handlers whose loops poll for {@code spin} before blocking (see {@link SpinThenBlockStrategy});
-     * io_uring's loops block at once whatever {@code spin} says.
+     * Handlers whose loops poll for {@code spin} before blocking: epoll and NIO through their
+     * select strategy ({@link SpinThenBlockStrategy}), io_uring by a wrapper of its handler
+     * ({@link SpinningIoHandler}).
      */
     public IoHandlerFactory handlerFactory(java.time.Duration spin) {
         if (this == IO_URING) {
-            return io.netty.channel.uring.IoUringIoHandler.newFactory();
+            return SpinningIoHandler.factory(io.netty.channel.uring.IoUringIoHandler.newFactory(), spin);
         }
         io.netty.channel.SelectStrategyFactory strategy = SpinThenBlockStrategy.factory(spin);
         return this == EPOLL ? EpollIoHandler.newFactory(0, strategy)

@@ -41,7 +41,7 @@ class IoUringTransportTest {
     void start() {
         assumeTrue(IoTransport.IO_URING.isAvailable(), () -> "io_uring is not available here: "
                 + IoTransport.IO_URING.unavailabilityCause());
-        ctx = ZmtpContext.create(2, Duration.ZERO, IoTransport.IO_URING);
+        ctx = ZmtpContext.create(2, Duration.ofNanos(50_000), IoTransport.IO_URING);   // spinning, as by default
     }
 
     @AfterEach
