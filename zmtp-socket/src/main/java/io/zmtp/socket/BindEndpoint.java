@@ -265,13 +265,14 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
             return;
         }
         ch.pipeline().addLast(new Acceptor());
+        SocketAddress port = server.localAddress();
         socket.loop().register(ch).addListener(r -> {
             if (!r.isSuccess()) {
                 ch.unsafe().closeForcibly();
                 listenersFailed(p, r.cause());
                 return;
             }
-            ch.bind(server.localAddress()).addListener((ChannelFuture cf) -> {
+            ch.bind(port).addListener((ChannelFuture cf) -> {
                 if (!cf.isSuccess()) {
                     ch.close();
                     listenersFailed(p, cf.cause());
@@ -290,7 +291,9 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
     private void listenersFailed(Promise<String> p, Throwable cause) {
         Channel first = server;
         server = null;
-        first.close();
+        if (first != null) {   // else unbound meanwhile, and closed then
+            first.close();
+        }
         for (Channel c : moreListeners) {
             c.close();
         }
