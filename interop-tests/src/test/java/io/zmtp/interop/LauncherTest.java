@@ -124,6 +124,70 @@ class LauncherTest {
         }
     }
 
+    /**
+     * On JDK 24 and later a command prints its own lines only: the launcher allows JCTools' use of
+     * sun.misc.Unsafe (else a warning at the first queue to a user thread) and zmtp.jar's
+     * manifest enables native access (else a warning when Netty loads its epoll library). Run with
+     * the newest JDK under /usr/lib/jvm, when there is one that new; each half of the check is
+     * shown able to fail: warned about when the operator asks for it, and without the manifest
+     * (the jar on the class path instead of {@code -jar}).
+     */
+    @Test
+    void aNewerJdkPrintsNoWarningsAtStart() throws Exception {
+        Path jdk = newestJdk(24);
+        org.junit.jupiter.api.Assumptions.assumeTrue(jdk != null, "no JDK 24 or later under /usr/lib/jvm");
+        String path = jdk.resolve("bin") + ":" + System.getenv("PATH");
+        String quiet = run(path, Map.of(), LAUNCHER.toString(), "tripping", "--no-warmup", "--sync=50", "--async=50", "-q");
+        assertFalse(quiet.contains("WARNING"), "JDK " + jdk + ": " + quiet);
+
+        String warned = run(path, Map.of("ZMTP_JAVA_OPTS", "--sun-misc-unsafe-memory-access=warn"), LAUNCHER.toString(),
+                "tripping", "--no-warmup", "--sync=50", "--async=50", "-q");
+        assertTrue(warned.contains("sun.misc.Unsafe"), "asked to warn: " + warned);
+        String noManifest = run(path, Map.of(), jdk.resolve("bin/java").toString(), "-cp", JAR.toString(),
+                "io.zmtp.cli.ZmtpCli", "tripping", "--no-warmup", "--sync=50", "--async=50", "-q");
+        assertTrue(noManifest.contains("restricted method"), "without the manifest's attribute: " + noManifest);
+    }
+
+    /** The newest JDK under /usr/lib/jvm of at least {@code major}, or null. */
+    private static Path newestJdk(int major) throws IOException {
+        Path root = Path.of("/usr/lib/jvm");
+        if (!Files.isDirectory(root)) {
+            return null;
+        }
+        Path best = null;
+        int bestMajor = 0;
+        try (var dirs = Files.list(root)) {
+            for (Path d : (Iterable<Path>) dirs::iterator) {
+                Path release = d.resolve("release");
+                if (!Files.isRegularFile(release) || !Files.isExecutable(d.resolve("bin/java"))) {
+                    continue;
+                }
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("JAVA_VERSION=\"(\\d+)")
+                        .matcher(Files.readString(release));
+                if (m.find() && Integer.parseInt(m.group(1)) >= Math.max(major, bestMajor + 1)) {
+                    best = d;
+                    bestMajor = Integer.parseInt(m.group(1));
+                }
+            }
+        }
+        return best;
+    }
+
+    /** Runs {@code command} with {@code path} as PATH and {@code env}, no other JVM options; its output. */
+    private static String run(String path, Map<String, String> env, String... command) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().remove("JDK_JAVA_OPTIONS");
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        pb.environment().remove("ZMTP_JAVA_OPTS");
+        pb.environment().put("PATH", path);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), String.join(" ", command) + " did not end");
+        assertEquals(0, p.exitValue(), out);
+        return out;
+    }
+
     /** What {@code zmtp --version} prints, stdout and stderr, with {@code env} (and no other JVM options) set. */
     private static String launch(Map<String, String> env) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(LAUNCHER.toString(), "--version").redirectErrorStream(true);
