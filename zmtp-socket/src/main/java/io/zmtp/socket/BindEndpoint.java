@@ -68,6 +68,8 @@ import java.util.concurrent.TimeUnit;
 final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
     private static final PeerFailureLog log = PeerFailureLog.get(BindEndpoint.class);
     static final long ACCEPT_BACKOFF_MIN_MILLIS = 10;
+    /** How often, at most, a listener that is accepting looks at its kernel queue (one system call). */
+    static final long QUEUE_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     static final long ACCEPT_BACKOFF_MAX_MILLIS = 1000;
 
     private final SocketCore socket;
@@ -504,9 +506,17 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
      * rate-limited line (Netty's own handling logs a stack trace per failure).
      */
     private final class Acceptor extends ChannelInboundHandlerAdapter {
+        /** When this listener's queue was last looked at (see {@link #lookAtQueue}); the first accept looks. */
+        private long queueLookedAt = System.nanoTime() - QUEUE_LOOK_NANOS;
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             acceptBackoffMillis = 0;   // an accept worked: the next failure starts from the shortest pause
+            long now = System.nanoTime();
+            if (now - queueLookedAt >= QUEUE_LOOK_NANOS) {
+                queueLookedAt = now;
+                lookAtQueue(ctx.channel());
+            }
             Channel child = (Channel) msg;
             try {
                 accepted(child);
@@ -532,6 +542,26 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
             log.warn("{} {}: accepting failed, pausing for {} ms: {}", socket, resolved(), acceptBackoffMillis,
                     FrameText.escape(String.valueOf(cause)));
             pause(ctx, acceptBackoffMillis);
+        }
+
+        /**
+         * Says so when the kernel's queue of connections waiting here is full or nearly (nine
+         * tenths): connections that arrive while it is full are dropped and their peers retry a
+         * second or more later, which is how a fresh server meets a crowd, and what an operator
+         * can change (docs/limits.md). Nearly full counts because the look is seldom: a crowd
+         * that overflows the queue in a few milliseconds leaves it nearly full for longer.
+         */
+        private void lookAtQueue(Channel listener) {
+            int[] q = socket.transport().listenQueue((ServerChannel) listener);
+            if (q == null || (long) q[0] * 10 < (long) q[1] * 9) {
+                return;
+            }
+            String reason = "the kernel's queue of connections waiting to be accepted holds " + q[0] + " of its "
+                    + q[1] + ": connections arriving while it is full are dropped and retried by their peers a"
+                    + " second or more later; more listening sockets (listeners) or a larger net.core.somaxconn"
+                    + " queue more";
+            log.warn("{} {}: {}", socket, resolved(), reason);
+            socket.monitor().event(SocketEvent.Type.QUEUE_FULL, resolved(), null, reason, null);
         }
 
         private void pause(ChannelHandlerContext ctx, long millis) {

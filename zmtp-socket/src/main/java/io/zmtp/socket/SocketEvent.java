@@ -43,6 +43,18 @@ public record SocketEvent(Type type, String endpoint, String peer, String reason
          * ago. {@link #reason()} says which.
          */
         EVICTED,
+        /**
+         * A bound tcp:// endpoint found the kernel's queue of connections waiting to be accepted
+         * full or nearly (nine tenths of its bound): connections arriving while it is full are
+         * dropped by the kernel and come back on
+         * their peers' retries, a second or more later (what a server restarted under thousands
+         * of peers meets). {@link #reason()} gives the queue's length and bound and what queues
+         * more ({@link SocketOptions.Builder#listeners}, a larger {@code net.core.somaxconn}).
+         * Looked at while accepting, at most every 100 ms per listening socket, over epoll and
+         * io_uring (NIO cannot ask; io_uring's kernel-side accepts may have emptied the queue
+         * by the time the loop looks, so there it is reported less).
+         */
+        QUEUE_FULL,
         /** An outgoing connection was established (before the handshake); {@link #peer()} is the address. */
         CONNECTED,
         /**

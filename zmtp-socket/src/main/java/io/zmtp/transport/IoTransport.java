@@ -314,6 +314,31 @@ public enum IoTransport {
         return server.config().setOption(io.netty.channel.unix.UnixChannelOption.SO_REUSEPORT, true);
     }
 
+    /**
+     * The kernel's queue of a listening tcp:// socket: {connections waiting to be accepted, the
+     * queue's bound}, from TCP_INFO, whose unacked and sacked fields Linux fills so for a
+     * listener; null under NIO, which cannot ask, or when the socket cannot answer. One system
+     * call; the socket's loop only.
+     */
+    public int[] listenQueue(ServerChannel server) {
+        if (this == NIO) {
+            return null;
+        }
+        try {
+            java.nio.ByteBuffer info = server.config().getOption(LISTENER_TCP_INFO);
+            if (info == null || info.remaining() < 32) {
+                return null;
+            }
+            info.order(java.nio.ByteOrder.nativeOrder());
+            return new int[] {info.getInt(info.position() + 24), info.getInt(info.position() + 28)};
+        } catch (io.netty.channel.ChannelException e) {
+            return null;
+        }
+    }
+
+    private static final io.netty.channel.unix.RawUnixChannelOption LISTENER_TCP_INFO =
+            new io.netty.channel.unix.RawUnixChannelOption("zmtp.listener.TCP_INFO", 6, 11, 32);
+
     // Linux's numbers (socket(7), tcp(7)): Netty's epoll server channel takes them only as raw options.
     private static final io.netty.channel.unix.IntegerUnixChannelOption LISTENER_KEEPALIVE =
             new io.netty.channel.unix.IntegerUnixChannelOption("zmtp.listener.SO_KEEPALIVE", 1, 9);

@@ -83,6 +83,60 @@ class ListenersTest extends ContextTest {
         assertEquals(1, listening(port(ep2)));
     }
 
+    /**
+     * An endpoint that finds the kernel's queue of waiting connections full when it next accepts
+     * says so (QUEUE_FULL, with the queue's length and bound): the router's loop is held while
+     * more peers connect than a backlog of 4 queues, then let go. Over epoll: under io_uring the
+     * kernel runs the loop's pending accepts while the loop is held, so the queue does not stay
+     * full to be seen, and NIO cannot read it.
+     */
+    @Test
+    void aFullQueueOfWaitingConnectionsIsReported() throws Exception {
+        assumeTrue(ctx.transport() == io.zmtp.transport.IoTransport.EPOLL, "the queue stays full to be seen over epoll");
+        ZmtpSocket router = ctx.socket(SocketType.ROUTER, SocketOptions.builder().backlog(4).build());
+        List<SocketEvent> full = new java.util.concurrent.CopyOnWriteArrayList<>();
+        router.monitor(e -> {
+            if (e.type() == SocketEvent.Type.QUEUE_FULL) {
+                full.add(e);
+            }
+        });
+        String ep = get(router.bind("tcp://127.0.0.1:0"));
+        int port = port(ep);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        router.eventLoop().execute(() -> {
+            held.countDown();
+            try {
+                release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(held.await(10, java.util.concurrent.TimeUnit.SECONDS), "the router's loop is held");
+        List<java.nio.channels.SocketChannel> peers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 10; i++) {
+                java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open();
+                c.configureBlocking(false);
+                c.connect(new InetSocketAddress("127.0.0.1", port));
+                peers.add(c);
+            }
+            // a listener's queue holds its bound and one more: five of the ten wait in it
+            SocketTesting.eventually("the kernel's queue full", () -> waiting(port) >= 5);
+            assertTrue(full.isEmpty(), "nothing accepted, nothing reported yet");
+        } finally {
+            release.countDown();
+        }
+        SocketTesting.eventually("QUEUE_FULL reported", () -> !full.isEmpty());
+        String reason = full.get(0).reason();
+        assertTrue(reason.matches(".*queue of connections waiting to be accepted holds [45] of its 4:.*"), reason);
+        assertTrue(reason.contains("listeners") && reason.contains("somaxconn"), "says what queues more: " + reason);
+        assertEquals(ep, full.get(0).endpoint());
+        for (java.nio.channels.SocketChannel c : peers) {
+            c.close();
+        }
+    }
+
     @Test
     void listenersAreOneToSixtyFour() {
         SocketOptions.Builder b = SocketOptions.builder();
@@ -91,6 +145,29 @@ class ListenersTest extends ContextTest {
         assertThrows(IllegalArgumentException.class, () -> b.listeners(65));
         assertEquals(64, b.listeners(64).build().listeners());
         assertEquals(1, SocketOptions.DEFAULTS.listeners());
+    }
+
+    /** Connections waiting to be accepted on 127.0.0.1:port: a listener's rx_queue in /proc/net/tcp(6). */
+    static int waiting(int port) {
+        String v4 = String.format(Locale.ROOT, "0100007F:%04X", port);
+        String mapped = String.format(Locale.ROOT, "0000000000000000FFFF00000100007F:%04X", port);
+        int n = 0;
+        try {
+            for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+                if (!Files.isReadable(Path.of(table))) {
+                    continue;
+                }
+                for (String line : Files.readAllLines(Path.of(table))) {
+                    String[] f = line.trim().split("\\s+");
+                    if (f.length > 4 && (f[1].equals(v4) || f[1].equals(mapped)) && f[3].equals("0A")) {
+                        n += Integer.parseInt(f[4].substring(f[4].indexOf(':') + 1), 16);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return n;
     }
 
     static int port(String endpoint) {
