@@ -147,11 +147,29 @@ class ListenersTest extends ContextTest {
         assertEquals(1, SocketOptions.DEFAULTS.listeners());
     }
 
-    /** Connections waiting to be accepted on 127.0.0.1:port: a listener's rx_queue in /proc/net/tcp(6). */
+    static int port(String endpoint) {
+        return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
+    }
+
+    /** Sockets in state LISTEN on 127.0.0.1:port. */
+    static int listening(int port) {
+        return listenQueues(port).size();
+    }
+
+    /** Connections waiting to be accepted on 127.0.0.1:port, in all its listeners' queues. */
     static int waiting(int port) {
+        return listenQueues(port).stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /**
+     * Each socket in state LISTEN on 127.0.0.1:port with its queue (rx_queue: the connections
+     * waiting to be accepted), as the kernel lists them: IPv4 sockets in /proc/net/tcp, dual-stack
+     * ones (Netty's epoll default) at the mapped address in tcp6.
+     */
+    static List<Integer> listenQueues(int port) {
         String v4 = String.format(Locale.ROOT, "0100007F:%04X", port);
         String mapped = String.format(Locale.ROOT, "0000000000000000FFFF00000100007F:%04X", port);
-        int n = 0;
+        List<Integer> queues = new ArrayList<>();
         try {
             for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
                 if (!Files.isReadable(Path.of(table))) {
@@ -160,43 +178,13 @@ class ListenersTest extends ContextTest {
                 for (String line : Files.readAllLines(Path.of(table))) {
                     String[] f = line.trim().split("\\s+");
                     if (f.length > 4 && (f[1].equals(v4) || f[1].equals(mapped)) && f[3].equals("0A")) {
-                        n += Integer.parseInt(f[4].substring(f[4].indexOf(':') + 1), 16);
+                        queues.add(Integer.parseInt(f[4].substring(f[4].indexOf(':') + 1), 16));
                     }
                 }
             }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        return n;
-    }
-
-    static int port(String endpoint) {
-        return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
-    }
-
-    /**
-     * Sockets in state LISTEN on 127.0.0.1:port, as the kernel lists them: IPv4 sockets in
-     * /proc/net/tcp, dual-stack ones (Netty's epoll default) at the mapped address in tcp6.
-     */
-    static int listening(int port) {
-        String v4 = String.format(Locale.ROOT, "0100007F:%04X", port);
-        String mapped = String.format(Locale.ROOT, "0000000000000000FFFF00000100007F:%04X", port);
-        try {
-            int n = 0;
-            for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
-                if (!Files.isReadable(Path.of(table))) {
-                    continue;
-                }
-                for (String line : Files.readAllLines(Path.of(table))) {
-                    String[] f = line.trim().split("\\s+");
-                    if (f.length > 3 && (f[1].equals(v4) || f[1].equals(mapped)) && f[3].equals("0A")) {
-                        n++;
-                    }
-                }
-            }
-            return n;
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return queues;
     }
 }
