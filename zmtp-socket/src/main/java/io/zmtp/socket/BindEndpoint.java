@@ -204,27 +204,38 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
             failed(p, e);
             return;
         }
-        ch.pipeline().addLast(new Acceptor());
         int more = listeners - 1;
+        listen(ch, address, cause -> failed(p, cause), () -> {
+            server = ch;
+            if (requested.transport().overTcp()) {
+                resolved = requested.withPort(((InetSocketAddress) server.localAddress()).getPort());
+            } else {
+                resolved = requested.withPath(ipcPath);
+            }
+            bindMoreListeners(more, p);
+        });
+    }
+
+    /**
+     * Gives {@code ch} its {@link Acceptor}, registers it on the socket's loop and binds it to
+     * {@code address}; then {@code bound}, or, with the channel closed, {@code failed}.
+     */
+    private void listen(ServerChannel ch, SocketAddress address, java.util.function.Consumer<Throwable> failed,
+                        Runnable bound) {
+        ch.pipeline().addLast(new Acceptor());
         socket.loop().register(ch).addListener(r -> {
             if (!r.isSuccess()) {
                 ch.unsafe().closeForcibly();
-                failed(p, r.cause());
+                failed.accept(r.cause());
                 return;
             }
             ch.bind(address).addListener((ChannelFuture cf) -> {
                 if (!cf.isSuccess()) {
                     ch.close();
-                    failed(p, cf.cause());
+                    failed.accept(cf.cause());
                     return;
                 }
-                server = ch;
-                if (requested.transport().overTcp()) {
-                    resolved = requested.withPort(((InetSocketAddress) server.localAddress()).getPort());
-                } else {
-                    resolved = requested.withPath(ipcPath);
-                }
-                bindMoreListeners(more, p);
+                bound.run();
             });
         });
     }
@@ -266,27 +277,13 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
             listenersFailed(p, e);
             return;
         }
-        ch.pipeline().addLast(new Acceptor());
-        SocketAddress port = server.localAddress();
-        socket.loop().register(ch).addListener(r -> {
-            if (!r.isSuccess()) {
-                ch.unsafe().closeForcibly();
-                listenersFailed(p, r.cause());
-                return;
+        listen(ch, server.localAddress(), cause -> listenersFailed(p, cause), () -> {
+            if (server == null) {
+                ch.close();   // unbound meanwhile: close() saw the list without this one
+            } else {
+                moreListeners.add(ch);
             }
-            ch.bind(port).addListener((ChannelFuture cf) -> {
-                if (!cf.isSuccess()) {
-                    ch.close();
-                    listenersFailed(p, cf.cause());
-                    return;
-                }
-                if (server == null) {
-                    ch.close();   // unbound meanwhile: close() saw the list without this one
-                } else {
-                    moreListeners.add(ch);
-                }
-                bindMoreListeners(more - 1, p);
-            });
+            bindMoreListeners(more - 1, p);
         });
     }
 
