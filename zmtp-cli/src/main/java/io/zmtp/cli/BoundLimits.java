@@ -50,6 +50,12 @@ public final class BoundLimits {
                     + " exclusive).")
     int listeners = SocketOptions.DEFAULT_LISTENERS;
 
+    @Option(names = "--accept-queue", paramLabel = "N",
+            description = "Connections each bound endpoint accepts ahead of setting them up: a crowd connecting at"
+                    + " once waits here rather than overflowing the kernel's queue; at it the rest wait in the"
+                    + " kernel's (default: the library's, ${DEFAULT-VALUE}).")
+    int acceptQueue = SocketOptions.DEFAULT_ACCEPT_QUEUE;
+
     @Option(names = "--handshake-timeout", paramLabel = "DURATION",
             description = "How long a connection's greeting and handshake may take before it is closed"
                     + " (ZMQ_HANDSHAKE_IVL; default: the library's, ${DEFAULT-VALUE}).")
@@ -67,6 +73,7 @@ public final class BoundLimits {
         set("--max-connections-per-address", maxConnectionsPerAddress, b::maxConnectionsPerAddress);
         set("--backlog", backlog, b::backlog);
         set("--listeners", listeners, b::listeners);
+        set("--accept-queue", acceptQueue, b::acceptQueue);
         set("--handshake-timeout", timeout, b::handshakeTimeout);
         return b;
     }

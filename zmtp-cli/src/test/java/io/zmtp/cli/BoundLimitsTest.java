@@ -64,12 +64,14 @@ class BoundLimitsTest {
         for (String command : SERVING) {
             String text = HelpTextTest.help(command).replaceAll("\\s+", " ");
             for (String option : List.of("--max-connections=N", "--max-handshakes=N", "--max-handshakes-per-address=N",
-                    "--max-connections-per-address=N", "--backlog=N", "--listeners=N", "--handshake-timeout=DURATION")) {
+                    "--max-connections-per-address=N", "--backlog=N", "--listeners=N", "--accept-queue=N",
+                    "--handshake-timeout=DURATION")) {
                 assertTrue(text.contains(option), command + " names " + option + ": " + text);
             }
             for (Object value : List.of(SocketOptions.DEFAULT_MAX_CONNECTIONS, SocketOptions.DEFAULT_MAX_HANDSHAKES,
                     SocketOptions.DEFAULT_MAX_HANDSHAKES_PER_ADDRESS, SocketOptions.DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
-                    SocketOptions.DEFAULT_BACKLOG, SocketOptions.DEFAULT_LISTENERS + ", exclusive", "30s")) {
+                    SocketOptions.DEFAULT_BACKLOG, SocketOptions.DEFAULT_LISTENERS + ", exclusive",
+                    SocketOptions.DEFAULT_ACCEPT_QUEUE, "30s")) {
                 assertTrue(text.contains("default: the library's, " + value + ")")
                         || text.contains("the system's somaxconn, " + value + ")"), command + " shows " + value + ": " + text);
             }
@@ -81,7 +83,8 @@ class BoundLimitsTest {
     void theValuesGivenReachTheSocketOptions() {
         CommandLine cl = ZmtpCli.commandLine();
         cl.parseArgs("mdbroker", "--max-connections", "100", "--max-handshakes", "50", "--max-handshakes-per-address", "5",
-                "--max-connections-per-address", "20", "--backlog", "64", "--listeners", "3", "--handshake-timeout", "2.5s");
+                "--max-connections-per-address", "20", "--backlog", "64", "--listeners", "3", "--accept-queue", "7",
+                "--handshake-timeout", "2.5s");
         SocketOptions given = ((MdbrokerCommand) cl.getSubcommands().get("mdbroker").getCommand()).limits
                 .apply(SocketOptions.builder()).build();
         assertEquals(100, given.maxConnections());
@@ -90,6 +93,7 @@ class BoundLimitsTest {
         assertEquals(20, given.maxConnectionsPerAddress());
         assertEquals(64, given.backlog());
         assertEquals(3, given.listeners());
+        assertEquals(7, given.acceptQueue());
         assertEquals(Duration.ofMillis(2500), given.handshakeTimeout());
 
         cl.parseArgs("mdbroker");
@@ -102,6 +106,7 @@ class BoundLimitsTest {
         assertEquals(library.maxConnectionsPerAddress(), none.maxConnectionsPerAddress());
         assertEquals(library.backlog(), none.backlog());
         assertEquals(library.listeners(), none.listeners());
+        assertEquals(library.acceptQueue(), none.acceptQueue());
         assertEquals(library.handshakeTimeout(), none.handshakeTimeout());
     }
 
@@ -113,6 +118,7 @@ class BoundLimitsTest {
             {"--max-connections-per-address", "-1", "--max-connections-per-address: maxConnectionsPerAddress must be 0"},
             {"--handshake-timeout", "0", "--handshake-timeout: handshakeTimeout must be positive"},
             {"--listeners", "0", "--listeners: listeners must be 1-64"},
+            {"--accept-queue", "0", "--accept-queue: acceptQueue must be at least 1"},
         };
         for (String command : SERVING) {
             for (String[] b : bad) {

@@ -61,7 +61,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>What a connection costs to accept is kept small, since a restarted server meets all its
  * peers at once: the {@link Acceptor} takes each accepted channel from the server channel's
- * pipeline itself (no initializer added and removed per connection); over epoll the TCP settings
+ * pipeline itself (no initializer added and removed per connection) and hands it to the
+ * {@link AcceptQueue}, which sets it up after the loop's next turn of I/O; over epoll the TCP settings
  * are set once on the listening socket, which Linux copies to every accepted one; and the handler
  * of each connection reports the end of its handshake here ({@link PeerHandler.Origin}).
  */
@@ -92,6 +93,8 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
     private final LinkedHashMap<Channel, InetAddress> handshaking = new LinkedHashMap<>();
     /** Per remote address: [0] its connections in all, [1] those in their handshake. */
     private final HashMap<InetAddress, int[]> perAddress = new HashMap<>();
+    /** Connections accepted and not yet set up: a crowd waits here, not in the kernel's queue. */
+    private final AcceptQueue acceptQueue;
     private long acceptBackoffMillis;
     private boolean acceptPaused;
     /** The shared port of a ws:// or wss:// endpoint. */
@@ -104,6 +107,8 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
         this.hooks = hooks;
         this.requested = requested;
         this.names = names;
+        this.acceptQueue = new AcceptQueue(socket.loop(), socket.options().acceptQueue(), this::setUp,
+                this::acceptQueueFull);
     }
 
     /** The endpoint as bound (port 0 replaced by the port chosen), as events and pipes name it. */
@@ -223,6 +228,7 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
     private void listen(ServerChannel ch, SocketAddress address, java.util.function.Consumer<Throwable> failed,
                         Runnable bound) {
         ch.pipeline().addLast(new Acceptor());
+        acceptQueue.acceptMany(ch);
         socket.loop().register(ch).addListener(r -> {
             if (!r.isSuccess()) {
                 ch.unsafe().closeForcibly();
@@ -514,18 +520,23 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
                 queueLookedAt = now;
                 lookAtQueue(ctx.channel());
             }
-            Channel child = (Channel) msg;
-            try {
-                accepted(child);
-            } catch (RuntimeException e) {
-                log.warn("{} {}: setting up an accepted connection failed: {}", socket, resolved(),
-                        FrameText.escape(String.valueOf(e)));
-                child.unsafe().closeForcibly();
-            }
+            acceptQueue.add(ctx.channel(), (Channel) msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            acceptQueue.readDone(ctx.channel());
+            ctx.fireChannelReadComplete();
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (outOfDescriptors(cause) && acceptQueue.stopUntilSetUp(ctx.channel())) {
+                // those accepted come first; this listener accepts again when half are set up
+                log.warn("{} {}: accepting failed, out of file descriptors, with {} connections waiting to be set"
+                        + " up: accepting again when half are", socket, resolved(), acceptQueue.size());
+                return;
+            }
             if (outOfDescriptors(cause)
                     && evictOldestHandshaking("accepting failed, out of file descriptors")) {
                 // A descriptor is free again (closed on this thread): accept at the loop's next
@@ -575,6 +586,31 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
         }
     }
 
+    /** Sets up a connection the accept queue held, or closes it when the endpoint closed meanwhile. */
+    private void setUp(Channel ch) {
+        if (server == null) {
+            ch.unsafe().closeForcibly();
+            return;
+        }
+        try {
+            accepted(ch);
+        } catch (RuntimeException e) {
+            log.warn("{} {}: setting up an accepted connection failed: {}", socket, resolved(),
+                    FrameText.escape(String.valueOf(e)));
+            ch.unsafe().closeForcibly();
+        }
+    }
+
+    /** The accept queue reached its bound and stopped a listener: said, as a full kernel queue is. */
+    private void acceptQueueFull() {
+        int bound = socket.options().acceptQueue();
+        String reason = bound + " connections are accepted and waiting to be set up, the accept queue's maximum:"
+                + " new ones wait in the kernel's queue (backlog " + socket.options().backlog() + ") until half"
+                + " are set up; a larger acceptQueue holds more";
+        log.warn("{} {}: {}", socket, resolved(), reason);
+        socket.monitor().event(SocketEvent.Type.QUEUE_FULL, resolved(), null, reason, null);
+    }
+
     /** EMFILE (the process) or ENFILE (the system), as the JDK's and Netty's native accept word them. */
     static boolean outOfDescriptors(Throwable cause) {
         String m = cause.getMessage();
@@ -616,6 +652,7 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
         }
         Channel first = server;
         server = null;
+        acceptQueue.closeAll();
         for (Channel c : moreListeners) {
             socket.channels().listenerClosing(c.closeFuture());
             c.close();

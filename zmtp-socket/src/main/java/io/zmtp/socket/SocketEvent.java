@@ -29,7 +29,11 @@ public record SocketEvent(Type type, String endpoint, String peer, String reason
         LISTENING,
         /** A bind failed; {@link #reason()} says why. */
         BIND_FAILED,
-        /** A bound endpoint accepted a connection. */
+        /**
+         * A bound endpoint accepted a connection and set it up (admitted it, gave it its pipeline
+         * and registered it), after the connection's time in the accept queue
+         * ({@link SocketOptions.Builder#acceptQueue}).
+         */
         ACCEPTED,
         /**
          * A bound endpoint closed a connection as soon as it was accepted, because the endpoint
@@ -52,7 +56,9 @@ public record SocketEvent(Type type, String endpoint, String peer, String reason
          * more ({@link SocketOptions.Builder#listeners}, a larger {@code net.core.somaxconn}).
          * Looked at while accepting, at most every 100 ms per listening socket, over epoll and
          * io_uring (NIO cannot ask; io_uring's kernel-side accepts may have emptied the queue
-         * by the time the loop looks, so there it is reported less).
+         * by the time the loop looks, so there it is reported less). Also when the endpoint's
+         * own queue of connections accepted and not yet set up reaches its bound
+         * ({@link SocketOptions.Builder#acceptQueue}), so new ones wait in the kernel's again.
          */
         QUEUE_FULL,
         /** An outgoing connection was established (before the handshake); {@link #peer()} is the address. */

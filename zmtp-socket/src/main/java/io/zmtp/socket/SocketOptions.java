@@ -47,6 +47,8 @@ import java.util.Objects;
  *   <tr><td>SNDBUF, RCVBUF, TOS</td><td>the system's (libzmq: the same)</td></tr>
  *   <tr><td>listen backlog</td><td>the system's net.core.somaxconn (ZMQ_BACKLOG; libzmq: 100)</td></tr>
  *   <tr><td>listening sockets per bound tcp:// endpoint</td><td>1, exclusive (libzmq: the same)</td></tr>
+ *   <tr><td>accept queue</td><td>16,384 connections per bound endpoint accepted ahead of being set
+ *       up (libzmq: none, it sets each up as it accepts it)</td></tr>
  * </table>
  *
  * <p>docs/socket-options.md compares every setting with libzmq's; a few may change after
@@ -74,6 +76,8 @@ public final class SocketOptions {
     public static final int DEFAULT_BACKLOG = SocketOptionsBuilder.BACKLOG;
     /** {@link Builder#listeners}' default: one listening socket per bound endpoint, as libzmq. */
     public static final int DEFAULT_LISTENERS = SocketOptionsBuilder.LISTENERS;
+    /** {@link Builder#acceptQueue}'s default: 16,384 connections per bound endpoint. */
+    public static final int DEFAULT_ACCEPT_QUEUE = SocketOptionsBuilder.ACCEPT_QUEUE;
     /** {@link Builder#routerNotify}: tell the application when a peer connects (ZMQ_NOTIFY_CONNECT). */
     public static final int NOTIFY_CONNECT = SocketOptionsBuilder.NOTIFY_CONNECT;
     /** {@link Builder#routerNotify}: tell the application when a peer disconnects (ZMQ_NOTIFY_DISCONNECT). */
@@ -123,6 +127,7 @@ public final class SocketOptions {
     private final int receiveBuffer;
     private final int backlog;
     private final int listeners;
+    private final int acceptQueue;
     private final int typeOfService;
     private final Duration tcpRetransmitTimeout;
 
@@ -164,6 +169,7 @@ public final class SocketOptions {
         receiveBuffer = b.receiveBuffer;
         backlog = b.backlog;
         listeners = b.listeners;
+        acceptQueue = b.acceptQueue;
         typeOfService = b.typeOfService;
         tcpRetransmitTimeout = b.tcpRetransmitTimeout;
     }
@@ -211,6 +217,7 @@ public final class SocketOptions {
         b.receiveBuffer = receiveBuffer;
         b.backlog = backlog;
         b.listeners = listeners;
+        b.acceptQueue = acceptQueue;
         b.typeOfService = typeOfService;
         b.tcpRetransmitTimeout = tcpRetransmitTimeout;
         return b;
@@ -484,6 +491,14 @@ public final class SocketOptions {
     /** Listening sockets per bound tcp:// or tls:// endpoint (see {@link Builder#listeners}; 1 by default). */
     public int listeners() {
         return listeners;
+    }
+
+    /**
+     * Connections a bound endpoint takes from the kernel's queue ahead of setting them up (see
+     * {@link Builder#acceptQueue}; {@value #DEFAULT_ACCEPT_QUEUE} by default).
+     */
+    public int acceptQueue() {
+        return acceptQueue;
     }
 
     /** IP_TOS of tcp:// connections (ZMQ_TOS, 0: the system's default). */

@@ -35,6 +35,7 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
     static final int BACKLOG = io.netty.util.NetUtil.SOMAXCONN;
     static final int LISTENERS = 1;
     static final int MAX_LISTENERS = 64;
+    static final int ACCEPT_QUEUE = 16_384;
     static final int NOTIFY_CONNECT = 1;
     static final int NOTIFY_DISCONNECT = 2;
 
@@ -79,6 +80,7 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
     int receiveBuffer;
     int backlog = BACKLOG;
     int listeners = LISTENERS;
+    int acceptQueue = ACCEPT_QUEUE;
     int typeOfService;
     Duration tcpRetransmitTimeout = Duration.ZERO;
 
@@ -564,6 +566,27 @@ abstract class SocketOptionsBuilder<B extends SocketOptionsBuilder<B>> {
             throw new IllegalArgumentException("listeners must be 1-" + MAX_LISTENERS + ", not " + sockets);
         }
         this.listeners = sockets;
+        return self();
+    }
+
+    /**
+     * Connections a bound endpoint takes from its kernel queue ahead of setting them up, at most
+     * (tcp://, tls:// and ipc://). Setting a connection up (its admission, pipeline, registration
+     * and greeting) costs many times what accepting it does, ten times more while the JVM is
+     * still compiling, so a server that set up each connection as it accepted it would empty the
+     * kernel's queue ({@link #backlog}) only at the speed of set-ups, and a crowd of peers
+     * connecting at once (a restarted broker's) would overflow it: the kernel drops what arrives
+     * then, and those peers come back a second or more later. Instead an endpoint accepts what
+     * the kernel holds as fast as it can, up to this many waiting, and sets them up a slice at a
+     * time between the event loop's turns of I/O, so the peers already set up keep their
+     * handshakes going. At the bound it stops accepting (the kernel queues the rest) until half
+     * have been set up. Each connection waiting holds a file descriptor and a channel object;
+     * the limits on connections and handshakes apply when it is set up. The default,
+     * {@value #ACCEPT_QUEUE}, holds a crowd of 10,000 with room; 1 sets each up before taking the
+     * next, as libzmq does.
+     */
+    public B acceptQueue(int connections) {
+        this.acceptQueue = positive(connections, "acceptQueue");
         return self();
     }
 
