@@ -42,7 +42,7 @@ final class AcceptQueue {
     static final int ACCEPTS_PER_READ = 1024;
 
     private final ArrayDeque<Channel> waiting = new ArrayDeque<>();
-    /** Listeners stopped here (at the bound, or out of descriptors), to start again at half. */
+    /** Listeners stopped at the bound, to start again at half. */
     private final List<Channel> stopped = new ArrayList<>();
     private final EventLoop loop;
     private final int bound;
@@ -99,23 +99,6 @@ final class AcceptQueue {
             // scheduled, not executed: it runs after the loop's next I/O, not in this turn's tasks
             loop.schedule(this::turn, 0, TimeUnit.NANOSECONDS);
         }
-    }
-
-    /**
-     * Stops {@code listener} accepting until half the queue is set up, when it holds any: the
-     * process ran out of descriptors, and setting these up comes first. False when empty.
-     */
-    boolean stopUntilSetUp(Channel listener) {
-        if (waiting.isEmpty()) {
-            return false;
-        }
-        stop(listener);
-        return true;
-    }
-
-    /** Connections waiting to be set up. */
-    int size() {
-        return waiting.size();
     }
 
     /** Closes the connections waiting (the endpoint is closing); they were never registered. */

@@ -531,12 +531,6 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (outOfDescriptors(cause) && acceptQueue.stopUntilSetUp(ctx.channel())) {
-                // those accepted come first; this listener accepts again when half are set up
-                log.warn("{} {}: accepting failed, out of file descriptors, with {} connections waiting to be set"
-                        + " up: accepting again when half are", socket, resolved(), acceptQueue.size());
-                return;
-            }
             if (outOfDescriptors(cause)
                     && evictOldestHandshaking("accepting failed, out of file descriptors")) {
                 // A descriptor is free again (closed on this thread): accept at the loop's next
