@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.DefaultMaxMessagesRecvByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.ServerChannelRecvByteBufAllocator;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -86,6 +87,18 @@ final class AcceptQueue {
         if (listener.config().getRecvByteBufAllocator() instanceof DefaultMaxMessagesRecvByteBufAllocator m) {
             m.maxMessagesPerRead(Math.max(1, Math.min(ACCEPTS_PER_READ, bound - waiting.size())));
         }
+    }
+
+    /**
+     * For a listener that sets each connection up as it accepts it (ws:// and wss://, whose
+     * connections only get an HTTP decoder until their upgrade request): up to {@code max}
+     * connections per read, not Netty's one per wake-up over epoll.
+     */
+    static RecvByteBufAllocator readingUpTo(int max) {
+        ServerChannelRecvByteBufAllocator a = new ServerChannelRecvByteBufAllocator();
+        a.respectMaybeMoreData(false);
+        a.maxMessagesPerRead(max);
+        return a;
     }
 
     /** Takes a connection {@code listener} accepted, to be set up at the loop's next turn. */

@@ -51,6 +51,12 @@ import java.util.concurrent.TimeUnit;
  */
 final class WebSocketListener {
     private static final PeerFailureLog log = PeerFailureLog.get(WebSocketListener.class);
+    /**
+     * Connections the port's listener accepts per read, each given its HTTP decoder at once (a
+     * cheap set-up, so no {@link AcceptQueue}): Netty's default for NIO, where its epoll listener
+     * would take one per wake-up.
+     */
+    static final int ACCEPTS_PER_READ = 16;
 
     private record Key(EventLoop loop, InetSocketAddress address, boolean secure) {
     }
@@ -136,6 +142,7 @@ final class WebSocketListener {
         ServerBootstrap sb = new ServerBootstrap().group(socket.loop(), socket.loop())
                 .channel(socket.transport().tcpServerChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, AcceptQueue.readingUpTo(ACCEPTS_PER_READ))
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childHandler(new ChannelInitializer<Channel>() {

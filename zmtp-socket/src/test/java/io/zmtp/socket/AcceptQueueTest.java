@@ -130,6 +130,22 @@ class AcceptQueueTest extends ContextTest {
         }
     }
 
+    /** A ws:// port's listener sets each up as it accepts it, sixteen per read, not one per wake-up. */
+    @Test
+    void aWebSocketPortTakesSixteenConnectionsPerRead() throws Exception {
+        ZmtpSocket router = ctx.socket(SocketType.ROUTER, SocketOptions.DEFAULTS);
+        String ep = get(router.bind("ws://127.0.0.1:0/zmq"));
+        int port = Integer.parseInt(ep.replaceAll("^ws://[^:]+:(\\d+)/.*$", "$1"));
+        AtomicInteger left = new AtomicInteger(-1);
+        List<SocketChannel> peers = connectWhileHeld(router, port, 20, left::set);
+        try {
+            SocketTesting.eventually("looked after the turn", () -> left.get() >= 0);
+            assertEquals(20 - WebSocketListener.ACCEPTS_PER_READ, left.get(), "sixteen taken in one read");
+        } finally {
+            closeAll(peers);
+        }
+    }
+
     @Test
     void theQueueHoldsAtLeastOne() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
