@@ -15,7 +15,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntConsumer;
 
 import static io.zmtp.socket.ListenersTest.port;
 import static io.zmtp.socket.ListenersTest.waiting;
@@ -47,15 +46,9 @@ class AcceptQueueTest extends ContextTest {
         ZmtpSocket router = ctx.socket(SocketType.ROUTER, SocketOptions.DEFAULTS);
         AtomicInteger accepted = count(router, SocketEvent.Type.ACCEPTED);
         String ep = get(router.bind("tcp://127.0.0.1:0"));
-        int port = port(ep);
-        AtomicInteger left = new AtomicInteger(-1);
-        List<SocketChannel> peers = connectWhileHeld(router, port, 100, left::set);
-        try {
-            SocketTesting.eventually("looked after the turn", () -> left.get() >= 0);
-            assertEquals(0, left.get(), "the kernel's queue after one turn");
+        try (Crowd crowd = connectWhileHeld(router, port(ep), 100, () -> { })) {
+            assertEquals(0, crowd.leftAfterOneTurn(), "the kernel's queue after one turn");
             SocketTesting.eventually("all 100 set up", () -> accepted.get() == 100);
-        } finally {
-            closeAll(peers);
         }
     }
 
@@ -74,18 +67,13 @@ class AcceptQueueTest extends ContextTest {
         });
         String ep = get(router.bind("tcp://127.0.0.1:0"));
         int port = port(ep);
-        AtomicInteger left = new AtomicInteger(-1);
-        List<SocketChannel> peers = connectWhileHeld(router, port, 30, left::set);
-        try {
-            SocketTesting.eventually("looked after the turn", () -> left.get() >= 0);
-            assertEquals(20, left.get(), "ten accepted, twenty left in the kernel's queue");
+        try (Crowd crowd = connectWhileHeld(router, port, 30, () -> { })) {
+            assertEquals(20, crowd.leftAfterOneTurn(), "ten accepted, twenty left in the kernel's queue");
             SocketTesting.eventually("all 30 accepted and set up", () -> accepted.get() == 30 && waiting(port) == 0);
             assertTrue(!full.isEmpty(), "QUEUE_FULL reported");
             String reason = full.get(0).reason();
             assertTrue(reason.startsWith("10 connections are accepted and waiting to be set up"), reason);
             assertTrue(reason.contains("acceptQueue"), "says what holds more: " + reason);
-        } finally {
-            closeAll(peers);
         }
     }
 
@@ -96,16 +84,10 @@ class AcceptQueueTest extends ContextTest {
         AtomicInteger accepted = count(router, SocketEvent.Type.ACCEPTED);
         String ep = get(router.bind("tcp://127.0.0.1:0"));
         int port = port(ep);
-        AtomicInteger left = new AtomicInteger(-1);
-        // the look runs after the listener's read and before the queue's turn: unbind there
-        List<SocketChannel> peers = connectWhileHeld(router, port, 5, n -> {
-            left.set(n);
-            router.unbind(ep);
-        });
-        try {
-            SocketTesting.eventually("unbound after the turn", () -> left.get() >= 0);
-            assertEquals(0, left.get(), "all five were accepted before the unbind");
-            for (SocketChannel p : peers) {
+        // after the listener's read and before the queue's turn: unbind there
+        try (Crowd crowd = connectWhileHeld(router, port, 5, () -> router.unbind(ep))) {
+            assertEquals(0, crowd.leftAfterOneTurn(), "all five were accepted before the unbind");
+            for (SocketChannel p : crowd.peers()) {
                 p.configureBlocking(true);
                 p.socket().setSoTimeout(10_000);
                 ByteBuffer b = ByteBuffer.allocate(64);
@@ -125,8 +107,6 @@ class AcceptQueueTest extends ContextTest {
                     return true;
                 }
             });
-        } finally {
-            closeAll(peers);
         }
     }
 
@@ -136,13 +116,8 @@ class AcceptQueueTest extends ContextTest {
         ZmtpSocket router = ctx.socket(SocketType.ROUTER, SocketOptions.DEFAULTS);
         String ep = get(router.bind("ws://127.0.0.1:0/zmq"));
         int port = Integer.parseInt(ep.replaceAll("^ws://[^:]+:(\\d+)/.*$", "$1"));
-        AtomicInteger left = new AtomicInteger(-1);
-        List<SocketChannel> peers = connectWhileHeld(router, port, 20, left::set);
-        try {
-            SocketTesting.eventually("looked after the turn", () -> left.get() >= 0);
-            assertEquals(20 - WebSocketListener.ACCEPTS_PER_READ, left.get(), "sixteen taken in one read");
-        } finally {
-            closeAll(peers);
+        try (Crowd crowd = connectWhileHeld(router, port, 20, () -> { })) {
+            assertEquals(20 - WebSocketListener.ACCEPTS_PER_READ, crowd.leftAfterOneTurn(), "sixteen taken in one read");
         }
     }
 
@@ -154,15 +129,25 @@ class AcceptQueueTest extends ContextTest {
         assertEquals(16_384, SocketOptions.DEFAULTS.acceptQueue());
     }
 
+    /** Raw peers that connected while the loop was held, and the kernel's queue after the loop's next turn. */
+    private record Crowd(List<SocketChannel> peers, int leftAfterOneTurn) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            for (SocketChannel p : peers) {
+                p.close();
+            }
+        }
+    }
+
     /**
      * Holds {@code router}'s loop while {@code n} raw peers connect to {@code port}, until the
-     * kernel's queue holds them all; then lets go, and {@code look} gets the kernel's queue from
-     * a task of the loop that runs after its next turn of I/O (the listener's read) and before the
-     * tasks that turn scheduled (the accept queue's set-ups): a task scheduled while the loop is
-     * held waits for the next run of tasks, which follows the next turn of I/O.
+     * kernel's queue holds them all; then lets go, and reads the kernel's queue from a task of the
+     * loop that runs after its next turn of I/O (the listener's read) and before the tasks that
+     * turn scheduled (the accept queue's set-ups), then runs {@code then} there: a task scheduled
+     * while the loop is held waits for the next run of tasks, which follows the next turn of I/O.
      */
-    private static List<SocketChannel> connectWhileHeld(ZmtpSocket router, int port, int n, IntConsumer look)
-            throws Exception {
+    private static Crowd connectWhileHeld(ZmtpSocket router, int port, int n, Runnable then) throws Exception {
+        AtomicInteger left = new AtomicInteger(-1);
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         router.eventLoop().execute(() -> {
@@ -172,7 +157,10 @@ class AcceptQueueTest extends ContextTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            router.eventLoop().schedule(() -> look.accept(waiting(port)), 0, TimeUnit.NANOSECONDS);
+            router.eventLoop().schedule(() -> {
+                left.set(waiting(port));
+                then.run();
+            }, 0, TimeUnit.NANOSECONDS);
         });
         assertTrue(held.await(10, TimeUnit.SECONDS), "the router's loop is held");
         List<SocketChannel> peers = new ArrayList<>();
@@ -196,7 +184,14 @@ class AcceptQueueTest extends ContextTest {
         } finally {
             release.countDown();
         }
-        return peers;
+        Crowd crowd = new Crowd(peers, -1);
+        try {
+            SocketTesting.eventually("looked after the turn", () -> left.get() >= 0);
+        } catch (AssertionError e) {
+            crowd.close();
+            throw e;
+        }
+        return new Crowd(peers, left.get());
     }
 
     private static AtomicInteger count(ZmtpSocket s, SocketEvent.Type type) {
@@ -207,11 +202,5 @@ class AcceptQueueTest extends ContextTest {
             }
         });
         return n;
-    }
-
-    private static void closeAll(List<SocketChannel> peers) throws IOException {
-        for (SocketChannel p : peers) {
-            p.close();
-        }
     }
 }
