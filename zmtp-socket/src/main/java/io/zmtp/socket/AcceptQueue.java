@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  * as each is accepted, 10,000 peers connecting within 0.2 s overflowed the kernel's queue by
  * some 5,600 and were all served only after 2.4-5 s. Accepted as fast as accept(2) returns them
  * and set up here, a slice per turn between the turns' I/O, they were all handshaken after
- * 1.1-1.5 s with none dropped, in 18 runs of 19 (benchmarks/RESULTS.md, 2026-12-07).
+ * 1.1-1.5 s with none dropped, in 19 runs of 20 (benchmarks/RESULTS.md, 2026-12-07).
  *
  * <p>Accepting fast needs one more thing: Netty 4.2's epoll listener stops after one connection
  * per wake-up (it takes the descriptor accept(2) returns for a count of bytes read, which is
