@@ -10,6 +10,7 @@ import io.netty.channel.ReflectiveChannelFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import io.zmtp.transport.DescriptorTable;
 import io.zmtp.transport.Endpoint;
 import io.zmtp.transport.IoTransport;
 import io.zmtp.transport.NameResolvers;
@@ -137,16 +138,35 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
      * Binds; the future gives the endpoint as bound. A tcp://, tls://, ws:// or wss:// host that is
      * a name is looked up first, on the loop without blocking it, by the context's
      * {@link NameResolvers} (the first address of the answer: IPv4 first); a name that cannot be
-     * looked up fails the bind with the lookup's reason, which names the name.
+     * looked up fails the bind with the lookup's reason, which names the name. Before all that, the
+     * process's descriptor table is grown to take the accept queue's worth of connections
+     * ({@link DescriptorTable}; once per process, on a thread of its own).
      */
     Future<String> bind() {
         Promise<String> p = socket.loop().newPromise();
+        java.util.concurrent.CompletableFuture<Void> room = DescriptorTable.reserve(socket.options().acceptQueue());
+        if (room.isDone()) {
+            start(p);
+        } else {
+            room.whenComplete((v, e) -> socket.loop().execute(() -> {
+                if (socket.isClosing()) {
+                    // closed while the table grew: nothing may listen after the close
+                    p.tryFailure(new SocketClosedException("socket is closed"));
+                } else {
+                    start(p);
+                }
+            }));
+        }
+        return p;
+    }
+
+    /** The descriptor table has room for a crowd ({@link DescriptorTable}): look the host up, then bind. */
+    private void start(Promise<String> p) {
         if (!requested.transport().overTcp() || requested.isWildcardHost()) {
             bind(p, requested.transport().overTcp() ? requested.bindAddress(null) : null);
-            return p;
+            return;
         }
         names.lookUp(socket.loop(), requested.host(), answer -> looked(answer, p));
-        return p;
     }
 
     /** The host's lookup is done: bind its first address, or fail the bind. */
