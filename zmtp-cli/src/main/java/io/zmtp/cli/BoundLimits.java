@@ -53,7 +53,8 @@ public final class BoundLimits {
     @Option(names = "--accept-queue", paramLabel = "N",
             description = "Connections each bound endpoint accepts ahead of setting them up: a crowd connecting at"
                     + " once waits here rather than overflowing the kernel's queue; at it the rest wait in the"
-                    + " kernel's (default: the library's, ${DEFAULT-VALUE}).")
+                    + " kernel's. The process's descriptor table is grown to hold as many before the first bind"
+                    + " (default: the library's, ${DEFAULT-VALUE}).")
     int acceptQueue = SocketOptions.DEFAULT_ACCEPT_QUEUE;
 
     @Option(names = "--handshake-timeout", paramLabel = "DURATION",

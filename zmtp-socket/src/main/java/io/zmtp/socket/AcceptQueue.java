@@ -24,7 +24,11 @@ import java.util.function.Consumer;
  * as each is accepted, 10,000 peers connecting within 0.2 s overflowed the kernel's queue by
  * some 5,600 and were all served only after 2.4-5 s. Accepted as fast as accept(2) returns them
  * and set up here, a slice per turn between the turns' I/O, they were all handshaken after
- * 1.1-1.5 s with none dropped, in 19 runs of 20 (benchmarks/RESULTS.md, 2026-12-07).
+ * 1.1-1.5 s with none dropped, in 19 runs of 20 (benchmarks/RESULTS.md, 2026-12-07). That the
+ * twentieth overflowed was no fluke: the kernel's queue came near its bound in every storm, the
+ * accepts standing still for 80-93 ms of the first 200 while Linux grew the process's
+ * descriptor table; a bind now grows it beforehand ({@link io.zmtp.transport.DescriptorTable}),
+ * and the queue filled half as far.
  *
  * <p>Accepting fast needs one more thing: Netty 4.2's epoll listener stops after one connection
  * per wake-up (it takes the descriptor accept(2) returns for a count of bytes read, which is

@@ -23,11 +23,11 @@ import java.util.concurrent.CompletableFuture;
  * 16,384 entries) when a new descriptor does not fit, and in a process of several threads, which a
  * JVM always is, each growth waits for an RCU grace period before it goes on. The wait falls on
  * the accept(2) that needed the room, so on the event loop: 10 to 27 ms per growth on a busy
- * 2-core machine. A fresh server that meets 10,000 peers at once grows its table seven times while
- * it accepts them; its loop stood still for 93 ms of the storm's first 200, and the kernel's queue
- * of connections waiting to be accepted filled twice as far as with the table grown beforehand
- * (benchmarks/RESULTS.md, "The descriptor table"). A bound endpoint reserves room for its
- * {@link io.zmtp.socket.SocketOptions#acceptQueue() accept queue} before it listens.
+ * 2-core machine. A fresh server that meets 10,000 peers at once grows its table up to seven times
+ * while it accepts them; its loop stood still for 81-93 ms of the storm's first 200, and the
+ * kernel's queue of connections waiting to be accepted filled about twice as far as with the table
+ * grown beforehand (benchmarks/RESULTS.md, "The descriptor table"). A bound endpoint reserves
+ * room for its {@link io.zmtp.socket.SocketOptions#acceptQueue() accept queue} before it listens.
  *
  * <p>Java cannot ask for a descriptor of a given number (dup2), so a reserve holds throwaway
  * descriptors (eventfds, or /dev/null without Netty's native epoll) until one gets the number
