@@ -109,7 +109,7 @@ public final class DescriptorTable {
                 held.add(d.closer);
                 highest = Math.max(highest, d.number);
             }
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {   // Netty's eventfd fails with a ChannelException
             log.debug("descriptor table: stopped at descriptor {}: {}", highest, e.toString());
         } finally {
             for (Closeable c : held) {
