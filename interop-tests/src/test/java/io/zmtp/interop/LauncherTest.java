@@ -62,6 +62,53 @@ class LauncherTest {
     }
 
     /**
+     * The launcher grows the process's descriptor table before it becomes the JVM, where a single
+     * thread grows it without waiting (docs/limits.md, "The descriptor table"): a command that
+     * binds nothing, so that the library grows nothing, runs with a table of 16,384 (Linux's
+     * FDSize); with the launcher of before, 64 (checked). Started as a shell's background job, as
+     * an operator would, so that the table is not one copied from this JVM's (a child gets a
+     * table as large as its parent's highest open descriptor needs).
+     */
+    @Test
+    void theJvmStartsWithTheDescriptorTableGrown() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/self/limits")), "Linux's /proc");
+        org.junit.jupiter.api.Assumptions.assumeTrue(hardDescriptorLimit() >= 16_384, "a descriptor limit of 16,384 or more");
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            // a Majordomo worker of a broker that accepts and never speaks: it connects, binds
+            // nothing, and waits for the broker until killed
+            String script = "'" + LAUNCHER + "' mdworker -q -e tcp://127.0.0.1:" + silent.getLocalPort()
+                    + " </dev/null >/dev/null 2>&1 & echo $!; echo \"shell $(grep FDSize /proc/self/status)\"; wait $!";
+            ProcessBuilder pb = new ProcessBuilder("bash", "-c", script).redirectErrorStream(true);
+            pb.environment().remove("ZMTP_JAVA_OPTS");
+            Process sh = pb.start();
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(sh.getInputStream(), StandardCharsets.UTF_8))) {
+                long pid = Long.parseLong(out.readLine().trim());
+                String shell = out.readLine();
+                Await.until(Duration.ofSeconds(60), () -> "the JVM " + pid + " running",
+                        () -> ProcessHandle.of(pid).flatMap(h -> h.info().command()).orElse("").endsWith("/java"));
+                int size = Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
+                        .filter(l -> l.startsWith("FDSize:"))
+                        .map(l -> Integer.parseInt(l.substring("FDSize:".length()).trim())).findFirst().orElseThrow();
+                assertTrue(size >= 16_384, "FDSize " + size + " (the starting " + shell + ")");
+                new ProcessBuilder("kill", Long.toString(pid)).start().waitFor(10, TimeUnit.SECONDS);
+                assertTrue(sh.waitFor(30, TimeUnit.SECONDS));
+            } finally {
+                sh.destroyForcibly();
+            }
+        }
+    }
+
+    private static long hardDescriptorLimit() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
+            if (line.startsWith("Max open files")) {
+                String hard = line.substring("Max open files".length()).trim().split("\\s+")[1];
+                return "unlimited".equals(hard) ? Long.MAX_VALUE : Long.parseLong(hard);
+            }
+        }
+        return 0;
+    }
+
+    /**
      * ZMTP_JAVA_OPTS reach the JVM after the launcher's own options, so they win: the class-data
      * archive the launcher names is replaced by another when ZMTP_JAVA_OPTS names one. On JDK 17
      * to 19 the launcher sets G1's refinement green zone (docs/performance.md), unless the

@@ -10,6 +10,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -31,7 +32,10 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Java cannot ask for a descriptor of a given number (dup2), so a reserve holds throwaway
  * descriptors (eventfds, or /dev/null without Netty's native epoll) until one gets the number
- * asked for, then closes them all; the table never shrinks. Linux only (elsewhere nothing is
+ * asked for, then closes them all; the table never shrinks. That costs a bind 0.16 s for 16,384
+ * on a 2-core machine, half of it the growths' grace periods. A process of one thread grows its
+ * table without them, and exec keeps the table: the {@code zmtp} launcher has bash open a
+ * descriptor numbered 16383 before it becomes the JVM, and a reserve finds nothing left to do. Linux only (elsewhere nothing is
  * done); bounded by the process's descriptor limit, of which it leaves a sixteenth, and at least
  * 64, free for other threads while it holds them. The table costs 8 bytes of kernel memory per
  * entry: 128 KiB for 16,384.
@@ -59,6 +63,9 @@ public final class DescriptorTable {
             return reserving;
         }
         asked = descriptors;
+        if (size() >= descriptors) {
+            return reserving;   // grown before: by the zmtp launcher, say, before it became this JVM
+        }
         CompletableFuture<Void> before = reserving;
         CompletableFuture<Void> next = new CompletableFuture<>();
         reserving = next;
@@ -79,6 +86,20 @@ public final class DescriptorTable {
         t.setDaemon(true);
         t.start();
         return next;
+    }
+
+    /** The table's size now (FDSize in /proc/self/status), or -1 where it cannot be read. */
+    static int size() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("FDSize:")) {
+                    return Integer.parseInt(line.substring("FDSize:".length()).trim());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux's procfs: unknown
+        }
+        return -1;
     }
 
     /** {descriptors open, the process's limit}, or the limit as unknown (0) where the JVM cannot tell. */

@@ -68,6 +68,15 @@ class DescriptorTableTest {
         assertEquals(List.of(), openAbove(highestBefore));
     }
 
+    /** A table that holds as many already (the launcher grew it) is left alone, and at once. */
+    @Test
+    void aTableLargeEnoughAlreadyIsLeftAlone() throws IOException {
+        int size = tableSize();
+        assertEquals(size, DescriptorTable.size(), "the size read as the test reads it");
+        assertTrue(DescriptorTable.reserve(size).isDone(), "nothing to wait for");
+        assertEquals(size, tableSize());
+    }
+
     /** A bind reserves its accept queue's worth before it listens: bound, the table holds them. */
     @Test
     void aBindReservesItsAcceptQueue() throws Exception {
