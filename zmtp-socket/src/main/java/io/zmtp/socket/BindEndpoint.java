@@ -148,14 +148,20 @@ final class BindEndpoint implements WebSocketListener.Path, PeerHandler.Origin {
         if (room.isDone()) {
             start(p);
         } else {
-            room.whenComplete((v, e) -> socket.loop().execute(() -> {
-                if (socket.isClosing()) {
-                    // closed while the table grew: nothing may listen after the close
-                    p.tryFailure(new SocketClosedException("socket is closed"));
-                } else {
-                    start(p);
+            room.whenComplete((v, e) -> {
+                try {
+                    socket.loop().execute(() -> {
+                        if (socket.isClosing()) {
+                            // closed while the table grew: nothing may listen after the close
+                            p.tryFailure(new SocketClosedException("socket is closed"));
+                        } else {
+                            start(p);
+                        }
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException gone) {
+                    p.tryFailure(new SocketClosedException("socket is closed")); // its loop shut down meanwhile
                 }
-            }));
+            });
         }
         return p;
     }
