@@ -71,13 +71,43 @@ class LauncherTest {
      */
     @Test
     void theJvmStartsWithTheDescriptorTableGrown() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/self/limits")), "Linux's /proc");
         org.junit.jupiter.api.Assumptions.assumeTrue(hardDescriptorLimit() >= 16_384, "a descriptor limit of 16,384 or more");
+        backgroundWorker("", (pid, shell) -> {
+            int size = Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
+                    .filter(l -> l.startsWith("FDSize:"))
+                    .map(l -> Integer.parseInt(l.substring("FDSize:".length()).trim())).findFirst().orElseThrow();
+            assertTrue(size >= 16_384, "FDSize " + size + " (the starting " + shell + ")");
+        });
+    }
+
+    /** Growing the table never closes a descriptor 16383 that the caller passed down. */
+    @Test
+    void aDescriptorPassedDownStaysOpen() throws Exception {
+        Path file = Files.createTempFile("zmtp-fd", ".txt");
+        try {
+            backgroundWorker(" 16383<'" + file + "'", (pid, shell) -> assertEquals(file.toRealPath(),
+                    Files.readSymbolicLink(Path.of("/proc/" + pid + "/fd/16383")), "descriptor 16383 of the JVM"));
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    interface WorkerCheck {
+        void check(long pid, String shellTable) throws Exception;
+    }
+
+    /**
+     * Starts {@code zmtp mdworker}, which binds nothing (so the library grows no table), as a
+     * shell's background job with {@code redirect}, against a "broker" that accepts and never
+     * speaks, so that it waits until killed; runs {@code check} on its JVM, then kills it. A
+     * background job, as an operator starts one, so that its table is not one copied from this
+     * JVM's: a child gets a table as large as its parent's highest open descriptor needs.
+     */
+    private static void backgroundWorker(String redirect, WorkerCheck check) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/self/limits")), "Linux's /proc");
         try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
-            // a Majordomo worker of a broker that accepts and never speaks: it connects, binds
-            // nothing, and waits for the broker until killed
             String script = "'" + LAUNCHER + "' mdworker -q -e tcp://127.0.0.1:" + silent.getLocalPort()
-                    + " </dev/null >/dev/null 2>&1 & echo $!; echo \"shell $(grep FDSize /proc/self/status)\"; wait $!";
+                    + " </dev/null >/dev/null 2>&1" + redirect + " & echo $!; echo \"shell $(grep FDSize /proc/self/status)\"; wait $!";
             ProcessBuilder pb = new ProcessBuilder("bash", "-c", script).redirectErrorStream(true);
             pb.environment().remove("ZMTP_JAVA_OPTS");
             Process sh = pb.start();
@@ -86,10 +116,7 @@ class LauncherTest {
                 String shell = out.readLine();
                 Await.until(Duration.ofSeconds(60), () -> "the JVM " + pid + " running",
                         () -> ProcessHandle.of(pid).flatMap(h -> h.info().command()).orElse("").endsWith("/java"));
-                int size = Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
-                        .filter(l -> l.startsWith("FDSize:"))
-                        .map(l -> Integer.parseInt(l.substring("FDSize:".length()).trim())).findFirst().orElseThrow();
-                assertTrue(size >= 16_384, "FDSize " + size + " (the starting " + shell + ")");
+                check.check(pid, shell);
                 new ProcessBuilder("kill", Long.toString(pid)).start().waitFor(10, TimeUnit.SECONDS);
                 assertTrue(sh.waitFor(30, TimeUnit.SECONDS));
             } finally {
