@@ -62,9 +62,10 @@ public final class DescriptorTable {
         if (descriptors <= asked || !"linux".equals(PlatformDependent.normalizedOs())) {
             return reserving;
         }
+        int askedBefore = asked;
         asked = descriptors;
-        if (size() >= descriptors) {
-            return reserving;   // grown before: by the zmtp launcher, say, before it became this JVM
+        if (!growNeeded(descriptors, askedBefore, size())) {
+            return reserving;
         }
         CompletableFuture<Void> before = reserving;
         CompletableFuture<Void> next = new CompletableFuture<>();
@@ -86,6 +87,16 @@ public final class DescriptorTable {
         t.setDaemon(true);
         t.start();
         return next;
+    }
+
+    /**
+     * Whether a reserve of {@code descriptors} has work to do, after {@code asked} was reserved
+     * before in this process, with the table now {@code size} (-1: unknown): not where as many were
+     * asked before, nor where the table holds as many already (grown before this JVM started, by
+     * the zmtp launcher, say).
+     */
+    static boolean growNeeded(int descriptors, int asked, int size) {
+        return descriptors > asked && size < descriptors;
     }
 
     /** The table's size now (FDSize in /proc/self/status), or -1 where it cannot be read. */

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -66,6 +67,21 @@ class DescriptorTableTest {
         int highestBefore = highestOpen();
         assertEquals(-1, DescriptorTable.grow(100_000, open, 0));
         assertEquals(List.of(), openAbove(highestBefore));
+    }
+
+    /**
+     * Which reserves have work: the launcher's case (nothing asked in this JVM, a table of 16,384
+     * already) has none. Decided without the process's history, which other tests of this JVM
+     * have made (the case below passes whatever the decision where they asked as many before).
+     */
+    @Test
+    void aReserveHasWorkOnlyWhereTheTableIsSmallerAndNoMoreWasAsked() {
+        assertFalse(DescriptorTable.growNeeded(16_384, 0, 16_384), "grown by the launcher");
+        assertFalse(DescriptorTable.growNeeded(16_384, 0, 32_768), "grown larger");
+        assertTrue(DescriptorTable.growNeeded(16_384, 0, 256), "a fresh JVM's table");
+        assertTrue(DescriptorTable.growNeeded(16_384, 0, -1), "a size that cannot be read");
+        assertFalse(DescriptorTable.growNeeded(16_384, 16_384, 256), "asked before: its reserve's work stands");
+        assertTrue(DescriptorTable.growNeeded(32_768, 16_384, 16_384), "more than asked before");
     }
 
     /** A table that holds as many already (the launcher grew it) is left alone, and at once. */
