@@ -86,10 +86,13 @@ throughput("RADIO/DISH 100 B, udp, received", "msgs/s", "RadioDishBenchmark.udp"
 NATIVE_LATENCY_KEYS = {"50.0": "p50", "99.0": "p99", "99.9": "p99.9"}
 
 # The Majordomo crowd (MajordomoCrowdBenchmark, compare.sh --many): one broker, WORKERSxCLIENTS
-# peers, 1,000 requests in flight in each configuration. Issue #43's goal: 1,000 workers and 1,000
-# clients keep at least half of the 10x10 throughput. libzmq has no Majordomo broker here.
+# peers, 1,000 requests in flight in each configuration. Issue #43's goal: a broker with 1,000
+# workers and 1,000 clients keeps at least half of "its 10-worker throughput". Its words change
+# only the workers (baseline 10x1000, the same 1,000 clients); 10x10 changes the clients too (each
+# of 10 connections carries 100 requests, so one system call carries dozens), the stricter
+# baseline. Both are reported against the goal. libzmq has no Majordomo broker here.
 CROWD_BENCH = "MajordomoCrowdBenchmark.replies"
-CROWD_BASE = "10x10"
+CROWD_BASES = (("10x1000", "the same 1,000 clients"), ("10x10", "10 clients as well"))
 CROWD_GOAL = ("1000x1000", 0.5)
 
 
@@ -167,8 +170,9 @@ def crowd_cpu(jmh, impl, crowd):
 
 
 def crowd_rows(jmh):
-    """Rows for the Majordomo crowd results present: one per configuration, then its ratios to 10x10
-    (by throughput, the goal's, and by the broker's CPU time per reply, which a busy machine moves less)."""
+    """Rows for the Majordomo crowd results present: one per configuration, then each larger one's
+    ratios to each baseline of CROWD_BASES present (by throughput, the goal's, and by the broker's
+    CPU time per reply, which a busy machine moves less)."""
     crowds = {r["params"]["crowd"] for r in jmh
               if r["benchmark"].endswith("." + CROWD_BENCH) and "crowd" in r.get("params", {})}
     order = sorted(crowds, key=lambda c: [int(x) for x in c.split("x")])
@@ -180,21 +184,24 @@ def crowd_rows(jmh):
         figures[crowd] = (ours[0], jeromq[0])
         rows.append([crowd_label(crowd), "reqs/s", fmt(ours[0], ours[1], "thrpt"), fmt(jeromq[0], jeromq[1], "thrpt"),
                      "n/a", fmt_ratio(ratio(ours[0], jeromq[0], "thrpt")), "n/a", "", ""])
-    base = figures.get(CROWD_BASE)
-    for crowd in order:
-        if crowd == CROWD_BASE or base is None:
+    for base, reading in CROWD_BASES:
+        if base not in figures:
             continue
-        ours = ratio(figures[crowd][0], base[0], "thrpt")
-        jeromq = ratio(figures[crowd][1], base[1], "thrpt")
-        goal = CROWD_GOAL[1] if crowd == CROWD_GOAL[0] else None
-        met = "" if goal is None else ("n/a" if ours is None else ("yes" if ours >= goal else "NO"))
-        rows.append(["%s / %s" % (crowd_label(crowd), CROWD_BASE), "ratio", fmt_ratio(ours), fmt_ratio(jeromq), "n/a",
-                     "", "", "" if goal is None else ">= %.2f" % goal, met])
-        cpu = [crowd_cpu(jmh, impl, c) for impl in ("zmtp", "jeromq") for c in (CROWD_BASE, crowd)]
-        by_cpu = [a / b if a and b else None for a, b in (cpu[0:2], cpu[2:4])]
-        if any(by_cpu):
-            rows.append(["%s / %s, by broker CPU per reply" % (crowd_label(crowd), CROWD_BASE), "ratio",
-                         fmt_ratio(by_cpu[0]), fmt_ratio(by_cpu[1]), "n/a", "", "", "", ""])
+        for crowd in order:
+            if crowd == base or crowd in (b for b, _ in CROWD_BASES):
+                continue
+            ours = ratio(figures[crowd][0], figures[base][0], "thrpt")
+            jeromq = ratio(figures[crowd][1], figures[base][1], "thrpt")
+            goal = CROWD_GOAL[1] if crowd == CROWD_GOAL[0] else None
+            met = "" if goal is None else ("n/a" if ours is None else ("yes" if ours >= goal else "NO"))
+            what = "%s / %s (%s)" % (crowd_label(crowd), base, reading)
+            rows.append([what, "ratio", fmt_ratio(ours), fmt_ratio(jeromq), "n/a",
+                         "", "", "" if goal is None else ">= %.2f" % goal, met])
+            cpu = [crowd_cpu(jmh, impl, c) for impl in ("zmtp", "jeromq") for c in (base, crowd)]
+            by_cpu = [a / b if a and b else None for a, b in (cpu[0:2], cpu[2:4])]
+            if any(by_cpu):
+                rows.append([what + ", by broker CPU per reply", "ratio",
+                             fmt_ratio(by_cpu[0]), fmt_ratio(by_cpu[1]), "n/a", "", "", "", ""])
     return rows
 
 
@@ -478,9 +485,10 @@ def main():
     crowd = crowd_rows(jmh)
     if crowd:
         print("Majordomo crowd (MajordomoCrowdBenchmark, JMH: %s): one broker, 1,000 requests in flight; its"
-              " ratio rows are each implementation's figure / its own 10x10 figure, the target issue #43's"
-              " (>= 0.50 at 1,000 x 1,000); 'by broker CPU per reply': the 10x10 broker's CPU time per reply /"
-              " this one's." % meta.get("crowd_options", "?"))
+              " ratio rows are each implementation's figure / its own figure with 10 workers, the target issue"
+              " #43's (>= 0.50 at 1,000 x 1,000: 'its 10-worker throughput', with the same 1,000 clients, and"
+              " with 10 clients as well, where one system call carries dozens of requests); 'by broker CPU per"
+              " reply': the baseline broker's CPU time per reply / this one's." % meta.get("crowd_options", "?"))
         table.extend(crowd)
     if many:
         print("Many peers (benchmarks/manypeers.sh): costs and times, lower is better, so the ratios are"
