@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.zmtp.wire.FrameText;
 import io.zmtp.wire.LazyFrame;
+import io.zmtp.wire.ZmtpMessage;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -39,6 +40,26 @@ public final class RoutingId implements Comparable<RoutingId> {
     /** The id in {@code frame}'s readable bytes (copied; the frame is neither read nor released). */
     public static RoutingId of(ByteBuf frame) {
         return new RoutingId(ByteBufUtil.getBytes(frame));
+    }
+
+    /**
+     * Takes the first frame off {@code msg} as a routing id: what a broker or a queue does with
+     * every message its ROUTER delivers. While that frame is still the one the ROUTER put in front,
+     * this returns the ROUTER's own id object (no buffer made, no bytes copied, its hash already
+     * known, and equal by identity to the key a table holds for that peer); otherwise a copy of the
+     * frame's bytes, whose buffer is released.
+     */
+    public static RoutingId removeFirst(ZmtpMessage msg) {
+        if (msg.lazyFirst() instanceof Frame f) {
+            msg.dropFirst();
+            return f.id;
+        }
+        ByteBuf frame = msg.removeFirst();
+        try {
+            return of(frame);
+        } finally {
+            frame.release();
+        }
     }
 
     /** The id {@code bytes} (copied). */

@@ -1,6 +1,8 @@
 package io.zmtp.socket;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.zmtp.wire.LazyFrame;
 import io.zmtp.wire.SocketType;
 import io.zmtp.wire.ZmtpMessage;
@@ -16,6 +18,7 @@ import static io.zmtp.socket.SocketTesting.awaitPeers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A ROUTER puts each peer's routing id in front of its messages by reference: routed back as it
@@ -83,5 +86,38 @@ class LazyRoutingIdTest extends ContextTest {
         BlockingSocket dealer = ctx.blocking(SocketType.DEALER, SocketOptions.builder().identity("pooled").build()).connect(ep);
         dealer.send("x");
         assertEquals("pooled true", made.get(T.toMillis(), TimeUnit.MILLISECONDS), "a derived buffer of the peer's id buffer");
+    }
+
+    @Test
+    void takenOffAMessageTheIdIsThePeersOwnIdObject() throws Exception {
+        ZmtpSocket router = ctx.socket(SocketType.ROUTER);
+        CompletableFuture<RoutingId> first = new CompletableFuture<>();
+        CompletableFuture<RoutingId> second = new CompletableFuture<>();
+        router.onMessage(m -> {
+            RoutingId id = RoutingId.removeFirst(m);
+            String body = m.frameString(0);
+            m.release();
+            (first.isDone() ? second : first).complete(id);
+            router.send(ZmtpMessage.ofStrings("re " + body).addFirst(id.frame()));
+        });
+        String ep = router.bind("tcp://127.0.0.1:0").syncUninterruptibly().getNow();
+        BlockingSocket dealer = ctx.blocking(SocketType.DEALER, SocketOptions.builder().identity("D9").build()).connect(ep);
+        dealer.send("a");
+        assertEquals(List.of("re a"), dealer.receiveStrings(T));
+        dealer.send("b");
+        assertEquals(List.of("re b"), dealer.receiveStrings(T));
+        RoutingId a = first.get(T.toMillis(), TimeUnit.MILLISECONDS);
+        assertEquals(RoutingId.ofText("D9"), a);
+        assertTrue(a == second.get(T.toMillis(), TimeUnit.MILLISECONDS), "the same object both times: no copy");
+    }
+
+    @Test
+    void takenOffAnIdThatIsABufferTheIdIsACopyAndTheBufferIsReleased() {
+        ByteBuf frame = PooledByteBufAllocator.DEFAULT.buffer(2).writeBytes(new byte[] {'x', 'y'});
+        ZmtpMessage m = ZmtpMessage.of(frame, Unpooled.copiedBuffer("body", StandardCharsets.US_ASCII));
+        assertEquals(RoutingId.ofText("xy"), RoutingId.removeFirst(m));
+        assertEquals(0, frame.refCnt(), "the id's buffer released");
+        assertEquals("body", m.frameString(0));
+        m.release();
     }
 }

@@ -1,6 +1,5 @@
 package io.zmtp.patterns.majordomo;
 
-import io.netty.buffer.ByteBuf;
 import io.zmtp.socket.RoutingId;
 import io.zmtp.wire.ZmtpMessage;
 
@@ -31,12 +30,11 @@ final class InFlightRequest {
     }
 
     /**
-     * A worker's reply to this request, {@code body} (ownership passes, with the client's routing id
-     * frame {@code client}), as the message that goes to the client of service {@code service}; null
-     * when nothing goes out now (a PARTIAL joined for a 0.1 client, or a joined stream dropped: see
-     * {@link #overflowed()}).
+     * A worker's reply to this request, {@code body} (ownership passes), as the message that goes to
+     * this request's client of service {@code service}; null when nothing goes out now (a PARTIAL
+     * joined for a 0.1 client, or a joined stream dropped: see {@link #overflowed()}).
      */
-    ZmtpMessage toClient(ByteBuf client, ZmtpMessage body, boolean partial, byte[] service, long limit) {
+    ZmtpMessage toClient(ZmtpMessage body, boolean partial, byte[] service, long limit) {
         ZmtpMessage out;
         if (clientVersion == MdpVersion.V0_2) {
             out = body;
@@ -47,11 +45,9 @@ final class InFlightRequest {
             out = complete(body, limit);
         }
         if (out == null) {
-            client.release();
             return null;
         }
-        out.addFirst(client);
-        return MdpProtocol.replyToClient(out, clientVersion, !partial, MdpProtocol.constant(service));
+        return MdpProtocol.replyToClient(client, out, clientVersion, !partial, MdpProtocol.constant(service));
     }
 
     /**

@@ -297,16 +297,14 @@ public final class MajordomoBroker extends LoopComponent {
             // An idle worker and nothing queued before: forward the frames as they are, no copy.
             Worker w = workers.pollIdle(s);
             if (socket.hasPeer(w.id)) {
-                RoutingId client = RoutingId.of(r.peer());
-                r.peer().release();
                 r.service().release();
-                sendRequest(w, client, r.version(), r.body());
+                sendRequest(w, r.peer(), r.version(), r.body());
                 return;
             }
             workers.gone(w);
             s = services.getOrCreate(name); // the worker may have been its last: the service was forgotten
         }
-        RoutingId client = RoutingId.of(r.peer());
+        RoutingId client = r.peer();
         long size = RequestQueue.sizeOf(r.body());
         String refusal = queue.refusal(s, client, size);
         if (refusal != null) {
@@ -326,7 +324,7 @@ public final class MajordomoBroker extends LoopComponent {
      * {@code mmi.refused | reason}, in the client's version.
      */
     private void refuse(MdpCommand.ClientRequest r, String name, String reason) {
-        String client = ByteBufUtil.hexDump(r.peer());
+        String client = ByteBufUtil.hexDump(r.peer().bytes());
         String service = name != null ? name : FrameText.describe(r.service());
         peerLog.warn("Majordomo broker refuses a request from {} for {}: {}", client, FrameText.escape(service), reason);
         event(MajordomoEvent.Type.REQUEST_REJECTED, client, service, reason);
@@ -338,7 +336,7 @@ public final class MajordomoBroker extends LoopComponent {
         String argument = MdpProtocol.string(r.body().frame(0));
         String answer = MmiService.answer(name, argument, services::workersOf);
         r.body().release();
-        ZmtpMessage reply = MdpProtocol.replyToClient(ZmtpMessage.newMessage().add(r.peer()).add(answer),
+        ZmtpMessage reply = MdpProtocol.replyToClient(r.peer(), ZmtpMessage.newMessage().add(answer),
                 r.version(), true, r.service());
         event(MajordomoEvent.Type.MMI_ANSWERED, null, name, argument + " -> " + answer);
         send(reply, "I: sending MMI reply to client");

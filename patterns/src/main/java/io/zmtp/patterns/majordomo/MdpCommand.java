@@ -1,6 +1,7 @@
 package io.zmtp.patterns.majordomo;
 
 import io.netty.buffer.ByteBuf;
+import io.zmtp.socket.RoutingId;
 import io.zmtp.wire.ZmtpMessage;
 
 import java.nio.charset.StandardCharsets;
@@ -8,9 +9,10 @@ import java.nio.charset.StandardCharsets;
 /**
  * A Majordomo message parsed once into its command ({@link MdpProtocol}'s readers): one record per
  * command of 7/MDP (0.1) and 18/MDP (0.2). A record holds the frames of the message it was parsed from, without a copy: the
- * routing id the broker's ROUTER put in front ({@link #peer()}, null where there is none), the
- * service or client address frame, and the body frames as a {@link ZmtpMessage}. The header and
- * command frames are released by the parser. A record owns what it holds: whoever gets it either
+ * service or client address frame and the body frames as a {@link ZmtpMessage}; and the routing id
+ * the broker's ROUTER put in front ({@link #peer()}, null where there is none), as the ROUTER's own
+ * id object ({@link RoutingId#removeFirst}: no buffer, no copy). The header and command frames are
+ * released by the parser. A record owns what it holds: whoever gets it either
  * hands its parts on or calls {@link #release()} once.
  *
  * <p>Malformed messages are rejected here and nowhere else: every reader checks the whole layout
@@ -37,8 +39,8 @@ public sealed interface MdpCommand {
     /** The protocol version the message was written in. */
     MdpVersion version();
 
-    /** The routing id frame the broker's ROUTER put in front, or null (read by a worker or client). */
-    ByteBuf peer();
+    /** The routing id the broker's ROUTER put in front, or null (read by a worker or client). */
+    RoutingId peer();
 
     /** Releases every frame this command holds. */
     void release();
@@ -46,109 +48,106 @@ public sealed interface MdpCommand {
     // ------------------------------------------------------------------ client commands
 
     /** A client's REQUEST: the service name frame and the body frames (at least one). */
-    record ClientRequest(MdpVersion version, ByteBuf peer, ByteBuf service, ZmtpMessage body) implements MdpCommand {
+    record ClientRequest(MdpVersion version, RoutingId peer, ByteBuf service, ZmtpMessage body) implements MdpCommand {
         public String serviceName() {
             return service.toString(StandardCharsets.UTF_8);
         }
 
         @Override
         public void release() {
-            releaseAll(peer, service, body);
+            releaseAll(service, body);
         }
     }
 
     /** A broker's reply to an MDP/0.1 client (one per request). */
-    record ClientReply(MdpVersion version, ByteBuf peer, ByteBuf service, ZmtpMessage body) implements MdpCommand {
+    record ClientReply(MdpVersion version, RoutingId peer, ByteBuf service, ZmtpMessage body) implements MdpCommand {
         @Override
         public void release() {
-            releaseAll(peer, service, body);
+            releaseAll(service, body);
         }
     }
 
     /** A broker's PARTIAL reply to an MDP/0.2 client. */
-    record ClientPartial(MdpVersion version, ByteBuf peer, ByteBuf service, ZmtpMessage body) implements MdpCommand {
+    record ClientPartial(MdpVersion version, RoutingId peer, ByteBuf service, ZmtpMessage body) implements MdpCommand {
         @Override
         public void release() {
-            releaseAll(peer, service, body);
+            releaseAll(service, body);
         }
     }
 
     /** A broker's FINAL reply to an MDP/0.2 client. */
-    record ClientFinal(MdpVersion version, ByteBuf peer, ByteBuf service, ZmtpMessage body) implements MdpCommand {
+    record ClientFinal(MdpVersion version, RoutingId peer, ByteBuf service, ZmtpMessage body) implements MdpCommand {
         @Override
         public void release() {
-            releaseAll(peer, service, body);
+            releaseAll(service, body);
         }
     }
 
     // ------------------------------------------------------------------ worker commands
 
     /** A worker's READY for a service. */
-    record WorkerReady(MdpVersion version, ByteBuf peer, ByteBuf service) implements MdpCommand {
+    record WorkerReady(MdpVersion version, RoutingId peer, ByteBuf service) implements MdpCommand {
         public String serviceName() {
             return service.toString(StandardCharsets.UTF_8);
         }
 
         @Override
         public void release() {
-            releaseAll(peer, service, null);
+            releaseAll(service, null);
         }
     }
 
     /** A REQUEST to a worker: the client's address and the body. */
-    record WorkerRequest(MdpVersion version, ByteBuf peer, ByteBuf client, ZmtpMessage body) implements MdpCommand {
+    record WorkerRequest(MdpVersion version, RoutingId peer, ByteBuf client, ZmtpMessage body) implements MdpCommand {
         @Override
         public void release() {
-            releaseAll(peer, client, body);
+            releaseAll(client, body);
         }
     }
 
     /** A worker's one REPLY (MDP/0.1). */
-    record WorkerReply(MdpVersion version, ByteBuf peer, ByteBuf client, ZmtpMessage body) implements MdpCommand {
+    record WorkerReply(MdpVersion version, RoutingId peer, ByteBuf client, ZmtpMessage body) implements MdpCommand {
         @Override
         public void release() {
-            releaseAll(peer, client, body);
+            releaseAll(client, body);
         }
     }
 
     /** A worker's PARTIAL reply (MDP/0.2), more to come. */
-    record WorkerPartial(MdpVersion version, ByteBuf peer, ByteBuf client, ZmtpMessage body) implements MdpCommand {
+    record WorkerPartial(MdpVersion version, RoutingId peer, ByteBuf client, ZmtpMessage body) implements MdpCommand {
         @Override
         public void release() {
-            releaseAll(peer, client, body);
+            releaseAll(client, body);
         }
     }
 
     /** A worker's FINAL reply (MDP/0.2). */
-    record WorkerFinal(MdpVersion version, ByteBuf peer, ByteBuf client, ZmtpMessage body) implements MdpCommand {
+    record WorkerFinal(MdpVersion version, RoutingId peer, ByteBuf client, ZmtpMessage body) implements MdpCommand {
         @Override
         public void release() {
-            releaseAll(peer, client, body);
+            releaseAll(client, body);
         }
     }
 
     /** HEARTBEAT, either way. */
-    record WorkerHeartbeat(MdpVersion version, ByteBuf peer) implements MdpCommand {
+    record WorkerHeartbeat(MdpVersion version, RoutingId peer) implements MdpCommand {
         @Override
         public void release() {
-            releaseAll(peer, null, null);
+            // only the routing id, which holds no buffer
         }
     }
 
     /** DISCONNECT, either way. */
-    record WorkerDisconnect(MdpVersion version, ByteBuf peer) implements MdpCommand {
+    record WorkerDisconnect(MdpVersion version, RoutingId peer) implements MdpCommand {
         @Override
         public void release() {
-            releaseAll(peer, null, null);
+            // only the routing id, which holds no buffer
         }
     }
 
-    private static void releaseAll(ByteBuf a, ByteBuf b, ZmtpMessage body) {
-        if (a != null) {
-            a.release();
-        }
-        if (b != null) {
-            b.release();
+    private static void releaseAll(ByteBuf frame, ZmtpMessage body) {
+        if (frame != null) {
+            frame.release();
         }
         if (body != null) {
             body.release();

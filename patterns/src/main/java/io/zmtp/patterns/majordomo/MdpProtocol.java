@@ -202,7 +202,7 @@ public final class MdpProtocol {
      */
     static ZmtpMessage toWorker(RoutingId worker, MdpVersion v, WorkerCommand command) {
         ZmtpMessage m = workerCommand(v, command);
-        m.addFirst(worker.toFrame());
+        m.addFirst(worker.frame());
         return m;
     }
 
@@ -218,36 +218,35 @@ public final class MdpProtocol {
         if (v.leadingEmptyFrame()) {
             body.addFirst(Unpooled.EMPTY_BUFFER);
         }
-        body.addFirst(worker.toFrame());
+        body.addFirst(worker.frame()); // routed by the id object itself, no buffer made
         return body;
     }
 
     /**
-     * Reframes {@code client-id | body...} (in place) as a reply in the client's version {@code v}:
+     * Frames {@code body} (in place) as a reply to {@code client} in the client's version {@code v}:
      * {@code client-id | "" | MDPC01 | service | body} or {@code client-id | MDPC02 | 02/03 |
-     * service | body} ({@code fin}: FINAL, else PARTIAL). Ownership of {@code service} passes to
-     * the message.
+     * service | body} ({@code fin}: FINAL, else PARTIAL). Ownership of {@code body} and
+     * {@code service} passes to the message; the id goes in front as itself, no buffer made.
      */
-    static ZmtpMessage replyToClient(ZmtpMessage m, MdpVersion v, boolean fin, ByteBuf service) {
-        ByteBuf client = m.removeFirst();
-        m.addFirst(service);
+    static ZmtpMessage replyToClient(RoutingId client, ZmtpMessage body, MdpVersion v, boolean fin, ByteBuf service) {
+        body.addFirst(service);
         if (v == MdpVersion.V0_1) {
-            m.addFirst(constant(v.clientHeaderBytes()));
-            m.addFirst(Unpooled.EMPTY_BUFFER);
+            body.addFirst(constant(v.clientHeaderBytes()));
+            body.addFirst(Unpooled.EMPTY_BUFFER);
         } else {
-            m.addFirst(codeFrame((fin ? ClientCommand.FINAL : ClientCommand.PARTIAL).code()));
-            m.addFirst(constant(v.clientHeaderBytes()));
+            body.addFirst(codeFrame((fin ? ClientCommand.FINAL : ClientCommand.PARTIAL).code()));
+            body.addFirst(constant(v.clientHeaderBytes()));
         }
-        m.addFirst(client);
-        return m;
+        body.addFirst(client.frame());
+        return body;
     }
 
     /**
      * The broker's refusal of a request: a final reply for the service asked for, body
-     * {@code mmi.refused | reason}, in the client's version (ownership of both frames passes).
+     * {@code mmi.refused | reason}, in the client's version (ownership of {@code service} passes).
      */
-    static ZmtpMessage refusal(ByteBuf client, MdpVersion v, ByteBuf service, String reason) {
-        return replyToClient(ZmtpMessage.newMessage().add(client).add(REFUSED).add(reason), v, true, service);
+    static ZmtpMessage refusal(RoutingId client, MdpVersion v, ByteBuf service, String reason) {
+        return replyToClient(client, ZmtpMessage.newMessage().add(REFUSED).add(reason), v, true, service);
     }
 
     // ------------------------------------------------------------------ readers
@@ -357,7 +356,7 @@ public final class MdpProtocol {
         if (msg.size() < i + 2) {
             throw new MdpFormatException("a request needs a service frame and at least one body frame");
         }
-        ByteBuf peer = msg.removeFirst();
+        RoutingId peer = RoutingId.removeFirst(msg);
         drop(msg, i - 1);
         ByteBuf service = msg.removeFirst();
         return new MdpCommand.ClientRequest(v, peer, service, msg);
@@ -391,9 +390,9 @@ public final class MdpProtocol {
                 }
                 break;
         }
-        ByteBuf peer = null;
+        RoutingId peer = null;
         if (routed) {
-            peer = msg.removeFirst();
+            peer = RoutingId.removeFirst(msg);
             i--;
         }
         drop(msg, i + 1);

@@ -78,7 +78,7 @@ final class WorkerTable {
 
     /** A worker command (anything but a client's REQUEST) read by the broker; ownership passes. */
     void onCommand(MdpCommand cmd) {
-        RoutingId id = RoutingId.of(cmd.peer());
+        RoutingId id = cmd.peer();
         Worker w = workers.get(id);
         MdpVersion v = cmd.version();
         if (w != null) {
@@ -155,10 +155,10 @@ final class WorkerTable {
             disconnect(w, what + " to client " + to + " while serving " + ByteBufUtil.hexDump(c.client.bytes()));
             return;
         }
-        cmd.peer().release();
+        client.release(); // it matched: the reply goes out with the request's own id object
         long limit = settings.maxAggregatedReplyBytes();
         boolean droppedBefore = c.overflowed();
-        ZmtpMessage out = c.toClient(client, body, partial, w.service.nameBytes, limit);
+        ZmtpMessage out = c.toClient(body, partial, w.service.nameBytes, limit);
         if (out != null) {
             owner.send(out, partial ? "I: sending PARTIAL to client" : c.clientVersion == MdpVersion.V0_2
                     ? "I: sending FINAL to client" : "I: sending REPLY to client");

@@ -3,6 +3,7 @@ package io.zmtp.patterns.majordomo;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.zmtp.patterns.majordomo.MdpProtocol.MdpFormatException;
+import io.zmtp.socket.RoutingId;
 import io.zmtp.wire.ZmtpMessage;
 import org.junit.jupiter.api.Test;
 
@@ -29,19 +30,28 @@ class MdpProtocolTest {
 
     @Test
     void aV02RequestBecomesAClientRequestHoldingTheSameFrames() {
-        ByteBuf id = frame("id");
+        RoutingId id = RoutingId.ofText("id");
         ByteBuf service = frame("echo");
         ByteBuf body = frame("hello");
-        ZmtpMessage m = ZmtpMessage.of(id, frame("MDPC02"), code(1), service, body);
+        ZmtpMessage m = ZmtpMessage.of(frame("MDPC02"), code(1), service, body).addFirst(id.frame());
         MdpCommand.ClientRequest r = assertInstanceOf(MdpCommand.ClientRequest.class, MdpProtocol.fromRouter(m));
         assertEquals(MdpVersion.V0_2, r.version());
         assertTrue(r.peer() == id && r.service() == service && r.body().frame(0) == body, "no copies");
         assertEquals("echo", r.serviceName());
         assertEquals(1, r.body().size());
         r.release();
-        assertEquals(0, id.refCnt());
         assertEquals(0, service.refCnt());
         assertEquals(0, body.refCnt());
+    }
+
+    @Test
+    void anIdFrameThatIsABufferIsReadIntoAnIdAndReleased() {
+        ByteBuf id = frame("id");
+        ZmtpMessage m = ZmtpMessage.of(id, frame(""), frame("MDPW01"), code(4));
+        MdpCommand.WorkerHeartbeat h = assertInstanceOf(MdpCommand.WorkerHeartbeat.class, MdpProtocol.fromRouter(m));
+        assertEquals(RoutingId.ofText("id"), h.peer());
+        assertEquals(0, id.refCnt(), "released by the parser");
+        h.release();
     }
 
     @Test
